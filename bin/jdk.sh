@@ -1,0 +1,24 @@
+# Sourced by bin/homing and .ci/run: sets HOMING_JAVA to a java binary of version 21 or newer (and HOMING_JAVA_MAJOR),
+# or fails clearly.
+# Order: $JAVA_HOME, then the JDKs under /usr/lib/jvm (newest first), then java on the PATH.
+
+homing_java_major() {
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n 1 | cut -d. -f1
+}
+
+homing_find_java() {
+  local candidate major
+  for candidate in ${JAVA_HOME:+"$JAVA_HOME/bin/java"} $(ls -d /usr/lib/jvm/*/bin/java 2>/dev/null | sort -rV) \
+                   $(command -v java 2>/dev/null); do
+    [ -x "$candidate" ] || continue
+    major=$(homing_java_major "$candidate")
+    if [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null; then
+      HOMING_JAVA=$candidate
+      HOMING_JAVA_MAJOR=$major
+      return 0
+    fi
+  done
+  echo "Homing needs a JDK 21 or newer, and none was found (checked \$JAVA_HOME, /usr/lib/jvm, the PATH)." >&2
+  echo "Install one (for example Temurin 25) or point JAVA_HOME at it." >&2
+  return 1
+}
