@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class PrefixTreeConcurrencyTest {
 
-    private static final long CAP = 4_000;
+    private static final long CAP = 1_500;
     private static final int ROUTERS = 4;
     private static final int OPS_PER_ROUTER = 4_000;
     private static final long TIME_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(5);
