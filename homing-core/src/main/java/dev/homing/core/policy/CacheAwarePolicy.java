@@ -2,7 +2,6 @@ package dev.homing.core.policy;
 
 import dev.homing.core.tree.PrefixMatch;
 import dev.homing.core.tree.PrefixTree;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -22,7 +21,8 @@ import java.util.function.LongSupplier;
  * best available holder or the least-loaded worker rather than to the first worker; ties among the least loaded
  * rotate instead of always going to the first; among workers holding the same longest match the least loaded wins.
  *
- * <p>Thread-safe: the tree locks itself and the tie-break rotation is an atomic counter.
+ * <p>Thread-safe: the tree locks itself, the tie-break rotation is an atomic counter and the cached worker
+ * positions are immutable snapshots checked on every use.
  */
 public final class CacheAwarePolicy implements RoutingPolicy {
 
@@ -32,6 +32,8 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     private final PrefixTree tree;
     /** Which of several equally loaded workers goes next; starts at the seed, so runs repeat for a given seed. */
     private final AtomicLong turn;
+    /** Last known positions of worker ids; a racy cache, each answer verified against the list at hand. */
+    private volatile WorkerPositions positions = WorkerPositions.NONE;
 
     /** @param nanoClock unused: the tree orders by a logical clock; kept so every policy is built the same way */
     public CacheAwarePolicy(PolicyConfig config, LongSupplier nanoClock) {
@@ -80,23 +82,20 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         return (long) max - min > balanceAbsThreshold && max > min * balanceRelThreshold;
     }
 
-    /** Runs under the tree's lock: linear in the workers, once, and only when the ratio is above the threshold. */
+    /** Runs under the tree's lock; looks at the tenants of the matched levels only, not at every worker. */
     private Decision decide(List<WorkerView> workers, int minLoad, PrefixMatch match) {
         int textChars = match.textChars();
-        if (aboveThreshold(match.matchedChars(), textChars)) {
-            int[] workerOfTenant = availableWorkersByTenant(workers, match);
-            // Deepest level first: its tenants hold the longest match. When none of them is available (gone,
-            // unhealthy, circuit open) the next level up is the best other holder. The reference wiped such a
-            // tenant from the whole tree on the request path and sent the request to worker 0 instead.
-            for (int level = match.levels() - 1; level >= 0; level--) {
-                int end = match.levelEnd(level);
-                if (!aboveThreshold(end, textChars)) {
-                    break;
-                }
-                int chosen = leastLoadedHolder(workers, match, level, workerOfTenant);
-                if (chosen >= 0) {
-                    return new Decision(chosen, "hit", end, textChars);
-                }
+        // Deepest level first: its tenants hold the longest match. When none of them is available (gone,
+        // unhealthy, circuit open) the next level up is the best other holder. The reference wiped such a
+        // tenant from the whole tree on the request path and sent the request to worker 0 instead.
+        for (int level = match.levels() - 1; level >= 0; level--) {
+            int end = match.levelEnd(level);
+            if (!aboveThreshold(end, textChars)) {
+                break;
+            }
+            int chosen = leastLoadedHolder(workers, match, level);
+            if (chosen >= 0) {
+                return new Decision(chosen, "hit", end, textChars);
             }
         }
         int chosen = leastLoaded(workers, minLoad);
@@ -108,29 +107,18 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         return ratio > cacheThreshold;
     }
 
-    /** Worker index by tenant handle, -1 for tenants that are not available workers. */
-    private static int[] availableWorkersByTenant(List<WorkerView> workers, PrefixMatch match) {
-        int[] workerOf = new int[match.tenantLimit()];
-        Arrays.fill(workerOf, -1);
-        for (int i = 0; i < workers.size(); i++) {
-            WorkerView w = workers.get(i);
-            int tenant = w.available() ? match.tenantOf(w.id()) : -1;
-            if (tenant >= 0) {
-                workerOf[tenant] = i;
-            }
-        }
-        return workerOf;
-    }
-
     /** The least-loaded available worker among the tenants at {@code level}, ties rotated; -1 when none. */
-    private int leastLoadedHolder(List<WorkerView> workers, PrefixMatch match, int level, int[] workerOfTenant) {
+    private int leastLoadedHolder(List<WorkerView> workers, PrefixMatch match, int level) {
+        int[] candidates = new int[match.tenantCount(level)];
+        int count = 0;
         int best = Integer.MAX_VALUE;
         int ties = 0;
-        for (int i = 0; i < match.tenantCount(level); i++) {
-            int index = workerOfTenant[match.tenantAt(level, i)];
-            if (index < 0) {
+        for (int i = 0; i < candidates.length; i++) {
+            int index = positionOf(match.tenantName(match.tenantAt(level, i)), workers);
+            if (index < 0 || !workers.get(index).available()) {
                 continue;
             }
+            candidates[count++] = index;
             int load = workers.get(index).inFlight();
             if (load < best) {
                 best = load;
@@ -143,13 +131,23 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             return -1;
         }
         int pick = nextTie(ties);
-        for (int i = 0; i < match.tenantCount(level); i++) {
-            int index = workerOfTenant[match.tenantAt(level, i)];
-            if (index >= 0 && workers.get(index).inFlight() == best && pick-- == 0) {
-                return index;
+        for (int i = 0; i < count; i++) {
+            if (workers.get(candidates[i]).inFlight() == best && pick-- == 0) {
+                return candidates[i];
             }
         }
         throw new AssertionError("tie count changed while counting");
+    }
+
+    /** The index of worker {@code id} in {@code workers}, or -1; rebuilds the cached positions when they are stale. */
+    private int positionOf(String id, List<WorkerView> workers) {
+        int index = positions.find(id, workers);
+        if (index == WorkerPositions.STALE) {
+            WorkerPositions rebuilt = WorkerPositions.of(workers);
+            positions = rebuilt;
+            index = rebuilt.find(id, workers);
+        }
+        return index;
     }
 
     /** The available worker with load {@code minLoad}; several such workers take turns. */

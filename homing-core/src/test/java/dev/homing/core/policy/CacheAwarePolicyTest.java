@@ -233,4 +233,24 @@ class CacheAwarePolicyTest {
         assertThat(policy.tree().match("prompt").matchedChars()).isZero();
         assertThat(policy.tree().stats().tenantCount()).isZero();
     }
+
+    @Test
+    void aReorderedWorkerListStillRoutesToTheWorkerHoldingTheMatch() {
+        policy.tree().insert("shared prompt text", "w1");
+        select("shared prompt text", worker("w0", 0), worker("w1", 0), worker("w2", 0));
+
+        Decision decision = select("shared prompt text", worker("w2", 0), worker("w0", 0), worker("w1", 0));
+
+        assertThat(decision).isEqualTo(new Decision(2, "hit", 18, 18));
+    }
+
+    @Test
+    void aMatchedWorkerMissingFromTheListIsPassedOver() {
+        policy.tree().insert("long shared prompt", "gone");
+
+        Decision decision = select("long shared prompt", worker("w0", 2), worker("w1", 1));
+
+        assertThat(decision).isEqualTo(new Decision(1, "miss", 0, 18));
+        assertThat(policy.tree().match("long shared prompt").matchedCharsFor("gone")).isEqualTo(18);
+    }
 }
