@@ -43,6 +43,12 @@ import java.util.function.Function;
  * becomes a leaf for the tenant joins the queue. Every insert stamps the whole path it walked for its tenant, so a
  * parent is never older than its children and the most recent inserts survive longest.
  *
+ * <h2>Costs</h2>
+ * A match is one vectorised comparison over the matched text plus a binary search among the children of each node
+ * it passes; nothing on the request path grows with the number of workers (tenants are found by binary search in a
+ * node's sorted handles) unless the caller lists a node's tenants. Eviction walks the whole tree under the write
+ * lock: a few milliseconds for ten million characters in ten thousand nodes.
+ *
  * <h2>Thread-safety</h2>
  * Thread-safe. One {@link ReentrantReadWriteLock} per tree: {@link #match} walks under the read lock and writes
  * nothing (recency is refreshed by the insert every routing decision makes); inserts, {@link #matchAndInsert},
