@@ -26,6 +26,8 @@ import java.util.function.LongSupplier;
  */
 public final class CacheAwarePolicy implements RoutingPolicy {
 
+    public static final String NAME = "cache_aware";
+
     private final double cacheThreshold;
     private final int balanceAbsThreshold;
     private final double balanceRelThreshold;
@@ -46,7 +48,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
 
     @Override
     public String name() {
-        return "cache_aware";
+        return NAME;
     }
 
     /** The model's tree, for metrics and tests. */

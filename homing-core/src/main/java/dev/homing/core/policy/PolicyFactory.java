@@ -19,7 +19,7 @@ public final class PolicyFactory {
      */
     public static RoutingPolicy create(String name, PolicyConfig config, LongSupplier nanoClock) {
         return switch (name) {
-            case "cache_aware" -> throw new UnsupportedOperationException("cache_aware is wired by the tree module");
+            case CacheAwarePolicy.NAME -> new CacheAwarePolicy(config, nanoClock);
             case RoundRobinPolicy.NAME -> new RoundRobinPolicy();
             case RandomPolicy.NAME -> new RandomPolicy(config);
             case PowerOfTwoPolicy.NAME -> new PowerOfTwoPolicy(config);

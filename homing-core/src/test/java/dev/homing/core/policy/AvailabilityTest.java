@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AvailabilityTest {
 
     static List<String> policies() {
-        return PolicyFactory.NAMES.stream().filter(name -> !name.equals("cache_aware")).toList();
+        return PolicyFactory.NAMES;
     }
 
     @ParameterizedTest

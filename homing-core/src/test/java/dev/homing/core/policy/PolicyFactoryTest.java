@@ -10,9 +10,7 @@ class PolicyFactoryTest {
     @Test
     void buildsEveryPolicyUnderItsOwnName() {
         for (String name : PolicyFactory.NAMES) {
-            if (!name.equals("cache_aware")) {
-                assertThat(PolicyFactory.create(name, Fleet.config(), new Fleet.ManualClock()).name()).isEqualTo(name);
-            }
+            assertThat(PolicyFactory.create(name, Fleet.config(), new Fleet.ManualClock()).name()).isEqualTo(name);
         }
     }
 
@@ -20,13 +18,6 @@ class PolicyFactoryTest {
     void buildsANewInstanceEachTime() {
         assertThat(PolicyFactory.create("round_robin", Fleet.config(), System::nanoTime))
                 .isNotSameAs(PolicyFactory.create("round_robin", Fleet.config(), System::nanoTime));
-    }
-
-    @Test
-    void leavesCacheAwareToTheTreeModule() {
-        assertThatThrownBy(() -> PolicyFactory.create("cache_aware", Fleet.config(), System::nanoTime))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessage("cache_aware is wired by the tree module");
     }
 
     @Test
