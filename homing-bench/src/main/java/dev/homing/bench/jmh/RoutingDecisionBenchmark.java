@@ -1,0 +1,115 @@
+package dev.homing.bench.jmh;
+
+import dev.homing.core.policy.CacheAwarePolicy;
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerView;
+import dev.homing.core.tree.PrefixMatch;
+import dev.homing.core.tree.PrefixTree;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The cost of routing one request, beside the physical floor of looking at its prompt once.
+ *
+ * <p>{@code scanBaseline} is one {@code Arrays.mismatch} over the prompt's characters against an equal copy: no
+ * router can decide on a prefix without reading it at least this way. The other benchmarks are reported as multiples
+ * of it. The tree holds {@link #CONVERSATIONS} prompts spread over the workers, so each measured prompt is fully
+ * matched and its insert revisits an existing path (the steady state of hit-heavy traffic); fresh inserts are
+ * measured by {@link FreshInsertBenchmark}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx2g", "-XX:+UseCompactObjectHeaders"})
+@State(Scope.Thread)
+public class RoutingDecisionBenchmark {
+
+    /** Prompts in the tree; more than the largest worker count, so every worker holds several. */
+    static final int CONVERSATIONS = 1024;
+
+    @Param({"1024", "16384", "65536"})
+    public int promptChars;
+
+    @Param({"8", "64", "512"})
+    public int workers;
+
+    private String[] prompts;
+    private char[][] promptArrays;
+    private char[][] promptCopies;
+    private List<WorkerView> workerViews;
+    private PrefixTree tree;
+    private CacheAwarePolicy policy;
+    private int next;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        prompts = PromptCorpus.prompts(CONVERSATIONS, promptChars, 42);
+        promptArrays = new char[prompts.length][];
+        promptCopies = new char[prompts.length][];
+        for (int i = 0; i < prompts.length; i++) {
+            promptArrays[i] = prompts[i].toCharArray();
+            promptCopies[i] = prompts[i].toCharArray();
+        }
+        SplittableRandom random = new SplittableRandom(7);
+        workerViews = new ArrayList<>(workers);
+        for (int w = 0; w < workers; w++) {
+            // Loads within the balance thresholds, so cache_aware takes its matching branch.
+            workerViews.add(WorkerView.available("http://10.0.0." + w + ":30000", random.nextInt(4)));
+        }
+        PolicyConfig config = PolicyConfig.DEFAULTS.withSeed(1);
+        tree = new PrefixTree(config.maxTreeSize());
+        policy = new CacheAwarePolicy(config, System::nanoTime);
+        for (int i = 0; i < prompts.length; i++) {
+            String worker = workerViews.get(i % workers).id();
+            tree.insert(prompts[i], worker);
+            policy.select(workerViews, RoutingRequest.ofText(prompts[i]));
+        }
+    }
+
+    private int nextPrompt() {
+        int i = next;
+        next = (i + 1) % CONVERSATIONS;
+        return i;
+    }
+
+    @Benchmark
+    public int scanBaseline() {
+        int i = nextPrompt();
+        return Arrays.mismatch(promptArrays[i], promptCopies[i]);
+    }
+
+    @Benchmark
+    public PrefixMatch treeMatch() {
+        return tree.match(prompts[nextPrompt()]);
+    }
+
+    @Benchmark
+    public int treeInsert() {
+        int i = nextPrompt();
+        return tree.insert(prompts[i], workerViews.get(i % workers).id());
+    }
+
+    /** Match, select and insert: everything cache_aware does for one request. */
+    @Benchmark
+    public Decision cacheAwareDecision() {
+        return policy.select(workerViews, RoutingRequest.ofText(prompts[nextPrompt()]));
+    }
+}
