@@ -134,7 +134,7 @@ final class SimEngineVerticle extends VerticleBase {
 
     /** The engine process dies: it stops listening and drops every connection that reaches it. */
     private void die(HttpServerRequest http) {
-        LOG.warn("simulated engine on port {} dies after {} requests, as configured", actualPort(),
+        LOG.info("simulated engine on port {} dies after {} requests, as configured", actualPort(),
             options.faults().dieAfterRequests());
         dead = true;
         http.connection().close();

@@ -44,6 +44,28 @@ class ChatCachingTest {
             .isGreaterThanOrEqualTo(firstPrompt + 31);
     }
 
+    @Test
+    void theSameConversationSentAgainIsServedFromTheCacheButItsLastToken() {
+        ObjectNode turn1 = chat(16);
+        turn1.withArray("messages").addObject().put("role", "user").put("content", "Name three rivers in Europe.");
+        ObjectNode turn2 = turn1.deepCopy();
+        JsonNode firstAnswer = client.postJson("/v1/chat/completions", turn1.toString());
+        ArrayNode messages = turn2.withArray("messages");
+        messages.addObject().put("role", "assistant")
+            .put("content", firstAnswer.at("/choices/0/message/content").stringValue());
+        messages.addObject().put("role", "user").put("content", "And three in Asia?");
+        client.postJson("/v1/chat/completions", turn2.toString());
+
+        JsonNode again1 = client.postJson("/v1/chat/completions", turn1.toString());
+        JsonNode again2 = client.postJson("/v1/chat/completions", turn2.toString());
+
+        assertThat(again1.at("/choices/0/message/content")).isEqualTo(firstAnswer.at("/choices/0/message/content"));
+        assertThat(again1.at("/usage/prompt_tokens_details/cached_tokens").intValue())
+            .isEqualTo(again1.at("/usage/prompt_tokens").intValue() - 1);
+        assertThat(again2.at("/usage/prompt_tokens_details/cached_tokens").intValue())
+            .isEqualTo(again2.at("/usage/prompt_tokens").intValue() - 1);
+    }
+
     private static ObjectNode chat(int maxTokens) {
         ObjectNode body = SimEngineClient.JSON.createObjectNode();
         body.put("model", SimEngineOptions.DEFAULT_MODEL);
