@@ -10,7 +10,9 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The engine's {@code /metrics}, under SGLang's metric names (client_java accepts the {@code sglang:} prefix).
@@ -78,7 +80,7 @@ final class EngineMetrics {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     private double throughput() {
@@ -92,12 +94,12 @@ final class EngineMetrics {
         return throughput;
     }
 
-    private void counter(String name, String help, java.util.function.ToDoubleFunction<EngineStats> value) {
+    private void counter(String name, String help, ToDoubleFunction<EngineStats> value) {
         CounterWithCallback.builder().name(name).help(help).labelNames(MODEL)
             .callback(cb -> cb.call(value.applyAsDouble(stats.get()), model)).register(registry);
     }
 
-    private void gauge(String name, String help, java.util.function.ToDoubleFunction<EngineStats> value) {
+    private void gauge(String name, String help, ToDoubleFunction<EngineStats> value) {
         GaugeWithCallback.builder().name(name).help(help).labelNames(MODEL)
             .callback(cb -> cb.call(value.applyAsDouble(stats.get()), model)).register(registry);
     }

@@ -92,7 +92,7 @@ public final class SimEngineFigures {
 
     private static void httpThroughput(boolean stream) throws Exception {
         Vertx clientVertx = Vertx.vertx();
-        try (SimEngineServer engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1_000_000))) {
+        try (SimEngineServer engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(SimEngineOptions.MAX_TIME_SCALE))) {
             HttpClient client = clientVertx.createHttpClient(new HttpClientOptions().setDefaultPort(engine.port())
                 .setDefaultHost("127.0.0.1").setKeepAlive(true), new PoolOptions().setHttp1MaxSize(CONCURRENCY));
             String system = "You are a helpful assistant. ".repeat(30);
