@@ -148,6 +148,19 @@ class InferenceApiTest {
         assertThat(answer.at("/usage/output_tokens").intValue()).isEqualTo(3);
     }
 
+    @Test
+    void responsesStreamTextDeltasThenTheCompletedResponse() {
+        ServerSentEvents events = ServerSentEvents.parse(client.post("/v1/responses",
+            "{\"input\":\"Say hello\",\"max_output_tokens\":4,\"stream\":true}").body());
+        List<JsonNode> data = events.json();
+
+        assertThat(data.getFirst().path("type").stringValue()).isEqualTo("response.created");
+        assertThat(data.stream().filter(d -> d.path("type").stringValue().equals("response.output_text.delta")))
+            .hasSize(4);
+        assertThat(data.getLast().path("type").stringValue()).isEqualTo("response.completed");
+        assertThat(data.getLast().at("/response/usage/output_tokens").intValue()).isEqualTo(4);
+    }
+
     private static String chat(String question, int maxTokens, boolean stream, boolean includeUsage) {
         return """
             {"model":"m","max_tokens":%d,"stream":%s,"stream_options":{"include_usage":%s},
