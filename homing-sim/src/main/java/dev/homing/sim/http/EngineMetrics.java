@@ -35,6 +35,8 @@ final class EngineMetrics {
     private long windowStartNanos;
     private long windowStartTokens;
     private double throughput;
+    /** The stats this scrape reports, read once so that all its numbers agree. */
+    private EngineStats current;
 
     EngineMetrics(String model, Supplier<EngineStats> stats, Supplier<Long> virtualNow) {
         this.model = model;
@@ -74,6 +76,7 @@ final class EngineMetrics {
     }
 
     String scrape() {
+        current = stats.get();
         ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
         try {
             PrometheusTextFormatWriter.create().write(out, registry.scrape());
@@ -85,7 +88,7 @@ final class EngineMetrics {
 
     private double throughput() {
         long now = virtualNow.get();
-        long tokens = stats.get().generationTokensTotal();
+        long tokens = current.generationTokensTotal();
         if (now - windowStartNanos >= THROUGHPUT_WINDOW_NANOS) {
             throughput = (tokens - windowStartTokens) * 1e9 / (now - windowStartNanos);
             windowStartNanos = now;
@@ -96,11 +99,11 @@ final class EngineMetrics {
 
     private void counter(String name, String help, ToDoubleFunction<EngineStats> value) {
         CounterWithCallback.builder().name(name).help(help).labelNames(MODEL)
-            .callback(cb -> cb.call(value.applyAsDouble(stats.get()), model)).register(registry);
+            .callback(cb -> cb.call(value.applyAsDouble(current), model)).register(registry);
     }
 
     private void gauge(String name, String help, ToDoubleFunction<EngineStats> value) {
         GaugeWithCallback.builder().name(name).help(help).labelNames(MODEL)
-            .callback(cb -> cb.call(value.applyAsDouble(stats.get()), model)).register(registry);
+            .callback(cb -> cb.call(value.applyAsDouble(current), model)).register(registry);
     }
 }

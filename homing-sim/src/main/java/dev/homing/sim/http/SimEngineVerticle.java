@@ -52,9 +52,10 @@ final class SimEngineVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         Engine engine = new Engine(options.engine());
+        // The driver reports every progress to the metrics, which read the driver's stats: a cycle, closed here.
         Consumer<Progress> observer = progress -> metrics.observe(progress);
         driver = new EngineDriver(vertx, engine, options.timeScale(), observer);
-        metrics = new EngineMetrics(options.modelName(), engine::stats, driver::virtualNow);
+        metrics = new EngineMetrics(options.modelName(), driver::stats, driver::virtualNow);
         server = vertx.createHttpServer(new HttpServerOptions().setHost(options.host()).setPort(options.port()));
         return server.requestHandler(this::handle).listen();
     }
