@@ -140,6 +140,30 @@ class InferenceApiTest {
     }
 
     @Test
+    void aCachedPromptTakesLessVirtualTimeThanAColdOne() {
+        String request = "{\"text\":\"" + "long shared context ".repeat(400)
+            + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
+        double cold = client.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
+        double warm = client.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
+
+        assertThat(warm).isLessThan(cold / 2);
+    }
+
+    @Test
+    void metricsCountTheCachedPromptTokens() {
+        String request = "{\"prompt\":\"" + "count me in ".repeat(20) + "\",\"max_tokens\":1}";
+        client.postJson("/v1/completions", request);
+        int cached = client.postJson("/v1/completions", request).at("/usage/prompt_tokens_details/cached_tokens")
+            .intValue();
+
+        String metrics = client.get("/metrics").body();
+
+        double total = metrics.lines().filter(line -> line.startsWith("sglang:cached_tokens_total{"))
+            .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        assertThat(total).isGreaterThanOrEqualTo(cached).isPositive();
+    }
+
+    @Test
     void responsesAnswerWithOutputTextAndUsage() {
         JsonNode answer = client.postJson("/v1/responses", "{\"input\":\"Say hello\",\"max_output_tokens\":3}");
 
