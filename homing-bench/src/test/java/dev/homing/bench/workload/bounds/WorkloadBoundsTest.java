@@ -1,0 +1,46 @@
+package dev.homing.bench.workload.bounds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.homing.bench.workload.BlockText;
+import dev.homing.bench.workload.GeneratedSharedPrefix;
+import dev.homing.bench.workload.MooncakeTrace;
+import dev.homing.bench.workload.ScheduledRequests;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class WorkloadBoundsTest {
+
+    /** Where a developer keeps the public Mooncake conversation trace; the test is skipped without it. */
+    private static final Path MOONCAKE = Path.of(
+            System.getProperty("homing.mooncake.trace", "../data/mooncake/conversation_trace.jsonl"));
+
+    @Test
+    void theOracleOfTheSharedPrefixBenchmarkReusesFifteenOfSixteenSystemPrompts() {
+        GeneratedSharedPrefix workload = new GeneratedSharedPrefix(GeneratedSharedPrefix.Shape.DEFAULT);
+
+        CacheBounds bounds = CacheBounds.of(
+                ScheduledRequests.of(workload).map(r -> PromptBlocks.of(r, BlockText.BLOCK_TOKENS, 16)), 1L << 40);
+
+        // 15/16 of 2,048 shared tokens over 2,176-token prompts is 88.2%; the role tags add a few tokens to both.
+        assertThat(bounds.oracle().requests()).isEqualTo(1024);
+        assertThat(bounds.oracle().tokenRate()).isCloseTo(15.0 / 16 * 2048 / 2176, within(0.003));
+        assertThat(bounds.pooled()).isEqualTo(bounds.oracle());
+    }
+
+    @Test
+    void theMooncakeConversationTraceReusesAboutAThirdOfItsTokens() {
+        assumeTrue(Files.isRegularFile(MOONCAKE), "the Mooncake trace is not present");
+        MooncakeTrace trace = new MooncakeTrace(MOONCAKE, MooncakeTrace.Options.AS_RECORDED);
+
+        CacheBounds bounds = CacheBounds.of(trace.rows().map(
+                row -> new PromptBlocks(row.blockIds(), row.inputTokens(), BlockText.BLOCK_TOKENS)), 8L * 4_000_000);
+
+        assertThat(bounds.oracle().requests()).isEqualTo(12_031);
+        assertThat(bounds.oracle().tokenRate()).isCloseTo(0.374, within(0.001));
+        assertThat(bounds.oracle().blockRate()).isCloseTo(0.366, within(0.001));
+    }
+}
