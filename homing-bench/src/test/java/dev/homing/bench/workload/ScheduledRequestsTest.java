@@ -58,4 +58,14 @@ class ScheduledRequestsTest {
         assertThat(request.maxOutputTokens()).isEqualTo(7);
         assertThat(request.prompt()).isEqualTo("<|user|>\nx\n");
     }
+
+    @Test
+    void flatteningAHugeGeneratedWorkloadPullsOnlyTheConversationsItNeeds() {
+        Workload chat = new MultiTurnChat(MultiTurnChat.Shape.typical(1.0, Limits.conversations(10_000_000), 1));
+
+        List<WorkloadRequest> first = ScheduledRequests.of(chat).limit(20).toList();
+
+        assertThat(first).hasSize(20);
+        assertThat(first).extracting(WorkloadRequest::arrivalMicros).isSorted();
+    }
 }
