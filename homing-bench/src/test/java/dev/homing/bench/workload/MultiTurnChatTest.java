@@ -71,4 +71,12 @@ class MultiTurnChatTest {
         assertThatThrownBy(() -> MultiTurnChat.Shape.typical(1.0, Limits.NONE, 1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aTimeCapDoesNotBoundConversationsThatAllStartAtOnce() {
+        Limits tenSeconds = new Limits(Integer.MAX_VALUE, 10_000_000);
+
+        assertThatThrownBy(() -> MultiTurnChat.Shape.typical(Double.POSITIVE_INFINITY, tenSeconds, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
