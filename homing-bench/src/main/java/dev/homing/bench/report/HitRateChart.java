@@ -1,5 +1,7 @@
 package dev.homing.bench.report;
 
+import java.util.Locale;
+
 /** Cache hit rate per policy as bars, against the infinite-cache oracle and the pooled-memory bound as lines. */
 final class HitRateChart {
 
@@ -38,6 +40,6 @@ final class HitRateChart {
     }
 
     static String percent(double rate) {
-        return String.format(java.util.Locale.ROOT, "%.1f%%", rate * 100);
+        return String.format(Locale.ROOT, "%.1f%%", rate * 100);
     }
 }

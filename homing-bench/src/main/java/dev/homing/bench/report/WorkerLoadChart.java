@@ -1,5 +1,8 @@
 package dev.homing.bench.report;
 
+import java.util.List;
+import java.util.Locale;
+
 /**
  * Each worker's share of prompt tokens, one group of bars per policy (one bar per worker, in worker order), with a
  * dashed line at the even share: a tall bar is a hot spot.
@@ -21,7 +24,7 @@ final class WorkerLoadChart {
                 maxShare = Math.max(maxShare, total == 0 ? 0 : (double) w.tokens() / total);
             }
         }
-        var ticks = Plot.niceTicks(maxShare);
+        List<Double> ticks = Plot.niceTicks(maxShare);
         double top = ticks.getLast();
         plot.valueAxis(top, ticks, v -> Math.round(v * 1000) / 10.0 + "%");
         int n = comparison.policies().size();
@@ -39,7 +42,7 @@ final class WorkerLoadChart {
             plot.svg.text(plot.left() + slot * (i + 0.5), plot.bottom() + 18, Plot.shorten(r.policy(), 16), "middle",
                     11, false);
             plot.svg.text(plot.left() + slot * (i + 0.5), plot.bottom() + 32,
-                    String.format(java.util.Locale.ROOT, "max/mean %.2f", r.maxOverMeanLoad()), "middle", 10, false);
+                    String.format(Locale.ROOT, "max/mean %.2f", r.maxOverMeanLoad()), "middle", 10, false);
             plot.legend(r.policy(), Plot.color(i), false, false);
         }
         double even = 1.0 / maxWorkers;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class AzureTraceTest {
     @Test
     void aPromptStartsWithOneSharedPrefixCutToHalfItsLength() {
         AzureTrace trace = new AzureTrace(SAMPLE, AzureTrace.Options.defaults(1));
-        List<String> prefixes = java.util.stream.IntStream.range(0, 8).mapToObj(trace::sharedPrefix).toList();
+        List<String> prefixes = IntStream.range(0, 8).mapToObj(trace::sharedPrefix).toList();
 
         List<Conversation> conversations = read(AzureTrace.Options.defaults(1));
 

@@ -9,7 +9,7 @@
  *
  * <pre>{@code
  * CacheBounds bounds = CacheBounds.of(
- *         ScheduledRequests.of(workload).map(r -> PromptBlocks.of(r, BlockText.BLOCK_TOKENS, 16)),
+ *         ScheduledRequests.of(workload).map(r -> PromptBlocks.of(r, 16)),
  *         8L * 1_000_000);
  * }</pre>
  */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.homing.bench.workload.BlockText;
 import dev.homing.bench.workload.GeneratedSharedPrefix;
 import dev.homing.bench.workload.MooncakeTrace;
 import dev.homing.bench.workload.ScheduledRequests;
@@ -22,7 +21,7 @@ class WorkloadBoundsTest {
         GeneratedSharedPrefix workload = new GeneratedSharedPrefix(GeneratedSharedPrefix.Shape.DEFAULT);
 
         CacheBounds bounds = CacheBounds.of(
-                ScheduledRequests.of(workload).map(r -> PromptBlocks.of(r, BlockText.BLOCK_TOKENS, 16)), 1L << 40);
+                ScheduledRequests.of(workload).map(r -> PromptBlocks.of(r, 16)), 1L << 40);
 
         // 15 of 16 requests per group hit the 2,048-token system prompt (128 whole blocks of 16 tokens). A prompt
         // renders to 8,726 characters (system prompt, question, role tags), 2,182 tokens: 88.0%, against 88.2%
@@ -37,8 +36,7 @@ class WorkloadBoundsTest {
         assumeTrue(!MOONCAKE.isEmpty() && Files.isRegularFile(Path.of(MOONCAKE)), "no Mooncake trace given");
         MooncakeTrace trace = new MooncakeTrace(Path.of(MOONCAKE), MooncakeTrace.Options.AS_RECORDED);
 
-        CacheBounds bounds = CacheBounds.of(trace.rows().map(
-                row -> new PromptBlocks(row.blockIds(), row.inputTokens(), BlockText.BLOCK_TOKENS)), 8L * 4_000_000);
+        CacheBounds bounds = CacheBounds.of(trace.rows().map(PromptBlocks::of), 8L * 4_000_000);
 
         assertThat(bounds.oracle().requests()).isEqualTo(12_031);
         assertThat(bounds.oracle().tokenRate()).isCloseTo(0.374, within(0.001));
