@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -184,6 +185,11 @@ public final class BenchCommand implements Callable<Integer> {
     int gspOutputTokens = GeneratedSharedPrefix.Shape.DEFAULT.outputTokens();
 
     private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+    /** Runs the command on its own, without the {@code homing} executable (e.g. from the benchmarks jar). */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchCommand()).execute(args));
+    }
 
     @Override
     public Integer call() throws IOException {
