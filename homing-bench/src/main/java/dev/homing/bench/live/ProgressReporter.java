@@ -1,6 +1,7 @@
 package dev.homing.bench.live;
 
 import io.vertx.core.Vertx;
+import java.io.Console;
 import java.io.PrintStream;
 import java.util.Locale;
 
@@ -23,9 +24,21 @@ public final class ProgressReporter {
         this.terminal = terminal;
     }
 
-    /** Whether standard output is a terminal (picks the in-place line). */
+    /**
+     * Whether the process runs on a terminal (picks the in-place line). From JDK 22 {@link System#console()} is
+     * not null even when the streams are redirected, and {@code Console.isTerminal()} tells; it is called by
+     * reflection because the code is compiled for 21.
+     */
     public static boolean onTerminal() {
-        return System.console() != null;
+        Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true;
+        }
     }
 
     public void start(Vertx owner, ResultAggregator results) {

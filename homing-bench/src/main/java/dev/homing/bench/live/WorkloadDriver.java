@@ -110,6 +110,9 @@ public final class WorkloadDriver {
     }
 
     private void startDue() {
+        if (startTimer >= 0) {
+            return; // already waiting for the next start, which only a timer can make due
+        }
         while (canSend()) {
             Conversation next = peek();
             if (next == null) {
