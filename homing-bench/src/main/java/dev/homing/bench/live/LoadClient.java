@@ -118,6 +118,7 @@ public final class LoadClient implements AutoCloseable {
         private byte[] lastChunk;
         private int lastChunkLength;
         private SseDataLines lines;
+        private boolean sawData;
         private boolean done;
 
         Exchange(LoadRequest request, long intendedNanos) {
@@ -189,6 +190,7 @@ public final class LoadClient implements AutoCloseable {
 
         @Override
         public void onData(byte[] bytes, int from, int to) {
+            sawData = true;
             if (done || AnswerFields.isDone(bytes, from, to)) {
                 return;
             }
@@ -241,6 +243,11 @@ public final class LoadClient implements AutoCloseable {
 
         private void onStreamEnd() {
             if (done) {
+                return;
+            }
+            if (!sawData) {
+                // A 200 whose body is not an event stream (a JSON error, say) must not pass for an empty answer.
+                finish(RequestOutcome.Status.INVALID_RESPONSE, "a streamed answer without any data event");
                 return;
             }
             try {

@@ -7,6 +7,7 @@ import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -62,8 +63,26 @@ class LoadClientTest {
         assertThat(outcome.usage().completionTokens()).isEqualTo(12);
     }
 
+    @Test
+    void aStreamedRequestAnsweredWithoutEventsIsAnInvalidResponse() throws Exception {
+        HttpServer notStreaming = vertx.createHttpServer().requestHandler(request -> request.response()
+                .putHeader("content-type", "application/json").end("{\"ok\":true}"));
+        notStreaming.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        try {
+            RequestOutcome outcome = sendOne("http://127.0.0.1:" + notStreaming.actualPort(), Endpoint.CHAT, true);
+
+            assertThat(outcome.errorKind()).isEqualTo("invalid_response");
+        } finally {
+            notStreaming.close();
+        }
+    }
+
     private static RequestOutcome sendOne(Endpoint endpoint, boolean stream) throws Exception {
-        LoadClient client = new LoadClient(vertx, LiveRuns.target(engine.url(), endpoint));
+        return sendOne(engine.url(), endpoint, stream);
+    }
+
+    private static RequestOutcome sendOne(String url, Endpoint endpoint, boolean stream) throws Exception {
+        LoadClient client = new LoadClient(vertx, LiveRuns.target(url, endpoint));
         byte[] body = new RequestEncoder(endpoint, "", stream, false).encode(QUESTION, 12);
         Context context = vertx.getOrCreateContext();
         CompletableFuture<RequestOutcome> outcome = new CompletableFuture<>();
