@@ -77,6 +77,18 @@ class WorkloadDriverTest {
     }
 
     @Test
+    void anOpenLoopChatSendsEveryTurnAfterItsAnswerAndThinkTime() throws Exception {
+        MultiTurnChat chat = new MultiTurnChat(new MultiTurnChat.Shape(2, 200, 3, 20, 8, 0.01, 50,
+                Limits.conversations(5), 5));
+
+        LiveRuns.Driven run = LiveRuns.drive(vertx, LiveRuns.target(engine.url(), Endpoint.CHAT), true, chat,
+                new Pacing.OpenLoop(), GENEROUS);
+
+        assertThat(run.outcomes()).hasSize(15).allMatch(RequestOutcome::succeeded);
+        assertThat(run.summary().unsentTurns()).isZero();
+    }
+
+    @Test
     void requestsToAClosedPortEndAsConnectionErrors() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
