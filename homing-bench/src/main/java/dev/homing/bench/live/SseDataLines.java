@@ -30,11 +30,18 @@ final class SseDataLines {
 
     private byte[] carry = new byte[256];
     private int carryLength;
+    /** Each piece is copied here once, instead of into a new array per network read. */
+    private byte[] scratch = new byte[1024];
 
     void feed(Buffer piece, PayloadHandler handler) {
-        byte[] bytes = piece.getBytes();
+        int length = piece.length();
+        if (scratch.length < length) {
+            scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        byte[] bytes = scratch;
+        piece.getBytes(bytes);
         int lineStart = 0;
-        for (int i = 0; i < bytes.length; i++) {
+        for (int i = 0; i < length; i++) {
             if (bytes[i] != '\n') {
                 continue;
             }
@@ -47,7 +54,7 @@ final class SseDataLines {
             }
             lineStart = i + 1;
         }
-        append(bytes, lineStart, bytes.length);
+        append(bytes, lineStart, length);
     }
 
     private static void line(byte[] bytes, int from, int to, PayloadHandler handler) {
