@@ -22,6 +22,8 @@ final class EngineDriver {
     private final double timeScale;
     private final long startNanos = System.nanoTime();
     private final Map<Long, Consumer<Progress>> listeners = new HashMap<>();
+    private boolean pumping;
+    private boolean pumpAgain;
     private final Consumer<Progress> observer;
     private long timerId = -1;
     private long timerTargetNanos = Long.MAX_VALUE;
@@ -86,14 +88,28 @@ final class EngineDriver {
     }
 
     private void pump(long now) {
-        for (Progress progress : engine.advanceTo(now)) {
-            observer.accept(progress);
-            Consumer<Progress> listener = progress.finished()
-                ? listeners.remove(progress.requestId())
-                : listeners.get(progress.requestId());
-            if (listener != null) {
-                listener.accept(progress);
-            }
+        // A listener may abort (a fault, a disconnect), which pumps again: that inner pump must not deliver later
+        // progress before the outer loop has delivered the earlier progress it holds, so it only asks for a repeat.
+        if (pumping) {
+            pumpAgain = true;
+            return;
+        }
+        pumping = true;
+        try {
+            do {
+                pumpAgain = false;
+                for (Progress progress : engine.advanceTo(now)) {
+                    observer.accept(progress);
+                    Consumer<Progress> listener = progress.finished()
+                        ? listeners.remove(progress.requestId())
+                        : listeners.get(progress.requestId());
+                    if (listener != null) {
+                        listener.accept(progress);
+                    }
+                }
+            } while (pumpAgain);
+        } finally {
+            pumping = false;
         }
         schedule();
     }
