@@ -1,0 +1,85 @@
+package dev.homing.gateway.http;
+
+import dev.homing.gateway.metrics.GatewayMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/**
+ * What one request did, filled in as it goes and written once at completion: one access-log line and the HTTP
+ * metrics. Confined to the request's event loop; {@link #complete} ignores calls after the first.
+ */
+public final class RequestRecord {
+
+    private static final Logger ACCESS = LoggerFactory.getLogger("dev.homing.gateway.access");
+
+    private final GatewayMetrics metrics;
+    private final String requestId;
+    private final String method;
+    private final String path;
+    private final long startNanos = System.nanoTime();
+    private String model = "-";
+    private String worker = "-";
+    private String branch = "-";
+    private double matchRatio = -1;
+    private long firstByteNanos = -1;
+    private boolean completed;
+
+    public RequestRecord(GatewayMetrics metrics, String requestId, String method, String path) {
+        this.metrics = metrics;
+        this.requestId = requestId;
+        this.method = method;
+        this.path = path;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public void routed(String model, String worker, String branch, double matchRatio) {
+        this.model = model;
+        this.worker = worker;
+        this.branch = branch;
+        this.matchRatio = matchRatio;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    /** Marks the first response byte from the worker; returns nanos since the request arrived. */
+    public long firstByte() {
+        if (firstByteNanos < 0) {
+            firstByteNanos = System.nanoTime() - startNanos;
+        }
+        return firstByteNanos;
+    }
+
+    public boolean completed() {
+        return completed;
+    }
+
+    /** Writes the access-log line and the HTTP metrics; later calls do nothing. */
+    public void complete(int status, String errorCode) {
+        if (completed) {
+            return;
+        }
+        completed = true;
+        long total = System.nanoTime() - startNanos;
+        metrics.httpRequest(method, path, status, errorCode, total);
+        if (ACCESS.isInfoEnabled()) {
+            ACCESS.info("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
+                            + "ttfb_ms={} total_ms={}",
+                    requestId, method, path, model, worker, branch,
+                    matchRatio < 0 ? "-" : String.format(Locale.ROOT, "%.3f", matchRatio), status,
+                    errorCode == null ? "" : " error=" + errorCode,
+                    firstByteNanos < 0 ? "-" : String.format(Locale.ROOT, "%.1f", firstByteNanos / 1e6),
+                    String.format(Locale.ROOT, "%.1f", total / 1e6));
+        }
+    }
+}
