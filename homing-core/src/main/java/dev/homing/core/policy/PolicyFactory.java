@@ -18,6 +18,17 @@ public final class PolicyFactory {
      * @throws IllegalArgumentException for a name not in {@link #NAMES}, with the valid names in the message
      */
     public static RoutingPolicy create(String name, PolicyConfig config, LongSupplier nanoClock) {
-        throw new IllegalArgumentException("unknown policy '" + name + "'; valid policies: " + String.join(", ", NAMES));
+        return switch (name) {
+            case "cache_aware" -> throw new UnsupportedOperationException("cache_aware is wired by the tree module");
+            case RoundRobinPolicy.NAME -> new RoundRobinPolicy();
+            case RandomPolicy.NAME -> new RandomPolicy(config);
+            case PowerOfTwoPolicy.NAME -> new PowerOfTwoPolicy(config);
+            case ManualPolicy.NAME -> new ManualPolicy(config, nanoClock);
+            case ConsistentHashingPolicy.NAME -> new ConsistentHashingPolicy(config);
+            case PrefixHashPolicy.NAME -> new PrefixHashPolicy(config);
+            case BucketPolicy.NAME -> new BucketPolicy(config, nanoClock);
+            case null, default -> throw new IllegalArgumentException(
+                    "unknown policy '" + name + "'; valid policies: " + String.join(", ", NAMES));
+        };
     }
 }

@@ -1,0 +1,34 @@
+package dev.homing.core.policy;
+
+import java.util.List;
+
+/**
+ * {@code random}: a uniformly random available worker.
+ *
+ * <p>Thread-safe: the only state is the seeded {@link WorkerPicker}.
+ */
+public final class RandomPolicy implements RoutingPolicy {
+
+    public static final String NAME = "random";
+    /** Branch label: a worker was chosen. */
+    public static final String SELECTED = "selected";
+    /** Branch label: no worker was available. */
+    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
+
+    private final WorkerPicker picker;
+
+    public RandomPolicy(PolicyConfig config) {
+        this.picker = new WorkerPicker(config.seed());
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Decision select(List<WorkerView> workers, RoutingRequest request) {
+        int chosen = picker.anyAvailable(workers);
+        return chosen == Decision.NONE ? Decision.none(NO_HEALTHY_WORKERS) : Decision.of(chosen, SELECTED);
+    }
+}
