@@ -1,0 +1,467 @@
+package dev.homing.core.tree;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+
+/**
+ * An approximate, multi-tenant radix tree over the characters of request texts: which workers were sent which
+ * prompt prefixes, so a request can go where its prefix is probably still cached. One tree per model.
+ *
+ * <h2>Structure and invariants</h2>
+ * Edges hold text (Latin-1 bytes when they fit, else UTF-16 chars, see {@link EdgeText}); siblings start with
+ * distinct code points. Each node lists its tenants (workers that inserted a text through it) with a last-access
+ * stamp from a logical clock. Invariants, checked by the tests after every randomized step:
+ * <ul>
+ *   <li>a tenant at a node is at its parent (the root implicitly holds everyone and stores nothing);</li>
+ *   <li>every node but the root has at least one tenant, so a node that loses its last tenant is removed;</li>
+ *   <li>{@code storedChars} is the sum of edge lengths over all nodes, each node counted once whatever its tenants;
+ *       a tenant's count is the sum over the nodes that hold it.</li>
+ * </ul>
+ *
+ * <h2>Characters</h2>
+ * Lengths count UTF-16 units ({@code String.length()}), so a request's character count needs no scan. A match, a
+ * split or a count never ends between the two halves of a surrogate pair: match lengths are moved back to the pair's
+ * start and siblings are keyed by code point, so an emoji round-trips through split edges intact. For text without
+ * astral characters this is the same count as the reference gateway's "chars" (code points).
+ *
+ * <h2>Capacity and eviction</h2>
+ * Unlike the reference gateway, whose budget is per worker (so a model's tree grows with its worker count),
+ * {@code maxChars} caps the whole tree. {@link #evict()} (run in the background by the policy's
+ * {@code maintain()}) brings it down to the cap. An insert that takes the tree more than {@link #BURST_MARGIN} above
+ * the cap evicts at once, down to the cap, so memory stays bounded between cycles whatever the burst.
+ * Eviction takes (node, tenant) pairs where no child of the node holds the tenant, oldest stamp first across all
+ * tenants; removing a pair frees characters only when the node loses its last tenant, and a parent that thereby
+ * becomes a leaf for the tenant joins the queue. Every insert stamps the whole path it walked for its tenant, so a
+ * parent is never older than its children and the most recent inserts survive longest.
+ *
+ * <h2>Thread-safety</h2>
+ * Thread-safe. One {@link ReentrantReadWriteLock} per tree: {@link #match} walks under the read lock and writes
+ * nothing (recency is refreshed by the insert every routing decision makes); inserts, {@link #matchAndInsert},
+ * eviction and tenant removal take the write lock. Text is copied into a compact key before the lock is taken.
+ * {@link PrefixMatch} results are snapshots that stay valid after the lock is released.
+ */
+public final class PrefixTree {
+
+    /**
+     * How far above the cap an insert may take the tree before it evicts on the spot. Each such eviction walks the
+     * whole tree, and at least {@code margin x cap} characters must have been inserted since the last one, so its
+     * cost spread over those characters stays a small constant; 10% bounds memory at 1.1x the cap.
+     */
+    public static final double BURST_MARGIN = 0.10;
+
+    private final long maxChars;
+    private final long burstLimit;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
+    // All below guarded by lock (written under the write lock).
+    private final Node root = new Node(null, EdgeText.EMPTY, Node.NO_TENANTS);
+    private TenantRegistry registry = TenantRegistry.EMPTY;
+    private long[] tenantChars = new long[0];
+    private long storedChars;
+    private int nodeCount;
+    private long clock;
+    private long evictedChars;
+
+    /** @param maxChars characters the whole tree may hold (0 or less: nothing is kept past an insert) */
+    public PrefixTree(long maxChars) {
+        this.maxChars = Math.max(0, maxChars);
+        this.burstLimit = this.maxChars + (long) Math.ceil(this.maxChars * BURST_MARGIN);
+    }
+
+    public long maxChars() {
+        return maxChars;
+    }
+
+    /** What the tree holds of {@code text}; changes nothing. */
+    public PrefixMatch match(String text) {
+        TextKey key = TextKey.of(text);
+        lock.readLock().lock();
+        try {
+            return walk(key).toMatch(key.length, registry);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Records that {@code tenant} was sent {@code text}.
+     *
+     * @return how many leading characters of the text the tenant already held
+     */
+    public int insert(String text, String tenant) {
+        Objects.requireNonNull(tenant, "tenant");
+        TextKey key = TextKey.of(text);
+        lock.writeLock().lock();
+        try {
+            return insertAlong(walk(key), key, tenant);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Matches {@code text}, lets {@code chooser} decide from the match, then inserts the text for the tenant the
+     * decision names, in one walk of the text under one lock hold (no other decision can interleave).
+     *
+     * @param chooser  runs under the tree's write lock: keep it short and never call back into this tree
+     * @param tenantOf the worker to insert the text for, from the decision; null (or a null decision) inserts nothing
+     * @return the chooser's decision
+     */
+    public <D> D matchAndInsert(String text, Function<? super PrefixMatch, ? extends D> chooser,
+            Function<? super D, String> tenantOf) {
+        TextKey key = TextKey.of(text);
+        lock.writeLock().lock();
+        try {
+            Walk walk = walk(key);
+            D decision = chooser.apply(walk.toMatch(key.length, registry));
+            String tenant = decision == null ? null : tenantOf.apply(decision);
+            if (tenant != null) {
+                insertAlong(walk, key, tenant);
+            }
+            return decision;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Forgets everything {@code tenant} inserted; nodes no other tenant holds are freed. */
+    public void removeTenant(String tenant) {
+        lock.writeLock().lock();
+        try {
+            int handle = registry.handleOf(tenant);
+            if (handle < 0) {
+                return;
+            }
+            // Preorder list of the nodes holding the tenant (the invariant lets the walk skip every other subtree),
+            // then processed deepest first so a node's children are gone before the node itself is judged.
+            List<Node> holding = new ArrayList<>();
+            ArrayDeque<Node> stack = new ArrayDeque<>();
+            stack.push(root);
+            while (!stack.isEmpty()) {
+                for (Node child : stack.pop().children) {
+                    if (child.holds(handle)) {
+                        holding.add(child);
+                        stack.push(child);
+                    }
+                }
+            }
+            for (int i = holding.size() - 1; i >= 0; i--) {
+                Node node = holding.get(i);
+                node.drop(handle);
+                if (node.tenants.length == 0) {
+                    detach(node);
+                }
+            }
+            tenantChars[handle] = 0;
+            registry = registry.without(tenant);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Evicts least recently used leaves until the tree is within {@link #maxChars()}. */
+    public void evict() {
+        lock.writeLock().lock();
+        try {
+            evictToCap();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    public TreeStats stats() {
+        lock.readLock().lock();
+        try {
+            return new TreeStats(storedChars, nodeCount, registry.size(), evictedChars);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Characters held by {@code tenant} (its nodes' edge lengths; shared nodes count for each holder). */
+    public long tenantChars(String tenant) {
+        lock.readLock().lock();
+        try {
+            int handle = registry.handleOf(tenant);
+            return handle < 0 ? 0 : tenantChars[handle];
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    // ---- walking and inserting (callers hold the lock) ----
+
+    /** The nodes {@code key} walks through from the root, with the text offset each one's match ends at. */
+    private Walk walk(TextKey key) {
+        Walk walk = new Walk();
+        Node node = root;
+        int pos = 0;
+        while (pos < key.length) {
+            Node child = node.child(key.codePointAt(pos));
+            if (child == null) {
+                break;
+            }
+            int n = key.alignToCodePoint(child.edge, pos, key.common(child.edge, pos));
+            if (n == 0) {
+                break;
+            }
+            pos += n;
+            walk.add(child, pos);
+            if (n < child.length()) {
+                break;
+            }
+            node = child;
+        }
+        return walk;
+    }
+
+    private int insertAlong(Walk walk, TextKey key, String tenant) {
+        int handle = handleFor(tenant);
+        long now = ++clock;
+        int held = 0;
+        Node parent = root;
+        int start = 0;
+        for (int i = 0; i < walk.size; i++) {
+            Node node = walk.nodes[i];
+            int end = walk.ends[i];
+            if (end - start < node.length()) {
+                node = split(node, end - start);
+            }
+            if (node.touch(handle, now)) {
+                held = end;
+            } else {
+                tenantChars[handle] += node.length();
+            }
+            parent = node;
+            start = end;
+        }
+        if (start < key.length) {
+            Node leaf = new Node(parent, key.slice(start, key.length), new long[] {Node.slot(handle, now)});
+            parent.addChild(leaf);
+            int length = key.length - start;
+            storedChars += length;
+            tenantChars[handle] += length;
+            nodeCount++;
+        }
+        if (storedChars > burstLimit) {
+            evictToCap();
+        }
+        return held;
+    }
+
+    /** Cuts {@code node}'s edge after {@code at} units; returns the new upper node, which holds the same tenants. */
+    private Node split(Node node, int at) {
+        Node upper = new Node(node.parent, EdgeText.slice(node.edge, 0, at), node.tenants.clone());
+        node.parent.replaceChild(node, upper);
+        node.edge = EdgeText.slice(node.edge, at, node.length());
+        node.parent = upper;
+        upper.addChild(node);
+        nodeCount++;
+        return upper;
+    }
+
+    private int handleFor(String tenant) {
+        int handle = registry.handleOf(tenant);
+        if (handle >= 0) {
+            return handle;
+        }
+        if (registry.size() >= Node.MAX_TENANTS) {
+            throw new IllegalStateException("more than " + Node.MAX_TENANTS + " workers in one tree");
+        }
+        registry = registry.with(tenant);
+        handle = registry.handleOf(tenant);
+        if (handle >= tenantChars.length) {
+            tenantChars = Arrays.copyOf(tenantChars, Math.max(8, registry.handleLimit() * 2));
+        }
+        tenantChars[handle] = 0;
+        return handle;
+    }
+
+    /** Unlinks a node that has no tenants (and so, by the invariant, no children left). */
+    private void detach(Node node) {
+        node.parent.removeChild(node);
+        storedChars -= node.length();
+        nodeCount--;
+    }
+
+    // ---- eviction (callers hold the write lock) ----
+
+    private record Evictable(long stamp, int handle, Node node) {
+    }
+
+    private void evictToCap() {
+        if (storedChars <= maxChars) {
+            return;
+        }
+        PriorityQueue<Evictable> queue = new PriorityQueue<>(Comparator.comparingLong(Evictable::stamp));
+        collectLeaves(queue);
+        while (storedChars > maxChars && !queue.isEmpty()) {
+            Evictable oldest = queue.poll();
+            Node node = oldest.node();
+            int handle = oldest.handle();
+            node.drop(handle);
+            tenantChars[handle] -= node.length();
+            if (node.tenants.length == 0) {
+                detach(node);
+                evictedChars += node.length();
+            }
+            Node parent = node.parent;
+            if (parent != root && !parent.anyChildHolds(handle)) {
+                queue.add(new Evictable(parent.stampOf(handle), handle, parent));
+            }
+        }
+    }
+
+    /** Every (node, tenant) pair where no child of the node holds the tenant. */
+    private void collectLeaves(PriorityQueue<Evictable> queue) {
+        int[] seenInChild = new int[registry.handleLimit()];
+        int generation = 0;
+        ArrayDeque<Node> stack = new ArrayDeque<>();
+        stack.push(root);
+        while (!stack.isEmpty()) {
+            Node node = stack.pop();
+            generation++;
+            for (Node child : node.children) {
+                stack.push(child);
+                for (long slot : child.tenants) {
+                    seenInChild[Node.handle(slot)] = generation;
+                }
+            }
+            if (node == root) {
+                continue;
+            }
+            for (long slot : node.tenants) {
+                if (seenInChild[Node.handle(slot)] != generation) {
+                    queue.add(new Evictable(Node.stamp(slot), Node.handle(slot), node));
+                }
+            }
+        }
+    }
+
+    // ---- inspection for tests ----
+
+    /**
+     * Recounts the tree and checks its invariants.
+     *
+     * @throws IllegalStateException naming the first broken invariant
+     */
+    void checkInvariants() {
+        lock.readLock().lock();
+        try {
+            long chars = 0;
+            int nodes = 0;
+            long[] perTenant = new long[tenantChars.length];
+            ArrayDeque<Node> stack = new ArrayDeque<>();
+            stack.push(root);
+            while (!stack.isEmpty()) {
+                Node node = stack.pop();
+                int previousKey = -1;
+                for (Node child : node.children) {
+                    check(child.parent == node, "child's parent link", child);
+                    check(child.length() > 0, "empty edge", child);
+                    int key = EdgeText.firstCodePoint(child.edge);
+                    check(key > previousKey, "children sorted by distinct first code point", child);
+                    previousKey = key;
+                    check(child.tenants.length > 0, "node without tenants", child);
+                    for (int i = 0; i < child.tenants.length; i++) {
+                        int handle = Node.handle(child.tenants[i]);
+                        check(i == 0 || handle > Node.handle(child.tenants[i - 1]), "tenants sorted", child);
+                        check(registry.nameOf(handle) != null, "tenant handle registered", child);
+                        check(node == root || node.holds(handle), "tenant at node is at parent", child);
+                        perTenant[handle] += child.length();
+                    }
+                    Object edge = child.edge;
+                    check(!(edge instanceof char[] c) || EdgeText.compact(c, 0, c.length) instanceof char[],
+                            "Latin-1 edge stored as bytes", child);
+                    check(node == root || !Character.isHighSurrogate(EdgeText.unit(node.edge, node.length() - 1))
+                            || !Character.isLowSurrogate(EdgeText.unit(edge, 0)), "no surrogate pair split", child);
+                    chars += child.length();
+                    nodes++;
+                    stack.push(child);
+                }
+            }
+            check(chars == storedChars, "stored chars " + storedChars + " equal a recount " + chars, root);
+            check(nodes == nodeCount, "node count " + nodeCount + " equals a recount " + nodes, root);
+            for (int h = 0; h < perTenant.length; h++) {
+                long counted = h < tenantChars.length ? tenantChars[h] : 0;
+                check(perTenant[h] == counted, "tenant " + registry.nameOf(h) + " chars " + counted
+                        + " equal a recount " + perTenant[h], root);
+            }
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private static void check(boolean ok, String invariant, Node node) {
+        if (!ok) {
+            throw new IllegalStateException("invariant broken: " + invariant + " at " + node);
+        }
+    }
+
+    /**
+     * For each tenant, the texts it still holds in full: root-to-node strings ending at nodes where no child holds
+     * the tenant. Tenants registered with nothing stored map to an empty list.
+     */
+    Map<String, List<String>> storedTexts() {
+        lock.readLock().lock();
+        try {
+            Map<String, List<String>> texts = new HashMap<>();
+            for (String name : registry.names()) {
+                texts.put(name, new ArrayList<>());
+            }
+            collectTexts(root, new StringBuilder(), texts);
+            return texts;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private void collectTexts(Node node, StringBuilder prefix, Map<String, List<String>> texts) {
+        // Recursion depth is the tree depth; tests keep texts short.
+        for (Node child : node.children) {
+            int mark = prefix.length();
+            EdgeText.appendTo(prefix, child.edge);
+            for (long slot : child.tenants) {
+                if (!child.anyChildHolds(Node.handle(slot))) {
+                    texts.get(registry.nameOf(Node.handle(slot))).add(prefix.toString());
+                }
+            }
+            collectTexts(child, prefix, texts);
+            prefix.setLength(mark);
+        }
+    }
+
+    /** The path of one walk; grows as needed. */
+    private static final class Walk {
+        Node[] nodes = new Node[8];
+        int[] ends = new int[8];
+        int size;
+
+        void add(Node node, int end) {
+            if (size == nodes.length) {
+                nodes = Arrays.copyOf(nodes, size * 2);
+                ends = Arrays.copyOf(ends, size * 2);
+            }
+            nodes[size] = node;
+            ends[size] = end;
+            size++;
+        }
+
+        PrefixMatch toMatch(int textChars, TenantRegistry registry) {
+            long[][] tenants = new long[size][];
+            for (int i = 0; i < size; i++) {
+                tenants[i] = nodes[i].tenants;
+            }
+            return new PrefixMatch(textChars, Arrays.copyOf(ends, size), tenants, registry);
+        }
+    }
+}
