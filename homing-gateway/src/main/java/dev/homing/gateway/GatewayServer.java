@@ -206,7 +206,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     }
 
     private static void tooLarge(HttpServerRequest req, long limit) {
-        req.response().putHeader("connection", "close");
+        if (req.version() != io.vertx.core.http.HttpVersion.HTTP_2) {
+            // HTTP/1.1 cannot skip the rest of an upload on a live connection; HTTP/2 resets just the stream.
+            req.response().putHeader("connection", "close");
+        }
         fail(req, new ApiError(413, "payload_too_large", "Request body is larger than " + limit + " bytes"));
     }
 

@@ -134,7 +134,8 @@ public final class UpstreamProxy {
                 if (done) {
                     return;
                 }
-                if (record.firstByte() >= 0 && sentNanos > 0) {
+                if (sentNanos != 0) {
+                    record.firstByte();
                     metrics.upstreamFirstByte(record.model(), route.path(), System.nanoTime() - sentNanos);
                     sentNanos = 0;
                 }
