@@ -187,19 +187,17 @@ public final class UpstreamProxy {
             if (done) {
                 return;
             }
+            // Finish first: resetting the upstream fails its future at once, and that path must find us done.
+            finish(499, "client_disconnected", "client_disconnected");
             if (upstreamRequest != null) {
                 upstreamRequest.reset();
             }
-            finish(499, "client_disconnected", "client_disconnected");
         }
 
         private void timedOut() {
             timer = -1;
             if (done) {
                 return;
-            }
-            if (upstreamRequest != null) {
-                upstreamRequest.reset();
             }
             metrics.workerError("timeout");
             if (response.headWritten()) {
@@ -209,6 +207,9 @@ public final class UpstreamProxy {
                         + " did not answer within " + requestTimeoutMs / 1000 + " s").send(response);
             }
             finish(504, "call_upstream_timeout", "timeout");
+            if (upstreamRequest != null) {
+                upstreamRequest.reset();
+            }
         }
 
         private void finish(int status, String errorCode, String errorType) {

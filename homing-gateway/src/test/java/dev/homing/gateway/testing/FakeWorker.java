@@ -27,7 +27,9 @@ public final class FakeWorker implements AutoCloseable {
         /** Never answers. */
         HANG,
         /** Streams an event every few milliseconds until the client goes away. */
-        ENDLESS_STREAM
+        ENDLESS_STREAM,
+        /** Streams as fast as the connection takes it (bounded to 256 MiB), noting when its write queue fills. */
+        FLOOD
     }
 
     /** One request as the worker saw it. */
@@ -46,6 +48,8 @@ public final class FakeWorker implements AutoCloseable {
     private final String model;
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final AtomicInteger streamsCutByClient = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean sawBackpressure =
+            new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Behaviour behaviour = Behaviour.NORMAL;
     private volatile boolean healthy = true;
 
@@ -91,6 +95,11 @@ public final class FakeWorker implements AutoCloseable {
         return streamsCutByClient.get();
     }
 
+    /** A FLOOD stream found its write queue full: whoever reads from it stopped reading. */
+    public boolean sawBackpressure() {
+        return sawBackpressure.get();
+    }
+
     public void clear() {
         received.clear();
     }
@@ -119,6 +128,10 @@ public final class FakeWorker implements AutoCloseable {
                     .end("{\"error\":{\"message\":\"boom\"}}");
             case HANG -> { }
             case ENDLESS_STREAM -> endless(resp);
+            case FLOOD -> {
+                resp.setChunked(true).putHeader("content-type", "text/event-stream");
+                flood(resp, new long[] {0});
+            }
             case NORMAL -> {
                 if (stream) {
                     resp.setChunked(true).putHeader("content-type", "text/event-stream");
@@ -138,6 +151,20 @@ public final class FakeWorker implements AutoCloseable {
                 + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},"
                 + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,"
                 + "\"total_tokens\":6,\"prompt_tokens_details\":{\"cached_tokens\":2}},\"worker\":\"" + url() + "\"}";
+    }
+
+    private void flood(HttpServerResponse resp, long[] written) {
+        Buffer chunk = Buffer.buffer("data: " + "y".repeat(16 * 1024) + "\n\n");
+        while (!resp.writeQueueFull() && written[0] < 256L * 1024 * 1024 && !resp.closed()) {
+            resp.write(chunk);
+            written[0] += chunk.length();
+        }
+        if (resp.writeQueueFull()) {
+            sawBackpressure.set(true);
+            resp.drainHandler(v -> flood(resp, written));
+        } else if (!resp.closed()) {
+            resp.end();
+        }
     }
 
     private void endless(HttpServerResponse resp) {
