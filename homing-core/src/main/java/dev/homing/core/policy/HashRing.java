@@ -72,7 +72,8 @@ final class HashRing {
         return Decision.NONE;
     }
 
-    private Layout layoutFor(List<WorkerView> workers) {
+    /** The ring for this set of workers, built only if the set differs from the last one seen. */
+    Layout layoutFor(List<WorkerView> workers) {
         Layout current = layout;
         if (current.describes(workers)) {
             return current;
@@ -83,7 +84,7 @@ final class HashRing {
     }
 
     /** The ring for one set of worker ids: {@code owners[k]} is the index in {@code ids} of point {@code k}'s owner. */
-    private record Layout(String[] ids, Set<String> idSet, long[] points, int[] owners) {
+    record Layout(String[] ids, Set<String> idSet, long[] points, int[] owners) {
 
         static Layout build(List<WorkerView> workers) {
             String[] ids = new String[workers.size()];

@@ -1,5 +1,6 @@
 package dev.homing.core.policy;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -137,16 +138,18 @@ public final class ManualPolicy implements RoutingPolicy {
         };
     }
 
+    /** The session's candidates with {@code workerId} appended, the oldest dropped beyond the limit; counted. */
     private List<String> appendCandidate(Session old, String workerId) {
+        List<String> candidates = new ArrayList<>(MAX_CANDIDATES);
+        if (old != null) {
+            candidates.addAll(old.candidates);
+        }
+        candidates.add(workerId);
         countKeyAdded(workerId);
-        if (old == null) {
-            return List.of(workerId);
+        if (candidates.size() > MAX_CANDIDATES) {
+            countKeyRemoved(candidates.removeFirst());
         }
-        if (old.candidates.size() < MAX_CANDIDATES) {
-            return List.of(old.candidates.getFirst(), workerId);
-        }
-        countKeyRemoved(old.candidates.getFirst());
-        return List.of(old.candidates.getLast(), workerId);
+        return List.copyOf(candidates);
     }
 
     private static int newestAvailableCandidate(Session session, List<WorkerView> workers) {

@@ -29,9 +29,8 @@ class AvailabilityTest {
                 Decision decision = policy.select(workers, request);
                 long failingSeed = seed;
                 int failingRound = round;
-                Supplier<String> context = () -> "policy %s, seed %d, round %d, workers %s, %d chars, key %s, target %s, implicit %s, decision %s"
-                        .formatted(name, failingSeed, failingRound, workers, request.text().length(),
-                                request.routingKey(), request.targetWorker(), request.implicitKey(), decision);
+                Supplier<String> context = () -> "policy %s, seed %d, round %d: %s"
+                        .formatted(name, failingSeed, failingRound, describe(workers, request, decision));
                 if (decision.found()) {
                     assertThat(workers.get(decision.workerIndex()).available()).as(context).isTrue();
                 } else if (!decision.branch().equals(ConsistentHashingPolicy.TARGET_WORKER_MISS)) {
@@ -43,6 +42,11 @@ class AvailabilityTest {
                 }
             }
         }
+    }
+
+    private static String describe(List<WorkerView> workers, RoutingRequest request, Decision decision) {
+        return "workers %s, text of %d chars, key %s, target %s, implicit %s, decision %s".formatted(workers,
+                request.text().length(), request.routingKey(), request.targetWorker(), request.implicitKey(), decision);
     }
 
     /** Up to six workers from a pool of eight ids, each available with probability 0.7, with random loads. */
