@@ -1,58 +1,60 @@
 package dev.homing.core.tree;
 
-import java.util.Arrays;
-
 /**
- * The text on one tree edge, stored as {@code byte[]} (Latin-1, one byte a character) when every UTF-16 unit fits
- * in a byte and as {@code char[]} otherwise. Edges are never empty except the root's.
+ * Comparing request text with edge text in place. Edges are {@link String}s: with compact strings (the JVM's
+ * default) text whose characters all fit in Latin-1 is stored one byte a character, and a comparison between two
+ * strings of the same coding is a vectorised mismatch, so the request text is walked where it lies, never copied.
  */
 final class EdgeText {
 
-    static final byte[] EMPTY = new byte[0];
+    /** Below this many units a partial match is finished one character at a time: cheaper than another probe. */
+    private static final int SCALAR_TAIL = 32;
 
     private EdgeText() {
     }
 
-    static int length(Object edge) {
-        return edge instanceof byte[] b ? b.length : ((char[]) edge).length;
+    /** The first code point, which keys an edge among its siblings; a lone surrogate is its own code point. */
+    static int firstCodePoint(String edge) {
+        return edge.codePointAt(0);
     }
 
-    static char unit(Object edge, int i) {
-        return edge instanceof byte[] b ? (char) (b[i] & 0xFF) : ((char[]) edge)[i];
+    /**
+     * How many leading units of {@code edge} equal {@code text} from {@code from} on, never ending between the two
+     * halves of a surrogate pair in either string.
+     */
+    static int commonPrefix(String edge, String text, int from) {
+        return alignToCodePoint(edge, text, from, rawCommonPrefix(edge, text, from));
     }
 
-    /** The first code point, which keys the edge among its siblings. */
-    static int firstCodePoint(Object edge) {
-        return edge instanceof byte[] b ? b[0] & 0xFF : Character.codePointAt((char[]) edge, 0);
-    }
-
-    static Object slice(Object edge, int from, int to) {
-        if (edge instanceof byte[] b) {
-            return Arrays.copyOfRange(b, from, to);
+    private static int rawCommonPrefix(String edge, String text, int from) {
+        int n = Math.min(edge.length(), text.length() - from);
+        if (text.regionMatches(from, edge, 0, n)) {
+            return n; // every edge but the last on a path ends here, after one vectorised compare
         }
-        return compact((char[]) edge, from, to);
-    }
-
-    static Object compact(char[] chars, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (chars[i] > 0xFF) {
-                return Arrays.copyOfRange(chars, from, to);
+        // The first difference lies in [lo, hi); halving costs at most twice the range in vectorised compares.
+        int lo = 0;
+        int hi = n;
+        while (hi - lo > SCALAR_TAIL) {
+            int mid = (lo + hi) >>> 1;
+            if (text.regionMatches(from + lo, edge, lo, mid - lo)) {
+                lo = mid;
+            } else {
+                hi = mid;
             }
         }
-        byte[] bytes = new byte[to - from];
-        for (int i = from; i < to; i++) {
-            bytes[i - from] = (byte) chars[i];
+        while (lo < hi && text.charAt(from + lo) == edge.charAt(lo)) {
+            lo++;
         }
-        return bytes;
+        return lo;
     }
 
-    static void appendTo(StringBuilder out, Object edge) {
-        if (edge instanceof byte[] b) {
-            for (byte x : b) {
-                out.append((char) (x & 0xFF));
-            }
-        } else {
-            out.append((char[]) edge);
+    /** Moves a match length back by one unit when it would end between the halves of a surrogate pair. */
+    private static int alignToCodePoint(String edge, String text, int from, int n) {
+        if (n == 0 || !Character.isHighSurrogate(edge.charAt(n - 1))) {
+            return n;
         }
+        boolean edgeContinues = n < edge.length() && Character.isLowSurrogate(edge.charAt(n));
+        boolean textContinues = from + n < text.length() && Character.isLowSurrogate(text.charAt(from + n));
+        return edgeContinues || textContinues ? n - 1 : n;
     }
 }

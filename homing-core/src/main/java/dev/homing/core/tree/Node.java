@@ -23,20 +23,20 @@ final class Node {
     private static final Node[] NO_CHILDREN = new Node[0];
 
     Node parent;
-    /** {@code byte[]} (Latin-1) or {@code char[]}; see {@link EdgeText}. */
-    Object edge;
+    /** Never empty except at the root; see {@link EdgeText}. */
+    String edge;
     /** Sorted by {@link EdgeText#firstCodePoint}; distinct first code points. */
     Node[] children = NO_CHILDREN;
     long[] tenants;
 
-    Node(Node parent, Object edge, long[] tenants) {
+    Node(Node parent, String edge, long[] tenants) {
         this.parent = parent;
         this.edge = edge;
         this.tenants = tenants;
     }
 
     int length() {
-        return EdgeText.length(edge);
+        return edge.length();
     }
 
     static long slot(int handle, long stamp) {
@@ -178,8 +178,6 @@ final class Node {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder();
-        EdgeText.appendTo(s, edge);
-        return s + Arrays.toString(Arrays.stream(tenants).mapToInt(Node::handle).toArray());
+        return edge + Arrays.toString(Arrays.stream(tenants).mapToInt(Node::handle).toArray());
     }
 }

@@ -1,0 +1,185 @@
+package dev.homing.core.policy;
+
+import dev.homing.core.tree.PrefixMatch;
+import dev.homing.core.tree.PrefixTree;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Routes a request to the worker most likely to hold its prompt prefix in cache, unless the workers' loads are too
+ * far apart. The decision order is the reference gateway's:
+ * <ol>
+ *   <li>no available worker: none ({@code no_available_workers});</li>
+ *   <li>imbalanced, meaning {@code max - min > balanceAbsThreshold} and {@code max > min * balanceRelThreshold}
+ *       (both strict, loads over the available workers): the least-loaded worker ({@code imbalance});</li>
+ *   <li>otherwise match the text in the tree: a match ratio strictly above {@code cacheThreshold} goes to a worker
+ *       holding the match ({@code hit}), anything else to the least-loaded worker ({@code miss}).</li>
+ * </ol>
+ * Every branch then inserts the text for the chosen worker. Differences from the reference, each a fix of a known
+ * problem: a matched worker that is unavailable is passed over, not wiped from the tree, and the request goes to the
+ * best available holder or the least-loaded worker rather than to the first worker; ties among the least loaded
+ * rotate instead of always going to the first; among workers holding the same longest match the least loaded wins.
+ *
+ * <p>Thread-safe: the tree locks itself, the tie-break rotation is an atomic counter and the cached worker
+ * positions are immutable snapshots checked on every use.
+ */
+public final class CacheAwarePolicy implements RoutingPolicy {
+
+    private final double cacheThreshold;
+    private final int balanceAbsThreshold;
+    private final double balanceRelThreshold;
+    private final PrefixTree tree;
+    /** Which of several equally loaded workers goes next; starts at the seed, so runs repeat for a given seed. */
+    private final AtomicLong turn;
+    /** Last known positions of worker ids; a racy cache, each answer verified against the list at hand. */
+    private volatile WorkerPositions positions = WorkerPositions.NONE;
+
+    /** @param nanoClock unused: the tree orders by a logical clock; kept so every policy is built the same way */
+    public CacheAwarePolicy(PolicyConfig config, LongSupplier nanoClock) {
+        this.cacheThreshold = config.cacheThreshold();
+        this.balanceAbsThreshold = config.balanceAbsThreshold();
+        this.balanceRelThreshold = config.balanceRelThreshold();
+        this.tree = new PrefixTree(config.maxTreeSize());
+        this.turn = new AtomicLong(config.seed());
+    }
+
+    @Override
+    public String name() {
+        return "cache_aware";
+    }
+
+    /** The model's tree, for metrics and tests. */
+    public PrefixTree tree() {
+        return tree;
+    }
+
+    @Override
+    public Decision select(List<WorkerView> workers, RoutingRequest request) {
+        int min = Integer.MAX_VALUE;
+        int max = Integer.MIN_VALUE;
+        for (WorkerView w : workers) {
+            if (w.available()) {
+                min = Math.min(min, w.inFlight());
+                max = Math.max(max, w.inFlight());
+            }
+        }
+        if (max == Integer.MIN_VALUE) {
+            return Decision.none("no_available_workers");
+        }
+        String text = request.text();
+        if (imbalanced(min, max)) {
+            int chosen = leastLoaded(workers, min);
+            int held = tree.insert(text, workers.get(chosen).id());
+            return new Decision(chosen, "imbalance", held, text.length());
+        }
+        int minLoad = min;
+        return tree.matchAndInsert(text, match -> decide(workers, minLoad, match),
+                decision -> workers.get(decision.workerIndex()).id());
+    }
+
+    private boolean imbalanced(int min, int max) {
+        return (long) max - min > balanceAbsThreshold && max > min * balanceRelThreshold;
+    }
+
+    /** Runs under the tree's lock; looks at the tenants of the matched levels only, not at every worker. */
+    private Decision decide(List<WorkerView> workers, int minLoad, PrefixMatch match) {
+        int textChars = match.textChars();
+        // Deepest level first: its tenants hold the longest match. When none of them is available (gone,
+        // unhealthy, circuit open) the next level up is the best other holder. The reference wiped such a
+        // tenant from the whole tree on the request path and sent the request to worker 0 instead.
+        for (int level = match.levels() - 1; level >= 0; level--) {
+            int end = match.levelEnd(level);
+            if (!aboveThreshold(end, textChars)) {
+                break;
+            }
+            int chosen = leastLoadedHolder(workers, match, level);
+            if (chosen >= 0) {
+                return new Decision(chosen, "hit", end, textChars);
+            }
+        }
+        int chosen = leastLoaded(workers, minLoad);
+        return new Decision(chosen, "miss", match.matchedCharsFor(workers.get(chosen).id()), textChars);
+    }
+
+    private boolean aboveThreshold(int matched, int textChars) {
+        double ratio = textChars == 0 ? 0.0 : (double) matched / textChars;
+        return ratio > cacheThreshold;
+    }
+
+    /** The least-loaded available worker among the tenants at {@code level}, ties rotated; -1 when none. */
+    private int leastLoadedHolder(List<WorkerView> workers, PrefixMatch match, int level) {
+        int[] candidates = new int[match.tenantCount(level)];
+        int count = 0;
+        int best = Integer.MAX_VALUE;
+        int ties = 0;
+        for (int i = 0; i < candidates.length; i++) {
+            int index = positionOf(match.tenantName(match.tenantAt(level, i)), workers);
+            if (index < 0 || !workers.get(index).available()) {
+                continue;
+            }
+            candidates[count++] = index;
+            int load = workers.get(index).inFlight();
+            if (load < best) {
+                best = load;
+                ties = 1;
+            } else if (load == best) {
+                ties++;
+            }
+        }
+        if (ties == 0) {
+            return -1;
+        }
+        int pick = nextTie(ties);
+        for (int i = 0; i < count; i++) {
+            if (workers.get(candidates[i]).inFlight() == best && pick-- == 0) {
+                return candidates[i];
+            }
+        }
+        throw new AssertionError("tie count changed while counting");
+    }
+
+    /** The index of worker {@code id} in {@code workers}, or -1; rebuilds the cached positions when they are stale. */
+    private int positionOf(String id, List<WorkerView> workers) {
+        int index = positions.find(id, workers);
+        if (index == WorkerPositions.STALE) {
+            WorkerPositions rebuilt = WorkerPositions.of(workers);
+            positions = rebuilt;
+            index = rebuilt.find(id, workers);
+        }
+        return index;
+    }
+
+    /** The available worker with load {@code minLoad}; several such workers take turns. */
+    private int leastLoaded(List<WorkerView> workers, int minLoad) {
+        int ties = 0;
+        for (WorkerView w : workers) {
+            if (w.available() && w.inFlight() == minLoad) {
+                ties++;
+            }
+        }
+        int pick = nextTie(ties);
+        for (int i = 0; i < workers.size(); i++) {
+            WorkerView w = workers.get(i);
+            if (w.available() && w.inFlight() == minLoad && pick-- == 0) {
+                return i;
+            }
+        }
+        throw new AssertionError("no available worker with the minimum load");
+    }
+
+    /** Which of {@code ties} equal candidates to take. The reference always took the first, which piles onto it. */
+    private int nextTie(int ties) {
+        return ties == 1 ? 0 : (int) Math.floorMod(turn.getAndIncrement(), (long) ties);
+    }
+
+    @Override
+    public void onWorkerRemoved(String workerId) {
+        tree.removeTenant(workerId);
+    }
+
+    @Override
+    public void maintain() {
+        tree.evict();
+    }
+}
