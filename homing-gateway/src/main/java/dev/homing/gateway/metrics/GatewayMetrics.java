@@ -1,10 +1,12 @@
 package dev.homing.gateway.metrics;
 
+import dev.homing.core.policy.CacheAwarePolicy;
 import dev.homing.core.policy.Decision;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -16,7 +18,7 @@ import java.util.List;
 /**
  * The gateway's Prometheus metrics: the reference's {@code smg_*} families with its names and labels for every
  * feature Homing has, plus {@code homing_*} families the reference lacks (policy branches, match ratio, upstream
- * time to first byte). Recorded once per request or probe, never per token. Worker gauges are read from the
+ * time to first byte, prefix-tree size and evictions). Recorded once per request or probe, never per token. Worker gauges are read from the
  * registry at scrape time, so they need no bookkeeping. Thread-safe (client_java metrics are).
  */
 public final class GatewayMetrics {
@@ -107,6 +109,24 @@ public final class GatewayMetrics {
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
                         cb.call(pool.workers().size(), WORKER_TYPE, CONNECTION_MODE, pool.model());
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("homing_tree_chars")
+                .help("Characters held by the model's cache_aware prefix tree").labelNames("model")
+                .callback(cb -> {
+                    for (ModelPool pool : workers.pools()) {
+                        if (pool.policy() instanceof CacheAwarePolicy cacheAware) {
+                            cb.call(cacheAware.tree().stats().storedChars(), pool.model());
+                        }
+                    }
+                }).register(registry);
+        CounterWithCallback.builder().name("homing_tree_evicted_chars_total")
+                .help("Characters evicted from the model's cache_aware prefix tree").labelNames("model")
+                .callback(cb -> {
+                    for (ModelPool pool : workers.pools()) {
+                        if (pool.policy() instanceof CacheAwarePolicy cacheAware) {
+                            cb.call(cacheAware.tree().stats().evictedChars(), pool.model());
+                        }
                     }
                 }).register(registry);
         try {
