@@ -24,6 +24,8 @@ public final class RequestRecord {
     private String branch = "-";
     private double matchRatio = -1;
     private long firstByteNanos = -1;
+    private long promptTokens = -1;
+    private long cachedTokens = -1;
     private boolean completed;
 
     public RequestRecord(GatewayMetrics metrics, String requestId, String method, String path) {
@@ -46,6 +48,12 @@ public final class RequestRecord {
         this.worker = worker;
         this.branch = branch;
         this.matchRatio = matchRatio;
+    }
+
+    /** The token counts the worker reported for this request. */
+    public void usage(long prompt, long cached) {
+        this.promptTokens = prompt;
+        this.cachedTokens = cached;
     }
 
     public String model() {
@@ -74,10 +82,11 @@ public final class RequestRecord {
         metrics.httpRequest(method, path, status, errorCode, total);
         if (ACCESS.isInfoEnabled()) {
             ACCESS.info("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
-                            + "ttfb_ms={} total_ms={}",
+                            + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}",
                     requestId, method, path, model, worker, branch,
                     matchRatio < 0 ? "-" : String.format(Locale.ROOT, "%.3f", matchRatio), status,
                     errorCode == null ? "" : " error=" + errorCode,
+                    promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens,
                     firstByteNanos < 0 ? "-" : String.format(Locale.ROOT, "%.1f", firstByteNanos / 1e6),
                     String.format(Locale.ROOT, "%.1f", total / 1e6));
         }

@@ -43,6 +43,8 @@ public final class GatewayMetrics {
     private final Counter decisions;
     private final Histogram matchRatio;
     private final Histogram upstreamFirstByte;
+    private final Counter promptTokens;
+    private final Counter cachedTokens;
 
     public GatewayMetrics(WorkerRegistry workers, List<Double> durationBuckets, String backend) {
         this.backend = backend;
@@ -90,6 +92,12 @@ public final class GatewayMetrics {
         upstreamFirstByte = Histogram.builder().name("homing_upstream_first_byte_seconds")
                 .help("Time from sending to a worker to its first response byte (time to first token for streams)")
                 .labelNames("model", "endpoint").classicOnly().classicUpperBounds(buckets).register(registry);
+        promptTokens = Counter.builder().name("homing_prompt_tokens_total")
+                .help("Prompt tokens workers reported, from the usage at the end of each answer")
+                .labelNames("model", "worker").register(registry);
+        cachedTokens = Counter.builder().name("homing_cached_tokens_total")
+                .help("Prompt tokens workers served from their prefix cache; divided by homing_prompt_tokens_total "
+                        + "it is the realised cache hit rate").labelNames("model", "worker").register(registry);
         GaugeWithCallback.builder().name("smg_worker_requests_active")
                 .help("Requests in flight per worker (the load cache_aware balances)").labelNames("worker")
                 .callback(cb -> {
@@ -166,6 +174,11 @@ public final class GatewayMetrics {
 
     public void upstreamFirstByte(String model, String endpoint, long nanos) {
         upstreamFirstByte.labelValues(model, endpoint).observe(nanos / 1e9);
+    }
+
+    public void usage(String model, String worker, long prompt, long cached) {
+        promptTokens.labelValues(model, worker).inc(prompt);
+        cachedTokens.labelValues(model, worker).inc(cached);
     }
 
     public void upstreamResponse(int status) {

@@ -84,6 +84,7 @@ public final class UpstreamProxy {
         private long timer = -1;
         private long sentNanos;
         private boolean done;
+        private final UsageTail usage = new UsageTail();
 
         Exchange(HttpServerRequest request, Buffer body, InferenceRoute route, SniffedRequest sniffed,
                  InFlightSlot slot, RequestRecord record) {
@@ -139,6 +140,7 @@ public final class UpstreamProxy {
                     metrics.upstreamFirstByte(record.model(), route.path(), System.nanoTime() - sentNanos);
                     sentNanos = 0;
                 }
+                usage.saw(chunk);
                 response.write(chunk);
                 if (response.writeQueueFull()) {
                     upstream.pause();
@@ -149,9 +151,18 @@ public final class UpstreamProxy {
                 if (done) {
                     return;
                 }
-                response.end();
+                if (upstream.statusCode() / 100 == 2) {
+                    UsageTail.Usage seen = usage.scan();
+                    if (seen != null) {
+                        record.usage(seen.promptTokens(), seen.cachedTokens());
+                        metrics.usage(record.model(), slot.worker().url(), seen.promptTokens(), seen.cachedTokens());
+                    }
+                }
+                // Finish before ending: on HTTP/2 ending the response closes the stream, which runs the close
+                // handler at once, and that must not read as a client disconnect.
                 finish(upstream.statusCode(), upstream.statusCode() >= 400 ? "upstream_" + upstream.statusCode()
                         : null, null);
+                response.end();
             });
             upstream.exceptionHandler(err -> {
                 if (done) {
@@ -179,12 +190,13 @@ public final class UpstreamProxy {
                     : new ApiError(502, "call_upstream_failed",
                             "Request to worker " + slot.worker().url() + " failed: " + err.getMessage());
             metrics.workerError(connect ? "connection_failed" : "request_failed");
-            error.send(response);
+            // Release before answering, so a client that sees the error sees the worker's load already down.
             finish(error.status(), error.code(), error.code());
+            error.send(response);
         }
 
         private void clientGone() {
-            if (done) {
+            if (done || response.ended()) {
                 return;
             }
             // Finish first: resetting the upstream fails its future at once, and that path must find us done.
@@ -200,13 +212,13 @@ public final class UpstreamProxy {
                 return;
             }
             metrics.workerError("timeout");
+            finish(504, "call_upstream_timeout", "timeout");
             if (response.headWritten()) {
                 response.reset();
             } else {
                 new ApiError(504, "call_upstream_timeout", "Worker " + slot.worker().url()
                         + " did not answer within " + requestTimeoutMs / 1000 + " s").send(response);
             }
-            finish(504, "call_upstream_timeout", "timeout");
             if (upstreamRequest != null) {
                 upstreamRequest.reset();
             }

@@ -94,6 +94,19 @@ class DataPlaneTest {
     }
 
     @Test
+    void aStreamIsRelayedToAClientThatSpeaksHttp2() {
+        HttpResponse<String> response = gateway.sendOverHttp2(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(gateway.url("/v1/chat/completions")))
+                .timeout(java.time.Duration.ofSeconds(10)).header("content-type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(bodyFor(InferenceRoute.CHAT, true))).build());
+
+        assertThat(response.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
+        assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
+        // The client may hold the whole body a moment before the gateway sees the worker's end.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
     void malformedJsonIsRefusedWith400AndNeverReachesTheWorker() {
         HttpResponse<String> response = gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":");
 

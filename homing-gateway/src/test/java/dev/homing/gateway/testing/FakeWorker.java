@@ -26,6 +26,8 @@ public final class FakeWorker implements AutoCloseable {
         FAIL_500,
         /** Never answers. */
         HANG,
+        /** Answers like NORMAL after 300 ms. */
+        SLOW,
         /** Streams an event every few milliseconds until the client goes away. */
         ENDLESS_STREAM,
         /** Streams as fast as the connection takes it (bounded to 256 MiB), noting when its write queue fills. */
@@ -127,6 +129,8 @@ public final class FakeWorker implements AutoCloseable {
             case FAIL_500 -> resp.setStatusCode(500).putHeader("content-type", "application/json")
                     .end("{\"error\":{\"message\":\"boom\"}}");
             case HANG -> { }
+            case SLOW -> TestVertx.get().setTimer(300, id -> resp.putHeader("content-type", "application/json")
+                    .end(answer()));
             case ENDLESS_STREAM -> endless(resp);
             case FLOOD -> {
                 resp.setChunked(true).putHeader("content-type", "text/event-stream");

@@ -21,7 +21,12 @@ import static org.awaitility.Awaitility.await;
  */
 public final class RunningGateway implements AutoCloseable {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /**
+     * HTTP/1.1: test gateways come and go on reused ephemeral ports, and a pooled HTTP/2 connection to a port's
+     * previous owner would hang a later test. {@link #sendOverHttp2} covers h2c explicitly.
+     */
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build();
 
     private final Gateway gateway;
 
@@ -70,6 +75,18 @@ public final class RunningGateway implements AutoCloseable {
     public HttpResponse<String> send(HttpRequest request) {
         try {
             return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends with a fresh client that upgrades to HTTP/2 (h2c), as some SDKs do. */
+    public HttpResponse<String> sendOverHttp2(HttpRequest request) {
+        try (HttpClient h2 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
+            return h2.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
