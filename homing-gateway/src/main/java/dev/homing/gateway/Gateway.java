@@ -20,6 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,6 +39,8 @@ public final class Gateway implements AutoCloseable {
     /** Connections per worker; the reference allows 500 idle per host. */
     private static final int POOL_MAX_PER_WORKER = 500;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /** As many servers as cores: each runs on its own event loop, so client I/O uses every core. */
+    private static final int SERVER_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
 
     private final GatewayConfig config;
     private final Vertx vertx;
@@ -44,19 +48,21 @@ public final class Gateway implements AutoCloseable {
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
     private final GatewayMetrics metrics;
-    private final HttpServer server;
+    /** One server per event loop, sharing the port: Vert.x spreads accepted connections over them. */
+    private final List<HttpServer> servers;
     private final MetricsServer metricsServer;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
-                    WorkerLifecycle lifecycle, GatewayMetrics metrics, HttpServer server, MetricsServer metricsServer) {
+                    WorkerLifecycle lifecycle, GatewayMetrics metrics, List<HttpServer> servers,
+                    MetricsServer metricsServer) {
         this.config = config;
         this.vertx = vertx;
         this.client = client;
         this.registry = registry;
         this.lifecycle = lifecycle;
         this.metrics = metrics;
-        this.server = server;
+        this.servers = servers;
         this.metricsServer = metricsServer;
     }
 
@@ -87,31 +93,44 @@ public final class Gateway implements AutoCloseable {
                             config.evictionIntervalSecs()));
             UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs());
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics);
-            HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true)
-                    .setDecompressionSupported(false));
-            server.connectionHandler(conn -> {
-                metrics.connectionOpened();
-                conn.closeHandler(v -> metrics.connectionClosed());
-            });
-            server.requestHandler(handler);
-            await(server.listen(config.port(), config.host()));
+            // Vert.x shares a port among servers listening on the same one; a negative port is a random port
+            // shared by every server given that same number, so port 0 means -1 here.
+            int listenPort = config.port() == 0 ? -1 : config.port();
+            List<HttpServer> servers = new ArrayList<>();
+            for (int i = 0; i < SERVER_INSTANCES; i++) {
+                HttpServer server = newServer(vertx, handler, metrics);
+                await(server.listen(listenPort, config.host()));
+                servers.add(server);
+            }
+            HttpServer first = servers.getFirst();
             MetricsServer metricsServer = config.prometheusPort() < 0 ? null
                     : await(MetricsServer.start(vertx, metrics.registry(), config.prometheusHost(),
                             config.prometheusPort()));
             lifecycle.start();
-            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, server,
+            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, servers,
                     metricsServer);
             for (String url : config.workerUrls()) {
                 gateway.addWorker(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
             }
             LOG.info("Homing gateway listening on {}:{} (policy {}, metrics port {}), {} worker(s) registering",
-                    config.host(), server.actualPort(), config.policy(),
+                    config.host(), first.actualPort(), config.policy(),
                     metricsServer == null ? "off" : metricsServer.port(), config.workerUrls().size());
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();
             throw e;
         }
+    }
+
+    private static HttpServer newServer(Vertx vertx, GatewayServer handler, GatewayMetrics metrics) {
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true)
+                .setDecompressionSupported(false));
+        server.connectionHandler(conn -> {
+            metrics.connectionOpened();
+            conn.closeHandler(v -> metrics.connectionClosed());
+        });
+        server.requestHandler(handler);
+        return server;
     }
 
     private static <T> T await(Future<T> future) {
@@ -134,7 +153,7 @@ public final class Gateway implements AutoCloseable {
     }
 
     public int port() {
-        return server.actualPort();
+        return servers.getFirst().actualPort();
     }
 
     /** The metrics port, or -1 when metrics are off. */
@@ -168,7 +187,9 @@ public final class Gateway implements AutoCloseable {
         closed = true;
         lifecycle.stop();
         try {
-            server.shutdown(grace.toMillis(), TimeUnit.MILLISECONDS).toCompletionStage().toCompletableFuture()
+            List<Future<Void>> shutdowns = servers.stream()
+                    .map(s -> s.shutdown(grace.toMillis(), TimeUnit.MILLISECONDS)).toList();
+            Future.join(shutdowns).toCompletionStage().toCompletableFuture()
                     .get(grace.toMillis() + 5_000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             LOG.warn("shutdown did not finish cleanly: {}", e.getMessage());

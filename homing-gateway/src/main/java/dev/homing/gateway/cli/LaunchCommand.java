@@ -399,7 +399,14 @@ public final class LaunchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         GatewayConfig config = resolve(spec.commandLine());
         LogSetup.apply(config);
-        Gateway gateway = Gateway.start(config);
+        Gateway gateway;
+        try {
+            gateway = Gateway.start(config);
+        } catch (IllegalStateException e) {
+            // A port in use or the like: a sentence for the operator, not a stack trace.
+            spec.commandLine().getErr().println("homing: cannot start: " + e.getMessage());
+            return 1;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             gateway.close();
