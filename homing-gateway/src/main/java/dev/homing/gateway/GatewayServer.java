@@ -231,8 +231,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             fail(req, new ApiError(e.status(), e.code(), e.getMessage()));
             return;
         }
-        ModelPool.Selection selection = pool.select(new RoutingRequest(sniffed.routingText(),
-                req.getHeader("x-smg-routing-key"), req.getHeader("x-smg-target-worker"), implicitKey(req)));
+        RoutingRequest routing = new RoutingRequest(sniffed.routingText(), req.getHeader("x-smg-routing-key"),
+                req.getHeader("x-smg-target-worker"), implicitKey(req));
+        ModelPool.Selection selection = pool.select(routing);
         if (!selection.found()) {
             fail(req, new ApiError(503, "no_available_workers",
                     "No available workers (all unhealthy or draining) for model " + pool.model()));
@@ -242,7 +243,16 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         record.routed(pool.model(), selection.slot().worker().url(), selection.decision().branch(),
                 selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
         metrics.routed(pool.model(), route.path(), sniffed.stream(), policy, selection.decision());
-        proxy.forward(req, body, route, sniffed, selection.slot(), record);
+        java.util.Set<Worker> tried = new java.util.HashSet<>();
+        proxy.forward(req, body, route, sniffed, selection.slot(), record, unreachable -> {
+            tried.add(unreachable);
+            if (!config.disableHealthCheck()) {
+                // Health probes bring it back; with health checks off nothing would, so it stays in rotation.
+                unreachable.markUnreachable();
+            }
+            ModelPool.Selection next = pool.select(routing, tried);
+            return next.found() ? next.slot() : null;
+        });
     }
 
     private static String implicitKey(HttpServerRequest req) {

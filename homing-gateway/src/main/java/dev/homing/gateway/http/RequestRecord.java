@@ -56,6 +56,12 @@ public final class RequestRecord {
         this.cachedTokens = cached;
     }
 
+    /** The request moved to another worker before anything was sent (the first refused the connection). */
+    public void rerouted(String newWorker) {
+        this.worker = newWorker;
+        this.branch = branch + "+failover";
+    }
+
     public String model() {
         return model;
     }

@@ -52,6 +52,8 @@ public final class UpstreamProxy {
 
     /** Connect timeout to workers: a worker that does not accept within this is treated as down (reference: 10 s). */
     private static final long CONNECT_TIMEOUT_MS = 10_000;
+    /** Workers tried per request when connections are refused: enough to step over a dead worker or two. */
+    static final int MAX_CONNECT_ATTEMPTS = 3;
 
     private final Vertx vertx;
     private final HttpClient client;
@@ -65,10 +67,20 @@ public final class UpstreamProxy {
         this.requestTimeoutMs = TimeUnit.SECONDS.toMillis(requestTimeoutSecs);
     }
 
-    /** Forwards {@code body} to the slot's worker at the same path; releases the slot exactly once at the end. */
+    /** Another worker for a request whose worker could not be reached; null when there is none. */
+    @FunctionalInterface
+    public interface Failover {
+        InFlightSlot next(Worker unreachable);
+    }
+
+    /**
+     * Forwards {@code body} to the slot's worker at the same path; releases the slot exactly once at the end. When the
+     * worker refuses the connection (so it cannot have seen the request) the request moves to the worker
+     * {@code failover} offers, up to {@link #MAX_CONNECT_ATTEMPTS} workers in all.
+     */
     public void forward(HttpServerRequest request, Buffer body, InferenceRoute route, SniffedRequest sniffed,
-                        InFlightSlot slot, RequestRecord record) {
-        new Exchange(request, body, route, sniffed, slot, record).start();
+                        InFlightSlot slot, RequestRecord record, Failover failover) {
+        new Exchange(request, body, route, sniffed, slot, record, failover).start();
     }
 
     /** One request's trip to a worker and back. Confined to the client connection's event loop. */
@@ -78,8 +90,10 @@ public final class UpstreamProxy {
         private final Buffer body;
         private final InferenceRoute route;
         private final SniffedRequest sniffed;
-        private final InFlightSlot slot;
         private final RequestRecord record;
+        private final Failover failover;
+        private InFlightSlot slot;
+        private int attempts;
         private HttpClientRequest upstreamRequest;
         private long timer = -1;
         private long sentNanos;
@@ -87,7 +101,7 @@ public final class UpstreamProxy {
         private final UsageTail usage = new UsageTail();
 
         Exchange(HttpServerRequest request, Buffer body, InferenceRoute route, SniffedRequest sniffed,
-                 InFlightSlot slot, RequestRecord record) {
+                 InFlightSlot slot, RequestRecord record, Failover failover) {
             this.request = request;
             this.response = request.response();
             this.body = body;
@@ -95,12 +109,18 @@ public final class UpstreamProxy {
             this.sniffed = sniffed;
             this.slot = slot;
             this.record = record;
+            this.failover = failover;
         }
 
         void start() {
-            Worker worker = slot.worker();
             response.closeHandler(v -> clientGone());
             timer = vertx.setTimer(requestTimeoutMs, id -> timedOut());
+            send();
+        }
+
+        private void send() {
+            attempts++;
+            Worker worker = slot.worker();
             RequestOptions options = new RequestOptions()
                     .setMethod(HttpMethod.POST)
                     .setAbsoluteURI(worker.url() + route.path())
@@ -190,6 +210,16 @@ public final class UpstreamProxy {
                     : new ApiError(502, "call_upstream_failed",
                             "Request to worker " + slot.worker().url() + " failed: " + err.getMessage());
             metrics.workerError(connect ? "connection_failed" : "request_failed");
+            if (connect && upstreamRequest == null && attempts < MAX_CONNECT_ATTEMPTS) {
+                InFlightSlot next = failover.next(slot.worker());
+                if (next != null) {
+                    slot.release();
+                    slot = next;
+                    record.rerouted(next.worker().url());
+                    send();
+                    return;
+                }
+            }
             // Release before answering, so a client that sees the error sees the worker's load already down.
             finish(error.status(), error.code(), error.code());
             error.send(response);

@@ -53,10 +53,17 @@ public final class ModelPool {
      * worker.
      */
     public Selection select(RoutingRequest request) {
+        return select(request, java.util.Set.of());
+    }
+
+    /** As {@link #select(RoutingRequest)}, with {@code excluded} workers shown to the policy as unavailable. */
+    public Selection select(RoutingRequest request, java.util.Set<Worker> excluded) {
         List<Worker> snapshot = workers;
         List<WorkerView> views = new ArrayList<>(snapshot.size());
         for (Worker w : snapshot) {
-            views.add(w.view());
+            WorkerView view = w.view();
+            views.add(excluded.contains(w) ? new WorkerView(view.id(), false, view.inFlight(), view.reportedLoad())
+                    : view);
         }
         Decision decision = policy.select(views, request);
         if (!decision.found() || decision.workerIndex() >= snapshot.size()) {

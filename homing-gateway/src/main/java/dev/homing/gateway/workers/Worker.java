@@ -126,6 +126,15 @@ public final class Worker {
         inFlight.decrementAndGet();
     }
 
+    /**
+     * The worker refused a connection: it takes no traffic until health probes see it well again (the success
+     * threshold in a row), rather than after failure-threshold probes as a silent death would.
+     */
+    public void markUnreachable() {
+        consecutiveSuccesses = 0;
+        healthy = false;
+    }
+
     /** Records a health probe; returns the new health if it changed, else null. Called from one thread at a time. */
     Boolean recordProbe(boolean ok, int failureThreshold, int successThreshold) {
         if (ok) {

@@ -116,7 +116,25 @@ class InFlightAccountingTest {
 
             assertThat(response.statusCode()).isEqualTo(502);
             assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_connection_failed");
-            assertThat(other.inFlight()).isZero();
+            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+        }
+    }
+
+    @Test
+    void aRequestWhoseWorkerRefusesTheConnectionMovesToAnotherWorkerAndTheDeadOneIsBenched() {
+        FakeWorker dead = FakeWorker.start("model-c");
+        try (FakeWorker alive = FakeWorker.start("model-c");
+             RunningGateway other = RunningGateway.start(RunningGateway.config(List.of(dead, alive))
+                     .policy("round_robin").build())) {
+            dead.close();
+
+            for (int i = 0; i < 4; i++) {
+                HttpResponse<String> response = other.post("/generate", "{\"text\":\"hi\"}");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.headers().firstValue("x-worker")).hasValue(alive.url());
+            }
+            assertThat(other.gateway().registry().find(dead.url()).healthy()).isFalse();
+            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
         }
     }
 
