@@ -397,7 +397,15 @@ public final class LaunchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        GatewayConfig config = resolve(spec.commandLine());
+        GatewayConfig config;
+        try {
+            config = resolve(spec.commandLine());
+        } catch (ParameterException e) {
+            // The problem in a sentence or two; the whole flag list after it would bury it.
+            spec.commandLine().getErr().println("homing: " + e.getMessage().replace("\n", "\nhoming: "));
+            spec.commandLine().getErr().println("Run 'homing launch --help' for every flag.");
+            return CommandLine.ExitCode.USAGE;
+        }
         LogSetup.apply(config);
         Gateway gateway;
         try {

@@ -86,15 +86,24 @@ public final class RequestRecord {
         completed = true;
         long total = System.nanoTime() - startNanos;
         metrics.httpRequest(method, path, status, errorCode, total);
-        if (ACCESS.isInfoEnabled()) {
-            ACCESS.info("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
-                            + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}",
-                    requestId, method, path, model, worker, branch,
-                    matchRatio < 0 ? "-" : String.format(Locale.ROOT, "%.3f", matchRatio), status,
-                    errorCode == null ? "" : " error=" + errorCode,
-                    promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens,
-                    firstByteNanos < 0 ? "-" : String.format(Locale.ROOT, "%.1f", firstByteNanos / 1e6),
-                    String.format(Locale.ROOT, "%.1f", total / 1e6));
+        if (!ACCESS.isInfoEnabled()) {
+            return;
         }
+        String ratio = matchRatio < 0 ? "-" : String.format(Locale.ROOT, "%.3f", matchRatio);
+        String ttfb = firstByteNanos < 0 ? "-" : String.format(Locale.ROOT, "%.1f", firstByteNanos / 1e6);
+        String totalMs = String.format(Locale.ROOT, "%.1f", total / 1e6);
+        // The message reads well as text; the key-value pairs make each field a field in JSON logs.
+        ACCESS.atInfo()
+                .addKeyValue("request_id", requestId).addKeyValue("method", method).addKeyValue("route", path)
+                .addKeyValue("model", model).addKeyValue("worker", worker).addKeyValue("branch", branch)
+                .addKeyValue("match_ratio", ratio).addKeyValue("status", status)
+                .addKeyValue("error", errorCode == null ? "-" : errorCode)
+                .addKeyValue("prompt_tokens", promptTokens).addKeyValue("cached_tokens", cachedTokens)
+                .addKeyValue("ttfb_ms", ttfb).addKeyValue("total_ms", totalMs)
+                .log("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
+                                + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}",
+                        requestId, method, path, model, worker, branch, ratio, status,
+                        errorCode == null ? "" : " error=" + errorCode,
+                        promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens, ttfb, totalMs);
     }
 }

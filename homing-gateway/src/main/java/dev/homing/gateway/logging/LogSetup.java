@@ -53,6 +53,13 @@ public final class LogSetup {
         if (json) {
             JsonEncoder encoder = new JsonEncoder();
             encoder.setContext(context);
+            // One readable message plus key-value pairs (the access log's fields), without Logback internals.
+            encoder.setWithFormattedMessage(true);
+            encoder.setWithMessage(false);
+            encoder.setWithArguments(false);
+            encoder.setWithContext(false);
+            encoder.setWithSequenceNumber(false);
+            encoder.setWithNanoseconds(false);
             encoder.start();
             return encoder;
         }

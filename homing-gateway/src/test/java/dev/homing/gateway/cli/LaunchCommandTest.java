@@ -153,6 +153,17 @@ class LaunchCommandTest {
     }
 
     @Test
+    void runningWithAnUnsupportedFlagExitsWithAUsageErrorAndAShortMessage() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new LaunchCommand()).setErr(new PrintWriter(err));
+
+        int exit = commandLine.execute("--enable-mesh");
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).startsWith("homing: --enable-mesh is not supported").doesNotContain("Usage:");
+    }
+
+    @Test
     void helpGroupsTheFlagsAsTheReferenceDoes() {
         StringWriter out = new StringWriter();
         new CommandLine(new LaunchCommand()).usage(new PrintWriter(out));
