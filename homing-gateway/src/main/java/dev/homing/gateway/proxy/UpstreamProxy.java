@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * needs no locks.
  * <ol>
  *   <li>The request body was read whole (bounded by {@code --max-payload-size}), sniffed, and a worker slot taken.
- *   <li>The original body bytes go to the worker on its keep-alive pool.
+ *   <li>The original body bytes go to the worker on its keep-alive pool. If the worker refuses the connection it
+ *       cannot have seen the request: the slot moves to another worker ({@link Failover}) and this step repeats.
  *   <li>The worker's status and headers are copied (minus hop-by-hop) and the head is written at once, so the
  *       client sees its stream start before the first token.
  *   <li>Each chunk from the worker is written to the client as it arrives, unchanged: SSE events pass through with
