@@ -2,12 +2,12 @@ package dev.homing.gateway;
 
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.gateway.config.GatewayConfig;
-import dev.homing.gateway.config.WorkerUrls;
 import dev.homing.gateway.http.ApiError;
+import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.Cors;
+import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestRecord;
-import dev.homing.gateway.metrics.EngineMetricsMerge;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.BadRequestException;
 import dev.homing.gateway.proxy.ForwardedHeaders;
@@ -20,8 +20,6 @@ import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
-import dev.homing.gateway.workers.WorkerSpec;
-import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -29,12 +27,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,9 +39,6 @@ import java.util.Map;
  */
 final class GatewayServer implements Handler<HttpServerRequest> {
 
-    private static final JsonMapper JSON = JsonMapper.shared();
-    /** Admin and worker-API bodies are small; anything larger is a mistake. */
-    private static final long ADMIN_BODY_LIMIT = 1 << 20;
 
     private final GatewayConfig config;
     private final WorkerRegistry registry;
@@ -59,6 +49,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final RequestIds requestIds;
     private final Cors cors;
     private final String expectedAuthorization;
+    private final FanOutRoutes fanOut;
+    private final WorkerApi workerApi;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
                   HttpClient client, GatewayMetrics metrics) {
@@ -71,6 +63,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.requestIds = new RequestIds(config.requestIdHeaders());
         this.cors = new Cors(config.corsAllowedOrigins());
         this.expectedAuthorization = config.apiKey() == null ? null : "Bearer " + config.apiKey();
+        this.fanOut = new FanOutRoutes(registry, lifecycle);
+        this.workerApi = new WorkerApi(registry, lifecycle);
     }
 
     @Override
@@ -92,7 +86,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             if (method != HttpMethod.POST) {
                 fail(req, new ApiError(405, "method_not_allowed", path + " accepts POST only"));
             } else if (authorized(req)) {
-                readBody(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+                BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
             }
             return;
         }
@@ -121,7 +115,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                     return;
                 }
                 case "/engine_metrics" -> {
-                    engineMetrics(response);
+                    fanOut.engineMetrics(response);
                     return;
                 }
                 default -> { }
@@ -129,15 +123,15 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         if (path.equals("/get_loads") && method == HttpMethod.GET) {
             if (authorized(req)) {
-                loads(response);
+                fanOut.loads(response);
             }
         } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
             if (authorized(req)) {
-                flushCache(response);
+                fanOut.flushCache(response);
             }
         } else if (path.equals("/workers") || path.startsWith("/workers/")) {
             if (authorized(req)) {
-                workersApi(req, path);
+                workerApi.handle(req, path);
             }
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
@@ -166,51 +160,6 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     private static void fail(HttpServerRequest req, ApiError error) {
         error.send(req.response());
-    }
-
-    /**
-     * Reads the whole body up to {@code limit} bytes; a larger body gets 413 (early, from Content-Length, when the
-     * client declared it) and the connection is closed so the rest is not read.
-     */
-    private static void readBody(HttpServerRequest req, long limit, Handler<Buffer> onBody) {
-        String declared = req.getHeader("content-length");
-        if (declared != null) {
-            try {
-                if (Long.parseLong(declared.trim()) > limit) {
-                    tooLarge(req, limit);
-                    return;
-                }
-            } catch (NumberFormatException e) {
-                fail(req, ApiError.badRequest("invalid Content-Length"));
-                return;
-            }
-        }
-        Buffer body = Buffer.buffer(declared != null ? (int) Math.min(Long.parseLong(declared.trim()), limit) : 1024);
-        boolean[] over = {false};
-        req.handler(chunk -> {
-            if (over[0]) {
-                return;
-            }
-            if ((long) body.length() + chunk.length() > limit) {
-                over[0] = true;
-                tooLarge(req, limit);
-            } else {
-                body.appendBuffer(chunk);
-            }
-        });
-        req.endHandler(v -> {
-            if (!over[0]) {
-                onBody.handle(body);
-            }
-        });
-    }
-
-    private static void tooLarge(HttpServerRequest req, long limit) {
-        if (req.version() != io.vertx.core.http.HttpVersion.HTTP_2) {
-            // HTTP/1.1 cannot skip the rest of an upload on a live connection; HTTP/2 resets just the stream.
-            req.response().putHeader("connection", "close");
-        }
-        fail(req, new ApiError(413, "payload_too_large", "Request body is larger than " + limit + " bytes"));
     }
 
     private void route(HttpServerRequest req, Buffer body, InferenceRoute route, RequestRecord record) {
@@ -276,7 +225,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             body.put("status", "not ready");
             body.put("reason", "insufficient healthy workers");
         }
-        json(response, healthy > 0 ? 200 : 503, body);
+        JsonResponses.send(response, healthy > 0 ? 200 : 503, body);
     }
 
     private void models(HttpServerResponse response) {
@@ -289,7 +238,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         for (String model : models) {
             data.add(Map.of("id", model, "object", "model", "owned_by", "local"));
         }
-        json(response, 200, Map.of("object", "list", "data", data));
+        JsonResponses.send(response, 200, Map.of("object", "list", "data", data));
     }
 
     private Worker firstHealthy(String model) {
@@ -324,202 +273,5 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 "Worker " + worker.url() + " failed: " + err.getMessage()).send(response));
     }
 
-    private List<Worker> activeWorkers() {
-        return registry.workers().stream().filter(w -> w.state() == Worker.State.ACTIVE).toList();
-    }
 
-    private void flushCache(HttpServerResponse response) {
-        List<Worker> workers = activeWorkers();
-        List<Future<Map<String, Object>>> calls = new ArrayList<>();
-        for (Worker w : workers) {
-            calls.add(lifecycle.call(w, HttpMethod.POST, "/flush_cache")
-                    .map(b -> Map.<String, Object>of("worker", w.url(), "success", true))
-                    .otherwise(err -> Map.of("worker", w.url(), "success", false, "error", String.valueOf(
-                            err.getMessage()))));
-        }
-        Future.join(calls).onComplete(ar -> {
-            List<Map<String, Object>> results = calls.stream().map(Future::result).toList();
-            boolean all = results.stream().allMatch(r -> Boolean.TRUE.equals(r.get("success")));
-            json(response, all ? 200 : 502, Map.of("status", all ? "ok" : "partial", "workers", results));
-        });
-    }
-
-    private void loads(HttpServerResponse response) {
-        List<Worker> workers = activeWorkers();
-        List<Future<Map<String, Object>>> calls = new ArrayList<>();
-        for (Worker w : workers) {
-            calls.add(lifecycle.get(w, "/get_load")
-                    .map(b -> tokensInUse(w, b))
-                    .otherwise(err -> load(w, -1)));
-        }
-        Future.join(calls).onComplete(ar ->
-                json(response, 200, Map.of("workers", calls.stream().map(Future::result).toList())));
-    }
-
-    private static Map<String, Object> tokensInUse(Worker w, Buffer body) {
-        try {
-            JsonNode root = JSON.readTree(body.getBytes());
-            long sum = 0;
-            if (root.isObject()) {
-                sum = root.path("num_tokens").asLong(-1);
-            } else {
-                for (JsonNode rank : root) {
-                    sum += rank.path("num_tokens").asLong(0);
-                }
-            }
-            return load(w, sum);
-        } catch (JacksonException e) {
-            return load(w, -1);
-        }
-    }
-
-    private static Map<String, Object> load(Worker w, long load) {
-        return Map.of("worker", w.url(), "worker_type", "regular", "load", load);
-    }
-
-    private void engineMetrics(HttpServerResponse response) {
-        List<Worker> workers = activeWorkers();
-        List<Future<Buffer>> calls = new ArrayList<>();
-        for (Worker w : workers) {
-            calls.add(lifecycle.get(w, "/metrics"));
-        }
-        Future.join(calls).onComplete(ar -> {
-            EngineMetricsMerge merge = new EngineMetricsMerge();
-            for (int i = 0; i < workers.size(); i++) {
-                if (calls.get(i).succeeded()) {
-                    merge.add(workers.get(i).url(), calls.get(i).result().toString(StandardCharsets.UTF_8));
-                }
-            }
-            response.putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(merge.text());
-        });
-    }
-
-    private void workersApi(HttpServerRequest req, String path) {
-        HttpMethod method = req.method();
-        HttpServerResponse response = req.response();
-        if (path.equals("/workers")) {
-            if (method == HttpMethod.GET) {
-                List<Map<String, Object>> list = registry.workers().stream().map(GatewayServer::describe).toList();
-                json(response, 200, Map.of("workers", list, "total", list.size()));
-            } else if (method == HttpMethod.POST) {
-                readBody(req, ADMIN_BODY_LIMIT, body -> addWorker(req, body));
-            } else {
-                fail(req, new ApiError(405, "method_not_allowed", "/workers accepts GET and POST"));
-            }
-            return;
-        }
-        String id = URLDecoder.decode(path.substring("/workers/".length()), StandardCharsets.UTF_8);
-        Worker worker = registry.find(id);
-        if (worker == null) {
-            fail(req, ApiError.notFound("No worker " + id));
-            return;
-        }
-        if (method == HttpMethod.GET) {
-            json(response, 200, describe(worker));
-        } else if (method == HttpMethod.DELETE) {
-            Worker removed = registry.remove(worker.id());
-            Map<String, Object> body = new LinkedHashMap<>(describe(removed));
-            body.put("status", "removed");
-            json(response, 200, body);
-        } else if (method == HttpMethod.PUT) {
-            readBody(req, ADMIN_BODY_LIMIT, body -> updateWorker(req, worker, body));
-        } else {
-            fail(req, new ApiError(405, "method_not_allowed", "/workers/{id} accepts GET, PUT and DELETE"));
-        }
-    }
-
-    private void addWorker(HttpServerRequest req, Buffer body) {
-        WorkerSpec spec;
-        try {
-            JsonNode node = JSON.readTree(body.getBytes());
-            if (!node.isObject() || !node.path("url").isString()) {
-                fail(req, ApiError.badRequest("body must be a JSON object with a string 'url'"));
-                return;
-            }
-            String url = WorkerUrls.normalize(node.get("url").asString());
-            String problem = WorkerUrls.problem(url);
-            if (problem != null) {
-                fail(req, ApiError.badRequest(problem));
-                return;
-            }
-            spec = new WorkerSpec(url, optionalText(node, "api_key"), optionalText(node, "model_id"),
-                    labels(node), node.path("priority").asInt(WorkerSpec.DEFAULT_PRIORITY));
-        } catch (JacksonException | IllegalArgumentException e) {
-            fail(req, ApiError.badRequest("invalid worker: " + e.getMessage()));
-            return;
-        }
-        try {
-            WorkerLifecycle.Registration registration = lifecycle.register(spec);
-            Map<String, Object> out = new LinkedHashMap<>(describe(registration.worker()));
-            out.put("status", "pending");
-            json(req.response(), 202, out);
-        } catch (IllegalArgumentException duplicate) {
-            fail(req, new ApiError(409, "worker_exists", duplicate.getMessage()));
-        }
-    }
-
-    private void updateWorker(HttpServerRequest req, Worker worker, Buffer body) {
-        try {
-            JsonNode node = JSON.readTree(body.getBytes());
-            if (!node.isObject()) {
-                fail(req, ApiError.badRequest("body must be a JSON object"));
-                return;
-            }
-            worker.update(node.has("labels") ? labels(node) : null,
-                    node.has("priority") ? node.get("priority").asInt() : null);
-            json(req.response(), 200, describe(worker));
-        } catch (JacksonException | IllegalArgumentException e) {
-            fail(req, ApiError.badRequest("invalid worker update: " + e.getMessage()));
-        }
-    }
-
-    private static String optionalText(JsonNode node, String field) {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        if (!value.isString()) {
-            throw new IllegalArgumentException(field + " must be a string");
-        }
-        return value.asString();
-    }
-
-    private static Map<String, String> labels(JsonNode node) {
-        JsonNode labels = node.get("labels");
-        if (labels == null || labels.isNull()) {
-            return Map.of();
-        }
-        if (!labels.isObject()) {
-            throw new IllegalArgumentException("labels must be an object of strings");
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (Map.Entry<String, JsonNode> e : labels.properties()) {
-            out.put(e.getKey(), e.getValue().asString());
-        }
-        return out;
-    }
-
-    /** A worker as the worker API shows it; the API key is never shown. */
-    private static Map<String, Object> describe(Worker w) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", w.id());
-        out.put("url", w.url());
-        out.put("model_id", w.modelId());
-        out.put("worker_type", "regular");
-        out.put("state", w.state().name().toLowerCase(java.util.Locale.ROOT));
-        out.put("is_healthy", w.healthy());
-        out.put("load", w.inFlight());
-        out.put("labels", w.labels());
-        out.put("priority", w.priority());
-        out.put("has_api_key", w.apiKey() != null);
-        return out;
-    }
-
-    private static void json(HttpServerResponse response, int status, Object body) {
-        if (response.ended() || response.closed()) {
-            return;
-        }
-        response.setStatusCode(status).putHeader("content-type", "application/json")
-                .end(JSON.writeValueAsString(body));
-    }
 }

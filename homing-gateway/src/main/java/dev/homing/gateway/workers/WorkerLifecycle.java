@@ -168,7 +168,7 @@ public final class WorkerLifecycle {
     }
 
     /** Sum of {@code num_tokens} over the worker's data-parallel ranks (one object or a list); -1 if unreadable. */
-    static long tokensInUse(Buffer body) {
+    public static long tokensInUse(Buffer body) {
         try {
             JsonNode root = JSON.readTree(body.getBytes());
             if (root.isObject()) {
