@@ -102,7 +102,7 @@ class LaunchCommandTest {
     void anUnbuiltFeatureWithAValueIsRejectedByName() {
         assertThatThrownBy(() -> LaunchCommand.parse("--retry-max-retries", "3"))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--retry-max-retries");
-        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", "/tmp/c.pem"))
+        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", "certs/gateway.pem"))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-cert-path");
     }
 
