@@ -43,6 +43,7 @@ public final class GatewayMetrics {
     private final Counter decisions;
     private final Histogram matchRatio;
     private final Histogram upstreamFirstByte;
+    private final Counter workerRequests;
     private final Counter promptTokens;
     private final Counter cachedTokens;
 
@@ -92,6 +93,9 @@ public final class GatewayMetrics {
         upstreamFirstByte = Histogram.builder().name("homing_upstream_first_byte_seconds")
                 .help("Time from sending to a worker to its first response byte (time to first token for streams)")
                 .labelNames("model", "endpoint").classicOnly().classicUpperBounds(buckets).register(registry);
+        workerRequests = Counter.builder().name("homing_worker_requests_total")
+                .help("Requests sent to each worker (the traffic split the reference shows only as a total)")
+                .labelNames("model", "worker").register(registry);
         promptTokens = Counter.builder().name("homing_prompt_tokens_total")
                 .help("Prompt tokens workers reported, from the usage at the end of each answer")
                 .labelNames("model", "worker").register(registry);
@@ -170,6 +174,10 @@ public final class GatewayMetrics {
         if (decision.textChars() > 0) {
             matchRatio.labelValues(model).observe(decision.matchRatio());
         }
+    }
+
+    public void sentToWorker(String model, String worker) {
+        workerRequests.labelValues(model, worker).inc();
     }
 
     public void upstreamFirstByte(String model, String endpoint, long nanos) {

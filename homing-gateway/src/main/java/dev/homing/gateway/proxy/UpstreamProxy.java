@@ -128,6 +128,7 @@ public final class UpstreamProxy {
                     .setHeaders(ForwardedHeaders.toWorker(request.headers(), record.requestId(), worker.apiKey()))
                     .setConnectTimeout(CONNECT_TIMEOUT_MS);
             sentNanos = System.nanoTime();
+            metrics.sentToWorker(record.model(), worker.url());
             client.request(options)
                     .compose(req -> {
                         if (done) {

@@ -70,6 +70,12 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void requestsPerWorkerAreCounted() {
+        assertThat(scrape).contains("homing_worker_requests_total{model=\"model-a\",worker=\"" + worker.url()
+                + "\"} 2.0");
+    }
+
+    @Test
     void realisedCacheHitsAreCountedFromTheWorkersUsage() {
         assertThat(scrape).contains("homing_prompt_tokens_total{model=\"model-a\",worker=\"" + worker.url()
                 + "\"} 10").contains("homing_cached_tokens_total{model=\"model-a\",worker=\"" + worker.url()
