@@ -1,0 +1,207 @@
+package dev.homing.gateway;
+
+import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.config.WorkerUrls;
+import dev.homing.gateway.metrics.GatewayMetrics;
+import dev.homing.gateway.metrics.MetricsServer;
+import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.workers.WorkerLifecycle;
+import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerSpec;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.PoolOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A running gateway: the data-plane server, the metrics server, the worker registry and its control plane, on a
+ * Vert.x instance of its own. Start one with {@link #start(GatewayConfig)}; {@link #close()} shuts it down
+ * gracefully (stops accepting, lets streams drain up to the grace period, then closes). Thread-safe.
+ */
+public final class Gateway implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+    /** Idle keep-alive connections to workers are closed after this (the reference uses 50 s). */
+    private static final int POOL_IDLE_TIMEOUT_SECS = 50;
+    /** Connections per worker; the reference allows 500 idle per host. */
+    private static final int POOL_MAX_PER_WORKER = 500;
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /** As many servers as cores: each runs on its own event loop, so client I/O uses every core. */
+    private static final int SERVER_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
+
+    private final GatewayConfig config;
+    private final Vertx vertx;
+    private final HttpClient client;
+    private final WorkerRegistry registry;
+    private final WorkerLifecycle lifecycle;
+    private final GatewayMetrics metrics;
+    /** One server per event loop, sharing the port: Vert.x spreads accepted connections over them. */
+    private final List<HttpServer> servers;
+    private final MetricsServer metricsServer;
+    private volatile boolean closed;
+
+    private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
+                    WorkerLifecycle lifecycle, GatewayMetrics metrics, List<HttpServer> servers,
+                    MetricsServer metricsServer) {
+        this.config = config;
+        this.vertx = vertx;
+        this.client = client;
+        this.registry = registry;
+        this.lifecycle = lifecycle;
+        this.metrics = metrics;
+        this.servers = servers;
+        this.metricsServer = metricsServer;
+    }
+
+    /**
+     * Validates {@code config}, starts listening, and registers {@code --worker-urls} in the background (so
+     * {@code /readiness} answers 503 until a worker is up, as with the reference).
+     *
+     * @throws IllegalArgumentException for an invalid configuration
+     * @throws IllegalStateException    if a port cannot be bound
+     */
+    public static Gateway start(GatewayConfig config) {
+        config.validate();
+        WorkerRegistry registry = new WorkerRegistry(config.policy(), config.policyConfig(0));
+        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(false));
+        try {
+            HttpClient client = vertx.createHttpClient(
+                    new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                            .setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
+                    new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
+            GatewayMetrics metrics = new GatewayMetrics(registry, config.prometheusDurationBuckets(),
+                    config.backend());
+            WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, client, registry, metrics,
+                    new WorkerLifecycle.Settings(config.workerStartupTimeoutSecs(),
+                            config.workerStartupCheckIntervalSecs(), !config.disableHealthCheck(),
+                            config.healthCheckEndpoint(), config.healthCheckTimeoutSecs(),
+                            config.healthCheckIntervalSecs(), config.healthFailureThreshold(),
+                            config.healthSuccessThreshold(), config.policy().equals("power_of_two"),
+                            config.evictionIntervalSecs()));
+            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs());
+            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics);
+            // Vert.x shares a port among servers listening on the same one; a negative port is a random port
+            // shared by every server given that same number, so port 0 means -1 here.
+            int listenPort = config.port() == 0 ? -1 : config.port();
+            List<HttpServer> servers = new ArrayList<>();
+            for (int i = 0; i < SERVER_INSTANCES; i++) {
+                HttpServer server = newServer(vertx, handler, metrics);
+                await(server.listen(listenPort, config.host()));
+                servers.add(server);
+            }
+            HttpServer first = servers.getFirst();
+            MetricsServer metricsServer = config.prometheusPort() < 0 ? null
+                    : await(MetricsServer.start(vertx, metrics.registry(), config.prometheusHost(),
+                            config.prometheusPort()));
+            lifecycle.start();
+            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, servers,
+                    metricsServer);
+            for (String url : config.workerUrls()) {
+                gateway.addWorker(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
+            }
+            LOG.info("Homing gateway listening on {}:{} (policy {}, metrics port {}), {} worker(s) registering",
+                    config.host(), first.actualPort(), config.policy(),
+                    metricsServer == null ? "off" : metricsServer.port(), config.workerUrls().size());
+            return gateway;
+        } catch (RuntimeException e) {
+            vertx.close();
+            throw e;
+        }
+    }
+
+    private static HttpServer newServer(Vertx vertx, GatewayServer handler, GatewayMetrics metrics) {
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true)
+                .setDecompressionSupported(false));
+        server.connectionHandler(conn -> {
+            metrics.connectionOpened();
+            conn.closeHandler(v -> metrics.connectionClosed());
+        });
+        server.requestHandler(handler);
+        return server;
+    }
+
+    private static <T> T await(Future<T> future) {
+        try {
+            return future.toCompletionStage().toCompletableFuture()
+                    .get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting", e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("timed out while starting", e);
+        }
+    }
+
+    /** Registers a worker in the background; the returned registration completes when it takes traffic. */
+    public WorkerLifecycle.Registration addWorker(WorkerSpec spec) {
+        return lifecycle.register(spec);
+    }
+
+    public int port() {
+        return servers.getFirst().actualPort();
+    }
+
+    /** The metrics port, or -1 when metrics are off. */
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
+    public GatewayConfig config() {
+        return config;
+    }
+
+    public WorkerRegistry registry() {
+        return registry;
+    }
+
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /** Graceful shutdown with the configured grace period. */
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(config.shutdownGracePeriodSecs()));
+    }
+
+    /** Stops accepting, lets requests in flight finish for up to {@code grace}, then closes everything. */
+    public synchronized void close(Duration grace) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        lifecycle.stop();
+        try {
+            List<Future<Void>> shutdowns = servers.stream()
+                    .map(s -> s.shutdown(grace.toMillis(), TimeUnit.MILLISECONDS)).toList();
+            Future.join(shutdowns).toCompletionStage().toCompletableFuture()
+                    .get(grace.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("shutdown did not finish cleanly: {}", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("Vert.x did not close cleanly: {}", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package dev.homing.gateway;
+
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.http.ApiError;
+import dev.homing.gateway.http.BodyReader;
+import dev.homing.gateway.http.Cors;
+import dev.homing.gateway.http.JsonResponses;
+import dev.homing.gateway.http.RequestIds;
+import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.metrics.GatewayMetrics;
+import dev.homing.gateway.proxy.BadRequestException;
+import dev.homing.gateway.proxy.ForwardedHeaders;
+import dev.homing.gateway.proxy.InferenceRoute;
+import dev.homing.gateway.proxy.RoutingText;
+import dev.homing.gateway.proxy.SniffedRequest;
+import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.workers.ModelPool;
+import dev.homing.gateway.workers.NoRouteException;
+import dev.homing.gateway.workers.Worker;
+import dev.homing.gateway.workers.WorkerLifecycle;
+import dev.homing.gateway.workers.WorkerRegistry;
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
+ * proxied info routes, the fan-out admin routes and the worker API. Handlers run on event loops and never block.
+ */
+final class GatewayServer implements Handler<HttpServerRequest> {
+
+
+    private final GatewayConfig config;
+    private final WorkerRegistry registry;
+    private final WorkerLifecycle lifecycle;
+    private final UpstreamProxy proxy;
+    private final HttpClient client;
+    private final GatewayMetrics metrics;
+    private final RequestIds requestIds;
+    private final Cors cors;
+    private final String expectedAuthorization;
+    private final FanOutRoutes fanOut;
+    private final WorkerApi workerApi;
+
+    GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
+                  HttpClient client, GatewayMetrics metrics) {
+        this.config = config;
+        this.registry = registry;
+        this.lifecycle = lifecycle;
+        this.proxy = proxy;
+        this.client = client;
+        this.metrics = metrics;
+        this.requestIds = new RequestIds(config.requestIdHeaders());
+        this.cors = new Cors(config.corsAllowedOrigins());
+        this.expectedAuthorization = config.apiKey() == null ? null : "Bearer " + config.apiKey();
+        this.fanOut = new FanOutRoutes(registry, lifecycle);
+        this.workerApi = new WorkerApi(registry, lifecycle);
+    }
+
+    @Override
+    public void handle(HttpServerRequest req) {
+        String path = req.path();
+        InferenceRoute route = InferenceRoute.of(path);
+        RequestRecord record = new RequestRecord(metrics,
+                requestIds.idFor(req.headers(), route == null ? "req-" : route.requestIdPrefix()),
+                req.method().name(), route != null ? path : metricPath(path));
+        HttpServerResponse response = req.response();
+        response.putHeader("x-request-id", record.requestId());
+        response.endHandler(v -> record.complete(response.getStatusCode(),
+                response.headers().get("x-smg-error-code")));
+        if (cors.apply(req)) {
+            return;
+        }
+        HttpMethod method = req.method();
+        if (route != null) {
+            if (method != HttpMethod.POST) {
+                fail(req, new ApiError(405, "method_not_allowed", path + " accepts POST only"));
+            } else if (authorized(req)) {
+                BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+            }
+            return;
+        }
+        if (method == HttpMethod.GET) {
+            switch (path) {
+                case "/health", "/liveness" -> {
+                    response.putHeader("content-type", "text/plain").end("OK");
+                    return;
+                }
+                case "/readiness" -> {
+                    readiness(response);
+                    return;
+                }
+                case "/health_generate" -> {
+                    boolean any = registry.healthyCount() > 0;
+                    response.setStatusCode(any ? 200 : 503).putHeader("content-type", "text/plain")
+                            .end(any ? "At least one worker is healthy" : "No healthy workers");
+                    return;
+                }
+                case "/v1/models" -> {
+                    models(response);
+                    return;
+                }
+                case "/get_model_info", "/get_server_info" -> {
+                    proxyGetToHealthyWorker(req, path);
+                    return;
+                }
+                case "/engine_metrics" -> {
+                    fanOut.engineMetrics(response);
+                    return;
+                }
+                default -> { }
+            }
+        }
+        if (path.equals("/get_loads") && method == HttpMethod.GET) {
+            if (authorized(req)) {
+                fanOut.loads(response);
+            }
+        } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
+            if (authorized(req)) {
+                fanOut.flushCache(response);
+            }
+        } else if (path.equals("/workers") || path.startsWith("/workers/")) {
+            if (authorized(req)) {
+                workerApi.handle(req, path);
+            }
+        } else {
+            fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
+        }
+    }
+
+    /** Keeps metric label cardinality bounded: unknown paths share one label. */
+    private static String metricPath(String path) {
+        if (path.startsWith("/workers/")) {
+            return "/workers/{id}";
+        }
+        return switch (path) {
+            case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
+                 "/get_server_info", "/engine_metrics", "/get_loads", "/flush_cache", "/workers" -> path;
+            default -> "other";
+        };
+    }
+
+    private boolean authorized(HttpServerRequest req) {
+        if (expectedAuthorization == null || expectedAuthorization.equals(req.getHeader("authorization"))) {
+            return true;
+        }
+        fail(req, new ApiError(401, "invalid_api_key", "Missing or wrong API key"));
+        return false;
+    }
+
+    private static void fail(HttpServerRequest req, ApiError error) {
+        error.send(req.response());
+    }
+
+    private void route(HttpServerRequest req, Buffer body, InferenceRoute route, RequestRecord record) {
+        if (req.response().closed()) {
+            return;
+        }
+        SniffedRequest sniffed;
+        try {
+            sniffed = RoutingText.sniff(route, body.getBytes());
+        } catch (BadRequestException e) {
+            fail(req, ApiError.badRequest(e.getMessage()));
+            return;
+        }
+        ModelPool pool;
+        try {
+            pool = registry.resolve(sniffed.model());
+        } catch (NoRouteException e) {
+            fail(req, new ApiError(e.status(), e.code(), e.getMessage()));
+            return;
+        }
+        RoutingRequest routing = new RoutingRequest(sniffed.routingText(), req.getHeader("x-smg-routing-key"),
+                req.getHeader("x-smg-target-worker"), implicitKey(req));
+        ModelPool.Selection selection = pool.select(routing);
+        if (!selection.found()) {
+            fail(req, new ApiError(503, "no_available_workers",
+                    "No available workers (all unhealthy or draining) for model " + pool.model()));
+            return;
+        }
+        String policy = pool.policy().name();
+        record.routed(pool.model(), selection.slot().worker().url(), selection.decision().branch(),
+                selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
+        metrics.routed(pool.model(), route.path(), sniffed.stream(), policy, selection.decision());
+        java.util.Set<Worker> tried = new java.util.HashSet<>();
+        proxy.forward(req, body, route, sniffed, selection.slot(), record, unreachable -> {
+            tried.add(unreachable);
+            if (!config.disableHealthCheck()) {
+                // Health probes bring it back; with health checks off nothing would, so it stays in rotation.
+                unreachable.markUnreachable();
+            }
+            ModelPool.Selection next = pool.select(routing, tried);
+            return next.found() ? next.slot() : null;
+        });
+    }
+
+    private static String implicitKey(HttpServerRequest req) {
+        for (String header : new String[] {"authorization", "x-forwarded-for", "cookie"}) {
+            String value = req.getHeader(header);
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    private void readiness(HttpServerResponse response) {
+        long healthy = registry.healthyCount();
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (healthy > 0) {
+            body.put("status", "ready");
+            body.put("healthy_workers", healthy);
+            body.put("total_workers", registry.workers().size());
+        } else {
+            body.put("status", "not ready");
+            body.put("reason", "insufficient healthy workers");
+        }
+        JsonResponses.send(response, healthy > 0 ? 200 : 503, body);
+    }
+
+    private void models(HttpServerResponse response) {
+        List<String> models = registry.models();
+        if (models.isEmpty()) {
+            new ApiError(503, "no_models", "No models available").send(response);
+            return;
+        }
+        List<Map<String, Object>> data = new ArrayList<>();
+        for (String model : models) {
+            data.add(Map.of("id", model, "object", "model", "owned_by", "local"));
+        }
+        JsonResponses.send(response, 200, Map.of("object", "list", "data", data));
+    }
+
+    private Worker firstHealthy(String model) {
+        for (Worker w : registry.workers()) {
+            if (w.available() && (model == null || model.equals(w.modelId()))) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** GETs the same path from a healthy worker (of {@code ?model=} if given) and relays its answer. */
+    private void proxyGetToHealthyWorker(HttpServerRequest req, String path) {
+        Worker worker = firstHealthy(req.getParam("model"));
+        HttpServerResponse response = req.response();
+        if (worker == null) {
+            new ApiError(503, "no_available_workers", "No healthy workers").send(response);
+            return;
+        }
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(worker.url() + path)
+                .setConnectTimeout(10_000).setIdleTimeout(config.requestTimeoutSecs() * 1000);
+        if (worker.apiKey() != null) {
+            options.putHeader("authorization", "Bearer " + worker.apiKey());
+        }
+        client.request(options).compose(r -> r.send()).compose(resp -> resp.body().map(body -> {
+            response.setStatusCode(resp.statusCode());
+            ForwardedHeaders.toClient(resp.headers(), response.headers());
+            response.headers().remove("content-length");
+            response.end(body);
+            return body;
+        })).onFailure(err -> new ApiError(502, "call_upstream_failed",
+                "Worker " + worker.url() + " failed: " + err.getMessage()).send(response));
+    }
+
+
+}

@@ -1,0 +1,168 @@
+package dev.homing.gateway;
+
+import dev.homing.gateway.config.WorkerUrls;
+import dev.homing.gateway.http.ApiError;
+import dev.homing.gateway.http.BodyReader;
+import dev.homing.gateway.http.JsonResponses;
+import dev.homing.gateway.workers.Worker;
+import dev.homing.gateway.workers.WorkerLifecycle;
+import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerSpec;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The worker API: {@code POST /workers} (202, registered in the background), {@code GET /workers},
+ * {@code GET/PUT/DELETE /workers/{id}} where the id may also be the worker's URL, URL-encoded. Keys are never shown.
+ */
+final class WorkerApi {
+
+    private static final JsonMapper JSON = JsonMapper.shared();
+    /** Worker-API bodies are small; anything larger is a mistake. */
+    private static final long BODY_LIMIT = 1 << 20;
+
+    private final WorkerRegistry registry;
+    private final WorkerLifecycle lifecycle;
+
+    WorkerApi(WorkerRegistry registry, WorkerLifecycle lifecycle) {
+        this.registry = registry;
+        this.lifecycle = lifecycle;
+    }
+
+    void handle(HttpServerRequest req, String path) {
+        HttpMethod method = req.method();
+        HttpServerResponse response = req.response();
+        if (path.equals("/workers")) {
+            if (method == HttpMethod.GET) {
+                List<Map<String, Object>> list = registry.workers().stream().map(WorkerApi::describe).toList();
+                JsonResponses.send(response, 200, Map.of("workers", list, "total", list.size()));
+            } else if (method == HttpMethod.POST) {
+                BodyReader.read(req, BODY_LIMIT, body -> addWorker(req, body));
+            } else {
+                fail(req, new ApiError(405, "method_not_allowed", "/workers accepts GET and POST"));
+            }
+            return;
+        }
+        String id = URLDecoder.decode(path.substring("/workers/".length()), StandardCharsets.UTF_8);
+        Worker worker = registry.find(id);
+        if (worker == null) {
+            fail(req, ApiError.notFound("No worker " + id));
+            return;
+        }
+        if (method == HttpMethod.GET) {
+            JsonResponses.send(response, 200, describe(worker));
+        } else if (method == HttpMethod.DELETE) {
+            Worker removed = registry.remove(worker.id());
+            Map<String, Object> body = new LinkedHashMap<>(describe(removed));
+            body.put("status", "removed");
+            JsonResponses.send(response, 200, body);
+        } else if (method == HttpMethod.PUT) {
+            BodyReader.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
+        } else {
+            fail(req, new ApiError(405, "method_not_allowed", "/workers/{id} accepts GET, PUT and DELETE"));
+        }
+    }
+
+    private void addWorker(HttpServerRequest req, Buffer body) {
+        WorkerSpec spec;
+        try {
+            JsonNode node = JSON.readTree(body.getBytes());
+            if (!node.isObject() || !node.path("url").isString()) {
+                fail(req, ApiError.badRequest("body must be a JSON object with a string 'url'"));
+                return;
+            }
+            String url = WorkerUrls.normalize(node.get("url").asString());
+            String problem = WorkerUrls.problem(url);
+            if (problem != null) {
+                fail(req, ApiError.badRequest(problem));
+                return;
+            }
+            spec = new WorkerSpec(url, optionalText(node, "api_key"), optionalText(node, "model_id"),
+                    labels(node), node.path("priority").asInt(WorkerSpec.DEFAULT_PRIORITY));
+        } catch (JacksonException | IllegalArgumentException e) {
+            fail(req, ApiError.badRequest("invalid worker: " + e.getMessage()));
+            return;
+        }
+        try {
+            WorkerLifecycle.Registration registration = lifecycle.register(spec);
+            Map<String, Object> out = new LinkedHashMap<>(describe(registration.worker()));
+            out.put("status", "pending");
+            JsonResponses.send(req.response(), 202, out);
+        } catch (IllegalArgumentException duplicate) {
+            fail(req, new ApiError(409, "worker_exists", duplicate.getMessage()));
+        }
+    }
+
+    private void updateWorker(HttpServerRequest req, Worker worker, Buffer body) {
+        try {
+            JsonNode node = JSON.readTree(body.getBytes());
+            if (!node.isObject()) {
+                fail(req, ApiError.badRequest("body must be a JSON object"));
+                return;
+            }
+            worker.update(node.has("labels") ? labels(node) : null,
+                    node.has("priority") ? node.get("priority").asInt() : null);
+            JsonResponses.send(req.response(), 200, describe(worker));
+        } catch (JacksonException | IllegalArgumentException e) {
+            fail(req, ApiError.badRequest("invalid worker update: " + e.getMessage()));
+        }
+    }
+
+    private static String optionalText(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isString()) {
+            throw new IllegalArgumentException(field + " must be a string");
+        }
+        return value.asString();
+    }
+
+    private static Map<String, String> labels(JsonNode node) {
+        JsonNode labels = node.get("labels");
+        if (labels == null || labels.isNull()) {
+            return Map.of();
+        }
+        if (!labels.isObject()) {
+            throw new IllegalArgumentException("labels must be an object of strings");
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : labels.properties()) {
+            out.put(e.getKey(), e.getValue().asString());
+        }
+        return out;
+    }
+
+    /** A worker as the worker API shows it; the API key is never shown. */
+    private static Map<String, Object> describe(Worker w) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", w.id());
+        out.put("url", w.url());
+        out.put("model_id", w.modelId());
+        out.put("worker_type", "regular");
+        out.put("state", w.state().name().toLowerCase(java.util.Locale.ROOT));
+        out.put("is_healthy", w.healthy());
+        out.put("load", w.inFlight());
+        out.put("labels", w.labels());
+        out.put("priority", w.priority());
+        out.put("has_api_key", w.apiKey() != null);
+        return out;
+    }
+
+
+    private static void fail(HttpServerRequest req, ApiError error) {
+        error.send(req.response());
+    }
+}

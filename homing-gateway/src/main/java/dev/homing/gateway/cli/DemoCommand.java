@@ -1,0 +1,122 @@
+package dev.homing.gateway.cli;
+
+import dev.homing.gateway.Gateway;
+import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.http.SimEngineServer;
+import io.vertx.core.Vertx;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code homing demo}: simulated SGLang engines in this process on free ports and a gateway in front of them, so
+ * Homing can be tried with nothing else installed. Serves until Ctrl-C.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Start simulated engines and a Homing gateway in front of them, then serve until Ctrl-C.")
+public final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--engines", description = "Simulated engines to start.")
+    int engines = 4;
+
+    @Option(names = "--port", description = "Gateway port (0: any free port).")
+    int port = GatewayConfig.DEFAULTS.port();
+
+    @Option(names = "--policy", description = "Routing policy.")
+    String policy = GatewayConfig.DEFAULTS.policy();
+
+    @Option(names = "--prometheus-port", description = "Metrics port (-1: none).")
+    int prometheusPort = GatewayConfig.DEFAULTS.prometheusPort();
+
+    @Option(names = "--time-scale", description = "How many times faster than real time the engines run.")
+    double timeScale = 1;
+
+    /** Simulated engines and a gateway, running until closed. */
+    public static final class Demo implements AutoCloseable {
+        private final Vertx engineVertx;
+        private final List<SimEngineServer> servers;
+        private final Gateway gateway;
+
+        private Demo(Vertx engineVertx, List<SimEngineServer> servers, Gateway gateway) {
+            this.engineVertx = engineVertx;
+            this.servers = servers;
+            this.gateway = gateway;
+        }
+
+        public Gateway gateway() {
+            return gateway;
+        }
+
+        public List<String> engineUrls() {
+            return servers.stream().map(SimEngineServer::url).toList();
+        }
+
+        @Override
+        public void close() {
+            gateway.close();
+            servers.forEach(SimEngineServer::close);
+            engineVertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+        }
+    }
+
+    /** Starts the engines and the gateway; the gateway is ready when this returns its engines' model. */
+    public Demo start() {
+        if (engines < 1) {
+            throw new IllegalArgumentException("--engines must be at least 1, got " + engines);
+        }
+        Vertx engineVertx = Vertx.vertx();
+        List<SimEngineServer> servers = new ArrayList<>();
+        try {
+            SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(timeScale);
+            for (int i = 0; i < engines; i++) {
+                servers.add(SimEngineServer.start(engineVertx, options));
+            }
+            GatewayConfig config = GatewayConfig.builder().host("127.0.0.1").port(port).policy(policy)
+                    .prometheusHost("127.0.0.1").prometheusPort(prometheusPort)
+                    .workerUrls(servers.stream().map(SimEngineServer::url).toList()).shutdownGracePeriodSecs(5)
+                    .build();
+            return new Demo(engineVertx, servers, Gateway.start(config));
+        } catch (RuntimeException e) {
+            servers.forEach(SimEngineServer::close);
+            engineVertx.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Demo demo;
+        try {
+            demo = start();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            System.err.println("homing demo: " + e.getMessage());
+            return 1;
+        }
+        PrintStream out = System.out;
+        int gatewayPort = demo.gateway().port();
+        out.println("Simulated engines: " + String.join(" ", demo.engineUrls()));
+        out.println("Gateway (" + policy + "): http://127.0.0.1:" + gatewayPort);
+        if (demo.gateway().metricsPort() > 0) {
+            out.println("Metrics: http://127.0.0.1:" + demo.gateway().metricsPort() + "/metrics");
+        }
+        out.println("Try:");
+        out.println("  curl -s http://127.0.0.1:" + gatewayPort + "/v1/chat/completions "
+                + "-H 'content-type: application/json' "
+                + "-d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}],\"max_tokens\":16}'");
+        out.println("Ctrl-C stops.");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            demo.close();
+            stopped.countDown();
+        }, "homing-demo-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,109 @@
+package dev.homing.gateway.http;
+
+import dev.homing.gateway.metrics.GatewayMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/**
+ * What one request did, filled in as it goes and written once at completion: one access-log line and the HTTP
+ * metrics. Confined to the request's event loop; {@link #complete} ignores calls after the first.
+ */
+public final class RequestRecord {
+
+    private static final Logger ACCESS = LoggerFactory.getLogger("dev.homing.gateway.access");
+
+    private final GatewayMetrics metrics;
+    private final String requestId;
+    private final String method;
+    private final String path;
+    private final long startNanos = System.nanoTime();
+    private String model = "-";
+    private String worker = "-";
+    private String branch = "-";
+    private double matchRatio = -1;
+    private long firstByteNanos = -1;
+    private long promptTokens = -1;
+    private long cachedTokens = -1;
+    private boolean completed;
+
+    public RequestRecord(GatewayMetrics metrics, String requestId, String method, String path) {
+        this.metrics = metrics;
+        this.requestId = requestId;
+        this.method = method;
+        this.path = path;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public void routed(String model, String worker, String branch, double matchRatio) {
+        this.model = model;
+        this.worker = worker;
+        this.branch = branch;
+        this.matchRatio = matchRatio;
+    }
+
+    /** The token counts the worker reported for this request. */
+    public void usage(long prompt, long cached) {
+        this.promptTokens = prompt;
+        this.cachedTokens = cached;
+    }
+
+    /** The request moved to another worker before anything was sent (the first refused the connection). */
+    public void rerouted(String newWorker) {
+        this.worker = newWorker;
+        this.branch = branch + "+failover";
+    }
+
+    public String model() {
+        return model;
+    }
+
+    /** Marks the first response byte from the worker; returns nanos since the request arrived. */
+    public long firstByte() {
+        if (firstByteNanos < 0) {
+            firstByteNanos = System.nanoTime() - startNanos;
+        }
+        return firstByteNanos;
+    }
+
+    public boolean completed() {
+        return completed;
+    }
+
+    /** Writes the access-log line and the HTTP metrics; later calls do nothing. */
+    public void complete(int status, String errorCode) {
+        if (completed) {
+            return;
+        }
+        completed = true;
+        long total = System.nanoTime() - startNanos;
+        metrics.httpRequest(method, path, status, errorCode, total);
+        if (!ACCESS.isInfoEnabled()) {
+            return;
+        }
+        String ratio = matchRatio < 0 ? "-" : String.format(Locale.ROOT, "%.3f", matchRatio);
+        String ttfb = firstByteNanos < 0 ? "-" : String.format(Locale.ROOT, "%.1f", firstByteNanos / 1e6);
+        String totalMs = String.format(Locale.ROOT, "%.1f", total / 1e6);
+        // The message reads well as text; the key-value pairs make each field a field in JSON logs.
+        ACCESS.atInfo()
+                .addKeyValue("request_id", requestId).addKeyValue("method", method).addKeyValue("route", path)
+                .addKeyValue("model", model).addKeyValue("worker", worker).addKeyValue("branch", branch)
+                .addKeyValue("match_ratio", ratio).addKeyValue("status", status)
+                .addKeyValue("error", errorCode == null ? "-" : errorCode)
+                .addKeyValue("prompt_tokens", promptTokens).addKeyValue("cached_tokens", cachedTokens)
+                .addKeyValue("ttfb_ms", ttfb).addKeyValue("total_ms", totalMs)
+                .log("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
+                                + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}",
+                        requestId, method, path, model, worker, branch, ratio, status,
+                        errorCode == null ? "" : " error=" + errorCode,
+                        promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens, ttfb, totalMs);
+    }
+}

@@ -1,0 +1,84 @@
+package dev.homing.gateway.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.JsonEncoder;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.FileAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import dev.homing.gateway.config.GatewayConfig;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Applies {@code --log-level}, {@code --log-json} and {@code --log-dir} to Logback at start-up, over the shipped
+ * {@code logback.xml} (INFO, Netty and Vert.x at WARN). Call once, before the gateway starts.
+ */
+public final class LogSetup {
+
+    private static final String PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n";
+
+    private LogSetup() {
+    }
+
+    public static void apply(GatewayConfig config) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+            return;
+        }
+        Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.toLevel(config.logLevel().toUpperCase(Locale.ROOT), Level.INFO));
+        if (!config.logJson() && config.logDir() == null) {
+            return;
+        }
+        root.detachAndStopAllAppenders();
+        ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+        start(context, console, "console", encoder(context, config.logJson()));
+        root.addAppender(console);
+        if (config.logDir() != null) {
+            FileAppender<ILoggingEvent> file = new FileAppender<>();
+            file.setFile(Path.of(config.logDir(), "homing.log").toString());
+            file.setAppend(true);
+            start(context, file, "file", encoder(context, config.logJson()));
+            root.addAppender(file);
+        }
+    }
+
+    private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
+        if (json) {
+            JsonEncoder encoder = new JsonEncoder();
+            encoder.setContext(context);
+            // One readable message plus key-value pairs (the access log's fields), without Logback internals.
+            encoder.setWithFormattedMessage(true);
+            encoder.setWithMessage(false);
+            encoder.setWithArguments(false);
+            encoder.setWithContext(false);
+            encoder.setWithSequenceNumber(false);
+            encoder.setWithNanoseconds(false);
+            encoder.start();
+            return encoder;
+        }
+        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern(PATTERN);
+        encoder.start();
+        return encoder;
+    }
+
+    private static void start(LoggerContext context, Appender<ILoggingEvent> appender, String name,
+                              Encoder<ILoggingEvent> encoder) {
+        appender.setContext(context);
+        appender.setName(name);
+        if (appender instanceof ConsoleAppender<ILoggingEvent> c) {
+            c.setEncoder(encoder);
+        } else if (appender instanceof FileAppender<ILoggingEvent> f) {
+            f.setEncoder(encoder);
+        }
+        appender.start();
+    }
+}

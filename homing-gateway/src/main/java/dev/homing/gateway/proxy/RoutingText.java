@@ -1,0 +1,285 @@
+package dev.homing.gateway.proxy;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads a request body once with a streaming parser (no tree is built) and returns the fields routing needs. Every
+ * rule for what text a policy matches lives here, one method per endpoint:
+ *
+ * <ul>
+ *   <li>{@code /generate}: {@code text} (a batch joined with spaces), else {@code input_ids} as decimal ids;</li>
+ *   <li>{@code /v1/chat/completions}: the raw JSON of {@code tools} first (as a chat template puts them first), then
+ *       each message as {@code <|role|>} followed by its text parts and reasoning, so conversations that differ
+ *       only in roles, system prompt or tools do not share a prefix;</li>
+ *   <li>{@code /v1/completions}: {@code prompt}, a list joined with spaces, token ids as decimals;</li>
+ *   <li>{@code /v1/responses}: {@code instructions} as a system turn, then {@code input} (text, or items rendered like
+ *       chat messages);</li>
+ *   <li>{@code /v1/embeddings}, {@code /v1/classify}: {@code input}, a list joined with spaces;</li>
+ *   <li>{@code /v1/rerank}, {@code /rerank}: {@code query}.</li>
+ * </ul>
+ *
+ * The whole document is parsed, so malformed JSON is refused here and never reaches a worker. Fields the gateway
+ * reads must have the right JSON type; all other fields are skipped unread. Stateless and thread-safe.
+ */
+public final class RoutingText {
+
+    private static final JsonMapper JSON = JsonMapper.shared();
+
+    private RoutingText() {
+    }
+
+    /**
+     * @throws BadRequestException for malformed JSON, a body that is not an object, or a read field of the wrong type
+     */
+    public static SniffedRequest sniff(InferenceRoute route, byte[] body) throws BadRequestException {
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new BadRequestException("request body must be a JSON object");
+            }
+            Fields f = new Fields(body);
+            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                readField(route, name, p, f);
+            }
+            if (p.nextToken() != null) {
+                throw new BadRequestException("unexpected content after the JSON object");
+            }
+            return new SniffedRequest(f.model, f.stream, f.text(route));
+        } catch (JacksonException e) {
+            throw new BadRequestException("malformed JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /** Field values gathered during one parse; not thread-safe. */
+    private static final class Fields {
+        final byte[] body;
+        String model;
+        boolean stream;
+        String tools = "";
+        String instructions = "";
+        final StringBuilder main = new StringBuilder();
+        String inputIds = "";
+
+        Fields(byte[] body) {
+            this.body = body;
+        }
+
+        String text(InferenceRoute route) {
+            return switch (route) {
+                case CHAT -> tools.isEmpty() ? main.toString() : "<|tools|>" + tools + main;
+                case GENERATE -> main.isEmpty() ? inputIds : main.toString();
+                case RESPONSES -> instructions.isEmpty() ? main.toString() : "<|system|>" + instructions + main;
+                default -> main.toString();
+            };
+        }
+    }
+
+    private static void readField(InferenceRoute route, String name, JsonParser p, Fields f) {
+        switch (name) {
+            case "model" -> f.model = optionalString(p, "model");
+            case "stream" -> f.stream = optionalBoolean(p, "stream");
+            default -> {
+                boolean read = switch (route) {
+                    case GENERATE -> readGenerate(name, p, f);
+                    case CHAT -> readChat(name, p, f);
+                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, "prompt", f.main);
+                    case RESPONSES -> readResponses(name, p, f);
+                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", f.main);
+                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", f.main);
+                };
+                if (!read) {
+                    p.skipChildren();
+                }
+            }
+        }
+    }
+
+    private static boolean readGenerate(String name, JsonParser p, Fields f) {
+        if (name.equals("text")) {
+            return appendTextOrIds(p, "text", f.main);
+        }
+        if (name.equals("input_ids")) {
+            StringBuilder ids = new StringBuilder();
+            appendTextOrIds(p, "input_ids", ids);
+            f.inputIds = ids.toString();
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean readChat(String name, JsonParser p, Fields f) {
+        if (name.equals("tools")) {
+            f.tools = rawJson(p, f.body, "tools");
+            return true;
+        }
+        if (!name.equals("messages")) {
+            return false;
+        }
+        expect(p, JsonToken.START_ARRAY, "messages", "an array");
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            appendMessage(p, "messages[]", f.main);
+        }
+        return true;
+    }
+
+    private static boolean readResponses(String name, JsonParser p, Fields f) {
+        if (name.equals("instructions")) {
+            String s = optionalString(p, "instructions");
+            f.instructions = s == null ? "" : s;
+            return true;
+        }
+        if (!name.equals("input")) {
+            return false;
+        }
+        if (p.currentToken() == JsonToken.VALUE_STRING) {
+            f.main.append(p.getString());
+        } else {
+            expect(p, JsonToken.START_ARRAY, "input", "a string or an array");
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (p.currentToken() == JsonToken.VALUE_STRING) {
+                    f.main.append(p.getString());
+                } else {
+                    appendMessage(p, "input[]", f.main);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Appends one message object as {@code <|role|>text}; the parser is on its START_OBJECT. */
+    private static void appendMessage(JsonParser p, String what, StringBuilder out) {
+        expect(p, JsonToken.START_OBJECT, what, "an object");
+        String role = "";
+        StringBuilder text = new StringBuilder();
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            p.nextToken();
+            switch (name) {
+                case "role" -> {
+                    String r = optionalString(p, what + ".role");
+                    role = r == null ? "" : r;
+                }
+                case "content", "reasoning_content" -> appendContent(p, what + "." + name, text);
+                default -> p.skipChildren();
+            }
+        }
+        out.append("<|").append(role).append("|>").append(text);
+    }
+
+    /** Message content: a string, null, or an array of parts whose {@code text} parts count. */
+    private static void appendContent(JsonParser p, String what, StringBuilder out) {
+        switch (p.currentToken()) {
+            case VALUE_STRING -> out.append(p.getString());
+            case VALUE_NULL -> { }
+            case START_ARRAY -> {
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    if (p.currentToken() == JsonToken.VALUE_STRING) {
+                        out.append(p.getString());
+                        continue;
+                    }
+                    expect(p, JsonToken.START_OBJECT, what + "[]", "a string or an object");
+                    while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+                        String name = p.currentName();
+                        p.nextToken();
+                        if (name.equals("text") && p.currentToken() == JsonToken.VALUE_STRING) {
+                            out.append(p.getString());
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                }
+            }
+            default -> throw new FieldTypeException(what + " must be a string, an array or null");
+        }
+    }
+
+    /**
+     * A string, or an array of strings joined with spaces, or token ids (an array of integers, or an array of such
+     * arrays for a batch) as decimals joined with spaces. Null appends nothing.
+     */
+    private static boolean appendTextOrIds(JsonParser p, String what, StringBuilder out) {
+        switch (p.currentToken()) {
+            case VALUE_STRING -> out.append(p.getString());
+            case VALUE_NULL -> { }
+            case START_ARRAY -> appendArray(p, what, out);
+            default -> throw new FieldTypeException(what + " must be a string or an array");
+        }
+        return true;
+    }
+
+    private static void appendArray(JsonParser p, String what, StringBuilder out) {
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            switch (p.currentToken()) {
+                case VALUE_STRING -> separate(out).append(p.getString());
+                case VALUE_NUMBER_INT -> separate(out).append(p.getLongValue());
+                case START_ARRAY -> appendArray(p, what, out);
+                default -> throw new FieldTypeException(what + " must hold strings or integers");
+            }
+        }
+    }
+
+    private static StringBuilder separate(StringBuilder out) {
+        if (!out.isEmpty()) {
+            out.append(' ');
+        }
+        return out;
+    }
+
+    private static boolean appendString(JsonParser p, String what, StringBuilder out) {
+        String s = optionalString(p, what);
+        if (s != null) {
+            out.append(s);
+        }
+        return true;
+    }
+
+    /** The exact JSON text of the current value, sliced from the body by offsets rather than re-serialised. */
+    private static String rawJson(JsonParser p, byte[] body, String what) {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return "";
+        }
+        expect(p, JsonToken.START_ARRAY, what, "an array");
+        long start = p.currentTokenLocation().getByteOffset();
+        p.skipChildren();
+        long end = p.currentTokenLocation().getByteOffset() + 1;
+        if (start < 0 || end > body.length) {
+            return "";
+        }
+        return new String(body, (int) start, (int) (end - start), StandardCharsets.UTF_8);
+    }
+
+    private static String optionalString(JsonParser p, String what) {
+        return switch (p.currentToken()) {
+            case VALUE_STRING -> p.getString();
+            case VALUE_NULL -> null;
+            default -> throw new FieldTypeException(what + " must be a string");
+        };
+    }
+
+    private static boolean optionalBoolean(JsonParser p, String what) {
+        return switch (p.currentToken()) {
+            case VALUE_TRUE -> true;
+            case VALUE_FALSE, VALUE_NULL -> false;
+            default -> throw new FieldTypeException(what + " must be a boolean");
+        };
+    }
+
+    private static void expect(JsonParser p, JsonToken token, String what, String shape) {
+        if (p.currentToken() != token) {
+            throw new FieldTypeException(what + " must be " + shape);
+        }
+    }
+
+    /** A field of the wrong JSON type; unchecked so that it crosses the parse loop, turned into a 400 by the caller. */
+    private static final class FieldTypeException extends JacksonException {
+        FieldTypeException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package dev.homing.gateway.workers;
+
+import dev.homing.core.policy.WorkerView;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A registered worker and its live state. The in-flight count only moves through {@link InFlightSlot}s, so it
+ * cannot drift. Fields are volatile or atomic: the data plane reads them from every event loop, the health checker
+ * and the registry write them.
+ */
+public final class Worker {
+
+    /** Where a worker is in its life. */
+    public enum State {
+        /** Registered, model not known yet: takes no traffic. */
+        PENDING,
+        /** Takes traffic while healthy. */
+        ACTIVE,
+        /** Removed: takes no new traffic; requests already sent finish. */
+        REMOVED
+    }
+
+    private final String id;
+    private final String url;
+    private final String apiKey;
+    private volatile Map<String, String> labels;
+    private volatile int priority;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile String modelId;
+    private volatile State state = State.PENDING;
+    private volatile boolean healthy;
+    private volatile long reportedLoad = WorkerView.UNKNOWN_LOAD;
+    private volatile int consecutiveFailures;
+    private volatile int consecutiveSuccesses;
+
+    Worker(String id, WorkerSpec spec) {
+        this.id = id;
+        this.url = spec.url();
+        this.apiKey = spec.apiKey();
+        this.labels = spec.labels();
+        this.priority = spec.priority();
+        this.modelId = spec.modelId();
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String url() {
+        return url;
+    }
+
+    /** The worker's own API key, or null. Never log it. */
+    public String apiKey() {
+        return apiKey;
+    }
+
+    public Map<String, String> labels() {
+        return labels;
+    }
+
+    public int priority() {
+        return priority;
+    }
+
+    /** Changes what {@code PUT /workers/{id}} may change: labels and priority. */
+    public void update(Map<String, String> newLabels, Integer newPriority) {
+        if (newLabels != null) {
+            labels = Map.copyOf(newLabels);
+        }
+        if (newPriority != null) {
+            priority = newPriority;
+        }
+    }
+
+    public String modelId() {
+        return modelId;
+    }
+
+    void modelId(String model) {
+        this.modelId = model;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    void state(State newState) {
+        this.state = newState;
+    }
+
+    public boolean healthy() {
+        return healthy;
+    }
+
+    void healthy(boolean value) {
+        this.healthy = value;
+    }
+
+    /** May take a new request now. */
+    public boolean available() {
+        return state == State.ACTIVE && healthy;
+    }
+
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    public long reportedLoad() {
+        return reportedLoad;
+    }
+
+    void reportedLoad(long load) {
+        this.reportedLoad = load;
+    }
+
+    /** Counts one more request in flight; the slot gives it back. */
+    public InFlightSlot startRequest() {
+        inFlight.incrementAndGet();
+        return new InFlightSlot(this);
+    }
+
+    void finishRequest() {
+        inFlight.decrementAndGet();
+    }
+
+    /**
+     * The worker refused a connection: it takes no traffic until health probes see it well again (the success
+     * threshold in a row), rather than after failure-threshold probes as a silent death would.
+     */
+    public void markUnreachable() {
+        consecutiveSuccesses = 0;
+        healthy = false;
+    }
+
+    /** Records a health probe; returns the new health if it changed, else null. Called from one thread at a time. */
+    Boolean recordProbe(boolean ok, int failureThreshold, int successThreshold) {
+        if (ok) {
+            consecutiveFailures = 0;
+            consecutiveSuccesses++;
+            if (!healthy && consecutiveSuccesses >= successThreshold) {
+                healthy = true;
+                return true;
+            }
+        } else {
+            consecutiveSuccesses = 0;
+            consecutiveFailures++;
+            if (healthy && consecutiveFailures >= failureThreshold) {
+                healthy = false;
+                return false;
+            }
+        }
+        return null;
+    }
+
+    WorkerView view() {
+        return new WorkerView(url, available(), inFlight.get(), reportedLoad);
+    }
+
+    @Override
+    public String toString() {
+        return "Worker[" + id + " " + url + " model=" + modelId + " " + state + (healthy ? " healthy" : "") + "]";
+    }
+}

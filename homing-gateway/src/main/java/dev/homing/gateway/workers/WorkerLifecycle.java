@@ -1,0 +1,210 @@
+package dev.homing.gateway.workers;
+
+import dev.homing.gateway.metrics.GatewayMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The control plane around the registry: registers workers in the background (learns the model from
+ * {@code /get_model_info}, falling back to {@code /v1/models}, retrying until the start-up timeout), probes health
+ * on a period with failure/success thresholds, polls {@code /get_load} when the policy reads it, and runs the
+ * policies' housekeeping. Timers run on a Vert.x event loop; registry writes are the registry's own business.
+ */
+public final class WorkerLifecycle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerLifecycle.class);
+    private static final JsonMapper JSON = JsonMapper.shared();
+    /** First wait between registration probes; doubles up to the check interval. */
+    private static final long FIRST_RETRY_MS = 200;
+
+    /** Settings of the control plane, taken from the gateway configuration. */
+    public record Settings(long startupTimeoutSecs, long startupCheckIntervalSecs, boolean healthChecks,
+                           String healthEndpoint, long healthTimeoutSecs, long healthIntervalSecs,
+                           int failureThreshold, int successThreshold, boolean pollLoads, long evictionIntervalSecs) {
+    }
+
+    private final Vertx vertx;
+    private final HttpClient client;
+    private final WorkerRegistry registry;
+    private final GatewayMetrics metrics;
+    private final Settings settings;
+    private long healthTimer = -1;
+    private long loadTimer = -1;
+    private long maintainTimer = -1;
+
+    public WorkerLifecycle(Vertx vertx, HttpClient client, WorkerRegistry registry, GatewayMetrics metrics,
+                           Settings settings) {
+        this.vertx = vertx;
+        this.client = client;
+        this.registry = registry;
+        this.metrics = metrics;
+        this.settings = settings;
+    }
+
+    public void start() {
+        if (settings.healthChecks()) {
+            healthTimer = vertx.setPeriodic(TimeUnit.SECONDS.toMillis(settings.healthIntervalSecs()),
+                    id -> checkHealth());
+        }
+        if (settings.pollLoads()) {
+            loadTimer = vertx.setPeriodic(0, TimeUnit.SECONDS.toMillis(settings.startupCheckIntervalSecs()),
+                    id -> pollLoads());
+        }
+        maintainTimer = vertx.setPeriodic(TimeUnit.SECONDS.toMillis(settings.evictionIntervalSecs()),
+                id -> vertx.executeBlocking(() -> {
+                    registry.maintain();
+                    return null;
+                }, false));
+    }
+
+    public void stop() {
+        for (long timer : new long[] {healthTimer, loadTimer, maintainTimer}) {
+            if (timer >= 0) {
+                vertx.cancelTimer(timer);
+            }
+        }
+    }
+
+    /**
+     * Registers a worker and activates it in the background once its model is known.
+     *
+     * @return the pending worker; the future completes when it takes traffic, or fails when registration gave up
+     * @throws IllegalArgumentException if the URL is already registered
+     */
+    public Registration register(WorkerSpec spec) {
+        Worker worker = registry.register(spec);
+        Promise<Worker> activated = Promise.promise();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(settings.startupTimeoutSecs());
+        vertx.runOnContext(v -> attempt(worker, spec, deadline, FIRST_RETRY_MS, activated));
+        return new Registration(worker, activated.future());
+    }
+
+    /** A worker being registered and the moment it takes traffic. */
+    public record Registration(Worker worker, Future<Worker> activated) {
+    }
+
+    private void attempt(Worker worker, WorkerSpec spec, long deadline, long delayMs, Promise<Worker> activated) {
+        if (worker.state() != Worker.State.PENDING) {
+            activated.tryFail("worker " + worker.url() + " was removed before it became active");
+            return;
+        }
+        discoverModel(worker).onComplete(ar -> {
+            if (ar.succeeded()) {
+                String model = spec.modelId() != null ? spec.modelId() : ar.result();
+                registry.activate(worker, model);
+                LOG.info("worker {} active, model {}", worker.url(), model);
+                activated.tryComplete(worker);
+            } else if (System.nanoTime() > deadline) {
+                LOG.error("worker {} did not answer within {} s; giving up: {}", worker.url(),
+                        settings.startupTimeoutSecs(), ar.cause().getMessage());
+                registry.remove(worker.id());
+                activated.tryFail(ar.cause());
+            } else {
+                LOG.debug("worker {} not ready yet: {}", worker.url(), ar.cause().getMessage());
+                long next = Math.min(delayMs * 2, TimeUnit.SECONDS.toMillis(settings.startupCheckIntervalSecs()));
+                vertx.setTimer(delayMs, id -> attempt(worker, spec, deadline, next, activated));
+            }
+        });
+    }
+
+    /** The worker's model: {@code model_path} of {@code /get_model_info}, else the first id of {@code /v1/models}. */
+    private Future<String> discoverModel(Worker worker) {
+        return get(worker, "/get_model_info").map(body -> {
+            JsonNode path = JSON.readTree(body.getBytes()).path("model_path");
+            if (!path.isString() || path.asString().isEmpty()) {
+                throw new IllegalStateException("no model_path in /get_model_info");
+            }
+            return path.asString();
+        }).recover(err -> get(worker, "/v1/models").map(body -> {
+            JsonNode id = JSON.readTree(body.getBytes()).path("data").path(0).path("id");
+            if (!id.isString() || id.asString().isEmpty()) {
+                throw new IllegalStateException("no model id in /v1/models");
+            }
+            return id.asString();
+        }));
+    }
+
+    private void checkHealth() {
+        for (Worker worker : registry.workers()) {
+            if (worker.state() != Worker.State.ACTIVE) {
+                continue;
+            }
+            get(worker, settings.healthEndpoint()).onComplete(ar -> {
+                metrics.healthCheck(ar.succeeded());
+                Boolean changed = worker.recordProbe(ar.succeeded(), settings.failureThreshold(),
+                        settings.successThreshold());
+                if (changed != null) {
+                    if (changed) {
+                        LOG.info("worker {} is healthy again", worker.url());
+                    } else {
+                        LOG.warn("worker {} is unhealthy: {}", worker.url(),
+                                ar.cause() == null ? "?" : ar.cause().getMessage());
+                    }
+                }
+            });
+        }
+    }
+
+    private void pollLoads() {
+        for (Worker worker : registry.workers()) {
+            if (worker.state() != Worker.State.ACTIVE) {
+                continue;
+            }
+            get(worker, "/get_load").onComplete(ar -> worker.reportedLoad(ar.succeeded()
+                    ? tokensInUse(ar.result()) : -1));
+        }
+    }
+
+    /** Sum of {@code num_tokens} over the worker's data-parallel ranks (one object or a list); -1 if unreadable. */
+    public static long tokensInUse(Buffer body) {
+        try {
+            JsonNode root = JSON.readTree(body.getBytes());
+            if (root.isObject()) {
+                return root.path("num_tokens").asLong(-1);
+            }
+            long sum = 0;
+            for (JsonNode rank : root) {
+                sum += rank.path("num_tokens").asLong(0);
+            }
+            return root.isArray() ? sum : -1;
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** GET a worker path with the health timeout, the worker's key as Bearer; fails unless 2xx. */
+    public Future<Buffer> get(Worker worker, String path) {
+        return call(worker, HttpMethod.GET, path);
+    }
+
+    public Future<Buffer> call(Worker worker, HttpMethod method, String path) {
+        long timeoutMs = TimeUnit.SECONDS.toMillis(settings.healthTimeoutSecs());
+        RequestOptions options = new RequestOptions().setMethod(method).setAbsoluteURI(worker.url() + path)
+                .setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
+        if (worker.apiKey() != null) {
+            options.putHeader("authorization", "Bearer " + worker.apiKey());
+        }
+        return client.request(options)
+                .compose(req -> req.send())
+                .compose(resp -> resp.body().map(body -> check(resp, body)));
+    }
+
+    private static Buffer check(HttpClientResponse resp, Buffer body) {
+        if (resp.statusCode() / 100 != 2) {
+            throw new IllegalStateException("HTTP " + resp.statusCode());
+        }
+        return body;
+    }
+}

@@ -1,0 +1,157 @@
+package dev.homing.gateway.workers;
+
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.RoutingPolicy;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Every worker the gateway knows, grouped into one {@link ModelPool} per model. Mutations (add, activate, remove)
+ * are rare and serialised by this object's lock; the data plane reads without locking (concurrent maps and
+ * copy-on-write pool lists). Thread-safe.
+ */
+public final class WorkerRegistry {
+
+    private final String policyName;
+    private final PolicyConfig policyConfig;
+    private final Map<String, Worker> byId = new ConcurrentHashMap<>();
+    private final Map<String, ModelPool> pools = new ConcurrentHashMap<>();
+
+    public WorkerRegistry(String policyName, PolicyConfig policyConfig) {
+        this.policyName = policyName;
+        this.policyConfig = policyConfig;
+        // Fail at start-up, not on the first worker, if the policy cannot be built.
+        PolicyChoice.create(policyName, policyConfig);
+    }
+
+    public String policyName() {
+        return policyName;
+    }
+
+    /**
+     * Registers a worker that takes no traffic until {@link #activate}.
+     *
+     * @throws IllegalArgumentException if a worker with that URL is already registered
+     */
+    public synchronized Worker register(WorkerSpec spec) {
+        for (Worker w : byId.values()) {
+            if (w.url().equals(spec.url())) {
+                throw new IllegalArgumentException("worker " + spec.url() + " is already registered as " + w.id());
+            }
+        }
+        Worker worker = new Worker(UUID.randomUUID().toString(), spec);
+        byId.put(worker.id(), worker);
+        return worker;
+    }
+
+    /** The worker's model is known: it joins the model's pool, healthy, and takes traffic. */
+    public synchronized void activate(Worker worker, String model) {
+        if (worker.state() != Worker.State.PENDING || byId.get(worker.id()) != worker) {
+            return;
+        }
+        worker.modelId(model);
+        worker.healthy(true);
+        worker.state(Worker.State.ACTIVE);
+        pools.computeIfAbsent(model, m -> new ModelPool(m, newPolicy())).add(worker);
+    }
+
+    private RoutingPolicy newPolicy() {
+        return PolicyChoice.create(policyName, policyConfig.withSeed(System.nanoTime()));
+    }
+
+    /**
+     * Removes a worker by id or URL: it takes no new traffic at once, its requests in flight finish, and the
+     * model's policy forgets it. Returns the worker, or null if none matched.
+     */
+    public synchronized Worker remove(String idOrUrl) {
+        Worker worker = find(idOrUrl);
+        if (worker == null) {
+            return null;
+        }
+        byId.remove(worker.id());
+        worker.state(Worker.State.REMOVED);
+        String model = worker.modelId();
+        ModelPool pool = model == null ? null : pools.get(model);
+        if (pool != null && pool.remove(worker)) {
+            pool.policy().onWorkerRemoved(worker.url());
+            if (pool.workers().isEmpty()) {
+                pools.remove(model);
+            }
+        }
+        return worker;
+    }
+
+    /** A worker by id, or by URL; null if unknown. */
+    public Worker find(String idOrUrl) {
+        Worker worker = byId.get(idOrUrl);
+        if (worker != null) {
+            return worker;
+        }
+        String url = idOrUrl.endsWith("/") ? idOrUrl.substring(0, idOrUrl.length() - 1) : idOrUrl;
+        for (Worker w : byId.values()) {
+            if (w.url().equals(url)) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    public Collection<Worker> workers() {
+        return List.copyOf(byId.values());
+    }
+
+    public Collection<ModelPool> pools() {
+        return List.copyOf(pools.values());
+    }
+
+    /** Models with at least one active worker, sorted. */
+    public List<String> models() {
+        List<String> models = new ArrayList<>(pools.keySet());
+        models.sort(null);
+        return models;
+    }
+
+    public long healthyCount() {
+        return byId.values().stream().filter(Worker::available).count();
+    }
+
+    /**
+     * The pool a request goes to: by its model; with one model registered every request goes there (engines accept
+     * any model name when they serve one).
+     *
+     * @throws NoRouteException no worker yet (503), or several models and none or an unknown one named (400)
+     */
+    public ModelPool resolve(String model) throws NoRouteException {
+        if (model != null) {
+            ModelPool pool = pools.get(model);
+            if (pool != null) {
+                return pool;
+            }
+        }
+        Collection<ModelPool> all = pools.values();
+        if (all.isEmpty()) {
+            throw new NoRouteException(503, "no_workers", "No available workers");
+        }
+        if (all.size() == 1) {
+            return all.iterator().next();
+        }
+        String known = String.join(", ", models());
+        throw model == null
+                ? new NoRouteException(400, "model_required",
+                        "Model must be specified. Available models: " + known)
+                : new NoRouteException(400, "model_not_found",
+                        "Model '" + model + "' is not served here. Available models: " + known);
+    }
+
+    /** Runs every policy's periodic housekeeping. */
+    public void maintain() {
+        for (ModelPool pool : pools.values()) {
+            pool.policy().maintain();
+        }
+    }
+}

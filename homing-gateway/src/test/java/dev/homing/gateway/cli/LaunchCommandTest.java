@@ -1,0 +1,173 @@
+package dev.homing.gateway.cli;
+
+import dev.homing.gateway.config.GatewayConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LaunchCommandTest {
+
+    @Test
+    void noFlagsGiveTheReferenceDefaults() {
+        assertThat(LaunchCommand.parse()).isEqualTo(GatewayConfig.DEFAULTS);
+    }
+
+    static Stream<OptionSpec> referenceFlagsWithDefaults() {
+        return new CommandLine(new LaunchCommand()).getCommandSpec().options().stream()
+                .filter(o -> !o.usageHelp() && !o.versionHelp() && o.defaultValue() == null)
+                .filter(o -> o.initialValue() != null && !(o.initialValue() instanceof List<?>)
+                        && !(o.initialValue() instanceof Boolean));
+    }
+
+    @ParameterizedTest
+    @MethodSource("referenceFlagsWithDefaults")
+    void everyFlagAcceptsItsDefaultValueAndChangesNothing(OptionSpec option) {
+        String value = String.valueOf(option.initialValue());
+
+        assertThat(LaunchCommand.parse(option.longestName(), value)).isEqualTo(GatewayConfig.DEFAULTS);
+    }
+
+    @Test
+    void theCommandKnowsEveryReferenceFlag() {
+        List<String> names = new CommandLine(new LaunchCommand()).getCommandSpec().options().stream()
+                .flatMap(o -> Stream.of(o.names())).toList();
+
+        assertThat(names).contains("--host", "--port", "--worker-urls", "--policy", "--cache-threshold",
+                "--balance-abs-threshold", "--balance-rel-threshold", "--eviction-interval",
+                "--eviction-interval-secs", "--max-tree-size", "--max-idle-secs", "--assignment-mode",
+                "--prefix-token-count", "--prefix-hash-load-factor", "--bucket-adjust-interval-secs", "--dp-aware",
+                "--enable-igw", "--pd-disaggregation", "--prefill", "--decode", "--prefill-policy", "--decode-policy",
+                "--worker-startup-timeout-secs", "--worker-startup-check-interval", "--mini-lb",
+                "--service-discovery", "--selector", "--service-discovery-port", "--service-discovery-namespace",
+                "--prefill-selector", "--decode-selector", "--bootstrap-port-annotation", "--log-dir", "--log-level",
+                "--prometheus-host", "--prometheus-port", "--prometheus-duration-buckets", "--request-id-headers",
+                "--request-timeout-secs", "--shutdown-grace-period-secs", "--max-payload-size",
+                "--cors-allowed-origins", "--max-concurrent-requests", "--queue-size", "--queue-timeout-secs",
+                "--rate-limit-tokens-per-second", "--retry-max-retries", "--retry-initial-backoff-ms",
+                "--retry-max-backoff-ms", "--retry-backoff-multiplier", "--retry-jitter-factor", "--disable-retries",
+                "--cb-failure-threshold", "--cb-success-threshold", "--cb-timeout-duration-secs",
+                "--cb-window-duration-secs", "--disable-circuit-breaker", "--health-failure-threshold",
+                "--health-success-threshold", "--health-check-timeout-secs", "--health-check-interval-secs",
+                "--health-check-endpoint", "--disable-health-check", "--model-path", "--tokenizer-path",
+                "--chat-template", "--tokenizer-cache-enable-l0", "--tokenizer-cache-l0-max-entries",
+                "--tokenizer-cache-enable-l1", "--tokenizer-cache-l1-max-memory", "--reasoning-parser",
+                "--tool-call-parser", "--mcp-config-path", "--backend", "--runtime", "--history-backend",
+                "--enable-wasm", "--postgres-db-url", "--postgres-pool-max-size", "--redis-url",
+                "--redis-pool-max-size", "--redis-retention-days", "--tls-cert-path", "--tls-key-path",
+                "--client-cert-path", "--client-key-path", "--ca-cert-paths", "--enable-trace",
+                "--otlp-traces-endpoint", "--api-key", "--jwt-issuer", "--jwt-audience", "--jwt-jwks-uri",
+                "--jwt-role-claim", "--jwt-role-mapping", "--control-plane-api-keys", "--disable-audit-logging",
+                "--enable-mesh", "--mesh-server-name", "--mesh-host", "--mesh-port", "--mesh-peer-urls");
+    }
+
+    @Test
+    void theQuickStartCommandLineParses() {
+        GatewayConfig config = LaunchCommand.parse("--worker-urls", "http://127.0.0.1:30000",
+                "http://127.0.0.1:30001", "--policy", "cache_aware");
+
+        assertThat(config.workerUrls()).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.policy()).isEqualTo("cache_aware");
+    }
+
+    @Test
+    void thePythonAliasOfTheEvictionIntervalIsAccepted() {
+        assertThat(LaunchCommand.parse("--eviction-interval-secs", "60").evictionIntervalSecs()).isEqualTo(60);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--pd-disaggregation", "--dp-aware", "--enable-mesh", "--service-discovery",
+            "--enable-trace", "--enable-wasm"})
+    void aFlagOfAnUnbuiltFeatureIsRejectedByName(String flag) {
+        assertThatThrownBy(() -> LaunchCommand.parse(flag))
+                .isInstanceOf(ParameterException.class)
+                .hasMessageContaining(flag).hasMessageContaining("not supported");
+    }
+
+    @Test
+    void anUnbuiltFeatureWithAValueIsRejectedByName() {
+        assertThatThrownBy(() -> LaunchCommand.parse("--retry-max-retries", "3"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("--retry-max-retries");
+        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", "certs/gateway.pem"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-cert-path");
+    }
+
+    @Test
+    void anInvalidValueIsRejectedWithTheFlagsName() {
+        assertThatThrownBy(() -> LaunchCommand.parse("--policy", "fastest"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("--policy");
+        assertThatThrownBy(() -> LaunchCommand.parse("--worker-urls", "grpc://10.0.0.1:1"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("gRPC");
+    }
+
+    @Test
+    void theYamlFileSetsValuesAndTheCommandLineWins(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("homing.yaml");
+        Files.writeString(file, """
+                worker_urls:
+                  - http://127.0.0.1:30000
+                  - http://127.0.0.1:30001
+                cache-threshold: 0.5
+                policy: round_robin
+                disable_health_check: true
+                """);
+
+        GatewayConfig config = LaunchCommand.parse("--config", file.toString(), "--policy", "random");
+
+        assertThat(config.workerUrls()).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.cacheThreshold()).isEqualTo(0.5);
+        assertThat(config.disableHealthCheck()).isTrue();
+        assertThat(config.policy()).isEqualTo("random");
+    }
+
+    @Test
+    void anUnknownYamlKeyIsRejected(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("homing.yaml");
+        Files.writeString(file, "cache_treshold: 0.5\n");
+
+        assertThatThrownBy(() -> LaunchCommand.parse("--config", file.toString()))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("cache_treshold");
+    }
+
+    @Test
+    void anUnbuiltFeatureInTheYamlFileIsRejected(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("homing.yaml");
+        Files.writeString(file, "enable_mesh: true\n");
+
+        assertThatThrownBy(() -> LaunchCommand.parse("--config", file.toString()))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("--enable-mesh");
+    }
+
+    @Test
+    void runningWithAnUnsupportedFlagExitsWithAUsageErrorAndAShortMessage() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new LaunchCommand()).setErr(new PrintWriter(err));
+
+        int exit = commandLine.execute("--enable-mesh");
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).startsWith("homing: --enable-mesh is not supported").doesNotContain("Usage:");
+    }
+
+    @Test
+    void helpGroupsTheFlagsAsTheReferenceDoes() {
+        StringWriter out = new StringWriter();
+        new CommandLine(new LaunchCommand()).usage(new PrintWriter(out));
+
+        assertThat(out.toString()).contains("Routing policy", "Health checks", "Metrics", "--cache-threshold");
+    }
+}

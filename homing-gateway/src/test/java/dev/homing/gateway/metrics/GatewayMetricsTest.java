@@ -1,0 +1,84 @@
+package dev.homing.gateway.metrics;
+
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.RunningGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GatewayMetricsTest {
+
+    private static FakeWorker worker;
+    private static RunningGateway gateway;
+    private static String scrape;
+
+    @BeforeAll
+    static void start() {
+        worker = FakeWorker.start("model-a");
+        gateway = RunningGateway.start(List.of(worker), "cache_aware");
+        gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
+        gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
+        scrape = gateway.send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + gateway.gateway().metricsPort() + "/metrics")).timeout(java.time.Duration.ofSeconds(10)).build()).body();
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+        worker.close();
+    }
+
+    @Test
+    void httpRequestsAreCountedWithTheReferenceNamesAndLabels() {
+        assertThat(scrape).contains("smg_http_requests_total{method=\"POST\",path=\"/v1/chat/completions\"} 2.0")
+                .contains("smg_http_responses_total{error_code=\"\",status_code=\"200\"} 2.0");
+    }
+
+    @Test
+    void durationHistogramsUseTheReferenceBuckets() {
+        assertThat(scrape).contains("smg_http_request_duration_seconds_bucket{method=\"POST\","
+                + "path=\"/v1/chat/completions\",le=\"240.0\"} 2");
+    }
+
+    @Test
+    void routedRequestsAndWorkerSelectionsAreCounted() {
+        assertThat(scrape).contains("smg_router_requests_total{backend_type=\"sglang\",connection_mode=\"http\","
+                        + "endpoint=\"/v1/chat/completions\",model=\"model-a\",router_type=\"http_regular\","
+                        + "streaming=\"false\"} 2")
+                .contains("smg_worker_selection_total{connection_mode=\"http\",model=\"model-a\","
+                        + "policy=\"cache_aware\",worker_type=\"regular\"} 2");
+    }
+
+    @Test
+    void workerGaugesAreReadFromTheRegistry() {
+        assertThat(scrape).contains("smg_worker_requests_active{worker=\"" + worker.url() + "\"} 0")
+                .contains("smg_worker_health{worker=\"" + worker.url() + "\"} 1")
+                .contains("smg_worker_pool_size{connection_mode=\"http\",model=\"model-a\",worker_type=\"regular\"} 1");
+    }
+
+    @Test
+    void cacheAwareBranchesAndTheTreeAreVisible() {
+        assertThat(scrape).contains("homing_routing_decisions_total{branch=")
+                .contains("homing_tree_chars{model=\"model-a\"}")
+                .contains("homing_routing_match_ratio_bucket");
+    }
+
+    @Test
+    void requestsPerWorkerAreCounted() {
+        assertThat(scrape).contains("homing_worker_requests_total{model=\"model-a\",worker=\"" + worker.url()
+                + "\"} 2.0");
+    }
+
+    @Test
+    void realisedCacheHitsAreCountedFromTheWorkersUsage() {
+        assertThat(scrape).contains("homing_prompt_tokens_total{model=\"model-a\",worker=\"" + worker.url()
+                + "\"} 10").contains("homing_cached_tokens_total{model=\"model-a\",worker=\"" + worker.url()
+                + "\"} 4");
+    }
+}

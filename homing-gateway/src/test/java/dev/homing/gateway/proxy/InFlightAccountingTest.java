@@ -1,0 +1,165 @@
+package dev.homing.gateway.proxy;
+
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.FakeWorker.Behaviour;
+import dev.homing.gateway.testing.RunningGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Every way a request can end gives its worker's in-flight slot back, once. */
+class InFlightAccountingTest {
+
+    private static final String STREAM_BODY =
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
+
+    private static FakeWorker worker;
+    private static RunningGateway gateway;
+
+    @BeforeAll
+    static void start() {
+        worker = FakeWorker.start("model-a");
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).policy("round_robin")
+                .requestTimeoutSecs(2).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+        worker.close();
+    }
+
+    @AfterEach
+    void reset() {
+        worker.behaviour(Behaviour.NORMAL);
+        worker.clear();
+    }
+
+    @Test
+    void aSuccessfulRequestLeavesNothingInFlight() {
+        gateway.post("/v1/chat/completions", STREAM_BODY);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void anUpstream500IsRelayedAndLeavesNothingInFlight() {
+        worker.behaviour(Behaviour.FAIL_500);
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+
+        assertThat(response.statusCode()).isEqualTo(500);
+        assertThat(response.body()).contains("boom");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void anUpstreamThatNeverAnswersTimesOutWith504AndLeavesNothingInFlight() {
+        worker.behaviour(Behaviour.HANG);
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+
+        assertThat(response.statusCode()).isEqualTo(504);
+        assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_timeout");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aClientThatDisconnectsMidStreamCancelsTheUpstreamAndLeavesNothingInFlight() throws Exception {
+        worker.behaviour(Behaviour.ENDLESS_STREAM);
+        int cutBefore = worker.streamsCutByClient();
+
+        try (Socket socket = rawPost(STREAM_BODY)) {
+            InputStream in = socket.getInputStream();
+            String head = readUntil(in, "data:");
+            assertThat(head).startsWith("HTTP/1.1 200");
+            assertThat(gateway.inFlight()).isEqualTo(1);
+        }
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> worker.streamsCutByClient() == cutBefore + 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aClientThatStopsReadingPausesTheUpstream() throws Exception {
+        worker.behaviour(Behaviour.FLOOD);
+
+        try (Socket socket = rawPost(STREAM_BODY)) {
+            readUntil(socket.getInputStream(), "data:");
+            // The client reads no further: the worker's own write queue must fill, which only happens if the
+            // gateway stopped reading from it instead of buffering without bound.
+            await().atMost(Duration.ofSeconds(10)).until(worker::sawBackpressure);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aWorkerThatRefusesConnectionsGets502AndLeavesNothingInFlight() {
+        FakeWorker gone = FakeWorker.start("model-b");
+        try (RunningGateway other = RunningGateway.start(RunningGateway.config(List.of(gone))
+                .policy("round_robin").build())) {
+            gone.close();
+
+            HttpResponse<String> response = other.post("/generate", "{\"text\":\"hi\"}");
+
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_connection_failed");
+            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+        }
+    }
+
+    @Test
+    void aRequestWhoseWorkerRefusesTheConnectionMovesToAnotherWorkerAndTheDeadOneIsBenched() {
+        FakeWorker dead = FakeWorker.start("model-c");
+        try (FakeWorker alive = FakeWorker.start("model-c");
+             RunningGateway other = RunningGateway.start(RunningGateway.config(List.of(dead, alive))
+                     .policy("round_robin").build())) {
+            dead.close();
+
+            for (int i = 0; i < 4; i++) {
+                HttpResponse<String> response = other.post("/generate", "{\"text\":\"hi\"}");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.headers().firstValue("x-worker")).hasValue(alive.url());
+            }
+            assertThat(other.gateway().registry().find(dead.url()).healthy()).isFalse();
+            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+        }
+    }
+
+    private static Socket rawPost(String body) throws Exception {
+        Socket socket = new Socket("127.0.0.1", gateway.gateway().port());
+        socket.setSoTimeout(10_000);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        OutputStream out = socket.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(bytes);
+        out.flush();
+        return socket;
+    }
+
+    private static String readUntil(InputStream in, String marker) throws Exception {
+        StringBuilder seen = new StringBuilder();
+        byte[] buf = new byte[1024];
+        while (!seen.toString().contains(marker)) {
+            int n = in.read(buf);
+            if (n < 0) {
+                break;
+            }
+            seen.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        return seen.toString();
+    }
+}

@@ -1,0 +1,141 @@
+package dev.homing.gateway.proxy;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RoutingTextTest {
+
+    private static SniffedRequest sniff(InferenceRoute route, String json) throws BadRequestException {
+        return RoutingText.sniff(route, json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String text(InferenceRoute route, String json) throws BadRequestException {
+        return sniff(route, json).routingText();
+    }
+
+    @Test
+    void modelAndStreamAreRead() throws Exception {
+        SniffedRequest r = sniff(InferenceRoute.CHAT, "{\"model\":\"m1\",\"stream\":true,\"messages\":[]}");
+
+        assertThat(r.model()).isEqualTo("m1");
+        assertThat(r.stream()).isTrue();
+    }
+
+    @Test
+    void absentModelAndStreamAreNullAndFalse() throws Exception {
+        SniffedRequest r = sniff(InferenceRoute.GENERATE, "{\"text\":\"x\"}");
+
+        assertThat(r.model()).isNull();
+        assertThat(r.stream()).isFalse();
+    }
+
+    @Test
+    void generateMatchesItsText() throws Exception {
+        assertThat(text(InferenceRoute.GENERATE, "{\"text\":\"Once upon\",\"sampling_params\":{\"a\":1}}"))
+                .isEqualTo("Once upon");
+    }
+
+    @Test
+    void generateJoinsABatchOfTextsWithSpaces() throws Exception {
+        assertThat(text(InferenceRoute.GENERATE, "{\"text\":[\"a b\",\"c\"]}")).isEqualTo("a b c");
+    }
+
+    @Test
+    void generateWithoutTextMatchesTokenIdsAsDecimals() throws Exception {
+        assertThat(text(InferenceRoute.GENERATE, "{\"input_ids\":[[1,2],[3]]}")).isEqualTo("1 2 3");
+    }
+
+    @Test
+    void chatRendersEachMessageWithItsRole() throws Exception {
+        assertThat(text(InferenceRoute.CHAT, """
+                {"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"},
+                 {"role":"assistant","content":"Hello","reasoning_content":"greet"}]}"""))
+                .isEqualTo("<|system|>Be brief.<|user|>Hi<|assistant|>Hellogreet");
+    }
+
+    @Test
+    void chatTakesTheTextPartsOfMultimodalContent() throws Exception {
+        assertThat(text(InferenceRoute.CHAT, """
+                {"messages":[{"role":"user","content":[{"type":"text","text":"Look: "},
+                 {"type":"image_url","image_url":{"url":"data:..."}},{"type":"text","text":"what?"}]}]}"""))
+                .isEqualTo("<|user|>Look: what?");
+    }
+
+    @Test
+    void chatPutsTheToolDefinitionsFirstAsTheyWereSent() throws Exception {
+        assertThat(text(InferenceRoute.CHAT,
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\"}]}"))
+                .isEqualTo("<|tools|>[{\"type\":\"function\"}]<|user|>hi");
+    }
+
+    @Test
+    void conversationsThatDifferOnlyInRolesDoNotCollide() throws Exception {
+        String asUser = text(InferenceRoute.CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+        String asSystem = text(InferenceRoute.CHAT, "{\"messages\":[{\"role\":\"system\",\"content\":\"x\"}]}");
+
+        assertThat(asUser).isNotEqualTo(asSystem);
+    }
+
+    @Test
+    void completionsMatchThePromptAndJoinAListWithSpaces() throws Exception {
+        assertThat(text(InferenceRoute.COMPLETIONS, "{\"prompt\":\"p\"}")).isEqualTo("p");
+        assertThat(text(InferenceRoute.COMPLETIONS, "{\"prompt\":[\"p\",\"q\"]}")).isEqualTo("p q");
+    }
+
+    @Test
+    void embeddingsAndClassifyMatchTheirInput() throws Exception {
+        assertThat(text(InferenceRoute.EMBEDDINGS, "{\"input\":[\"a\",\"b\"]}")).isEqualTo("a b");
+        assertThat(text(InferenceRoute.CLASSIFY, "{\"input\":\"c\"}")).isEqualTo("c");
+    }
+
+    @Test
+    void rerankMatchesOnlyTheQuery() throws Exception {
+        assertThat(text(InferenceRoute.RERANK, "{\"query\":\"q\",\"documents\":[\"d1\",\"d2\"]}")).isEqualTo("q");
+        assertThat(text(InferenceRoute.RERANK_LEGACY, "{\"query\":\"q\"}")).isEqualTo("q");
+    }
+
+    @Test
+    void responsesMatchInstructionsThenInputItems() throws Exception {
+        assertThat(text(InferenceRoute.RESPONSES, """
+                {"instructions":"Be kind.","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}]}"""))
+                .isEqualTo("<|system|>Be kind.<|user|>hi");
+        assertThat(text(InferenceRoute.RESPONSES, "{\"input\":\"plain\"}")).isEqualTo("plain");
+    }
+
+    @Test
+    void malformedJsonIsRefused() {
+        assertThatThrownBy(() -> sniff(InferenceRoute.CHAT, "{\"messages\": [")).isInstanceOf(
+                BadRequestException.class).hasMessageContaining("malformed JSON");
+    }
+
+    @Test
+    void trailingContentIsRefused() {
+        assertThatThrownBy(() -> sniff(InferenceRoute.CHAT, "{} {}")).isInstanceOf(BadRequestException.class);
+    }
+
+    @Test
+    void aBodyThatIsNotAnObjectIsRefused() {
+        assertThatThrownBy(() -> sniff(InferenceRoute.CHAT, "[1]")).isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("JSON object");
+    }
+
+    @Test
+    void fieldsOfTheWrongTypeAreRefused() {
+        assertThatThrownBy(() -> sniff(InferenceRoute.CHAT, "{\"model\":3}")).hasMessageContaining("model");
+        assertThatThrownBy(() -> sniff(InferenceRoute.CHAT, "{\"messages\":{}}")).hasMessageContaining("messages");
+        assertThatThrownBy(() -> sniff(InferenceRoute.CHAT, "{\"messages\":[{\"content\":5}]}"))
+                .hasMessageContaining("content");
+        assertThatThrownBy(() -> sniff(InferenceRoute.COMPLETIONS, "{\"prompt\":{}}")).hasMessageContaining("prompt");
+    }
+
+    @Test
+    void unknownFieldsAreSkippedWhateverTheirShape() throws Exception {
+        assertThat(text(InferenceRoute.CHAT, """
+                {"x":{"deep":[{"a":[1,{"b":null}]}]},"messages":[{"role":"user","content":"hi","name":"n"}],"y":1}"""))
+                .isEqualTo("<|user|>hi");
+    }
+}

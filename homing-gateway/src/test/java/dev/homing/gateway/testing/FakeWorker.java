@@ -1,0 +1,201 @@
+package dev.homing.gateway.testing;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.MultiMap;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A scripted SGLang-like worker on a loopback ephemeral port, for behaviours a real engine cannot be made to show
+ * on cue: failing with 500, hanging, streaming forever, or recording exactly what it received. Every inference
+ * answer names the worker in an {@code x-worker} header so tests can see where a request went.
+ */
+public final class FakeWorker implements AutoCloseable {
+
+    /** How the worker answers inference requests. */
+    public enum Behaviour {
+        /** A small JSON answer, or a short SSE stream when the request asks to stream. */
+        NORMAL,
+        /** 500 with a JSON error. */
+        FAIL_500,
+        /** Never answers. */
+        HANG,
+        /** Answers like NORMAL after 300 ms. */
+        SLOW,
+        /** Streams an event every few milliseconds until the client goes away. */
+        ENDLESS_STREAM,
+        /** Streams as fast as the connection takes it (bounded to 256 MiB), noting when its write queue fills. */
+        FLOOD
+    }
+
+    /** One request as the worker saw it. */
+    public record Received(String method, String path, MultiMap headers, byte[] body) {
+    }
+
+    /** The SSE events a NORMAL stream sends, so tests can compare bytes. */
+    public static final List<String> STREAM_EVENTS = List.of(
+            "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                    + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\n\n",
+            "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                    + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n");
+
+    private final HttpServer server;
+    private final String model;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final AtomicInteger streamsCutByClient = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean sawBackpressure =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile Behaviour behaviour = Behaviour.NORMAL;
+    private volatile boolean healthy = true;
+
+    private FakeWorker(String model) {
+        this.model = model;
+        this.server = TestVertx.get().createHttpServer();
+        server.requestHandler(this::handle);
+    }
+
+    public static FakeWorker start(String model) {
+        FakeWorker worker = new FakeWorker(model);
+        try {
+            worker.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return worker;
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + server.actualPort();
+    }
+
+    public String model() {
+        return model;
+    }
+
+    public void behaviour(Behaviour b) {
+        this.behaviour = b;
+    }
+
+    public void healthy(boolean h) {
+        this.healthy = h;
+    }
+
+    /** Inference requests received (admin and health calls are not kept). */
+    public List<Received> received() {
+        return received;
+    }
+
+    /** Streams that ended because the gateway closed the connection mid-stream. */
+    public int streamsCutByClient() {
+        return streamsCutByClient.get();
+    }
+
+    /** A FLOOD stream found its write queue full: whoever reads from it stopped reading. */
+    public boolean sawBackpressure() {
+        return sawBackpressure.get();
+    }
+
+    public void clear() {
+        received.clear();
+    }
+
+    private void handle(HttpServerRequest req) {
+        HttpServerResponse resp = req.response();
+        switch (req.path()) {
+            case "/health" -> resp.setStatusCode(healthy ? 200 : 503).end();
+            case "/get_model_info" -> resp.putHeader("content-type", "application/json")
+                    .end("{\"model_path\":\"" + model + "\",\"is_generation\":true}");
+            case "/get_load" -> resp.putHeader("content-type", "application/json").end("{\"num_tokens\":7}");
+            case "/flush_cache" -> resp.end("Cache flushed");
+            case "/metrics" -> resp.end("# HELP sglang:num_running_reqs running\n# TYPE sglang:num_running_reqs gauge\n"
+                    + "sglang:num_running_reqs{model_name=\"" + model + "\"} 3\n");
+            default -> req.body().onSuccess(body -> inference(req, body));
+        }
+    }
+
+    private void inference(HttpServerRequest req, Buffer body) {
+        received.add(new Received(req.method().name(), req.path(), MultiMap.caseInsensitiveMultiMap()
+                .addAll(req.headers()), body.getBytes()));
+        HttpServerResponse resp = req.response().putHeader("x-worker", url());
+        boolean stream = body.toString().replace(" ", "").contains("\"stream\":true");
+        switch (behaviour) {
+            case FAIL_500 -> resp.setStatusCode(500).putHeader("content-type", "application/json")
+                    .end("{\"error\":{\"message\":\"boom\"}}");
+            case HANG -> { }
+            case SLOW -> TestVertx.get().setTimer(300, id -> resp.putHeader("content-type", "application/json")
+                    .end(answer()));
+            case ENDLESS_STREAM -> endless(resp);
+            case FLOOD -> {
+                resp.setChunked(true).putHeader("content-type", "text/event-stream");
+                flood(resp, new long[] {0});
+            }
+            case NORMAL -> {
+                if (stream) {
+                    resp.setChunked(true).putHeader("content-type", "text/event-stream");
+                    for (String event : STREAM_EVENTS) {
+                        resp.write(event);
+                    }
+                    resp.end();
+                } else {
+                    resp.putHeader("content-type", "application/json").end(answer());
+                }
+            }
+        }
+    }
+
+    private String answer() {
+        return "{\"id\":\"cmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"" + model + "\","
+                + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},"
+                + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,"
+                + "\"total_tokens\":6,\"prompt_tokens_details\":{\"cached_tokens\":2}},\"worker\":\"" + url() + "\"}";
+    }
+
+    private void flood(HttpServerResponse resp, long[] written) {
+        Buffer chunk = Buffer.buffer("data: " + "y".repeat(16 * 1024) + "\n\n");
+        while (!resp.writeQueueFull() && written[0] < 256L * 1024 * 1024 && !resp.closed()) {
+            resp.write(chunk);
+            written[0] += chunk.length();
+        }
+        if (resp.writeQueueFull()) {
+            sawBackpressure.set(true);
+            resp.drainHandler(v -> flood(resp, written));
+        } else if (!resp.closed()) {
+            resp.end();
+        }
+    }
+
+    private void endless(HttpServerResponse resp) {
+        resp.setChunked(true).putHeader("content-type", "text/event-stream");
+        boolean[] over = {false};
+        resp.closeHandler(v -> {
+            if (!over[0]) {
+                over[0] = true;
+                streamsCutByClient.incrementAndGet();
+            }
+        });
+        long timer = TestVertx.get().setPeriodic(5, id -> {
+            if (over[0] || resp.closed()) {
+                TestVertx.get().cancelTimer(id);
+                return;
+            }
+            resp.write("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n");
+        });
+        resp.exceptionHandler(err -> TestVertx.get().cancelTimer(timer));
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.homing.gateway.testing;
+
+import dev.homing.gateway.Gateway;
+import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.workers.Worker;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A gateway on a loopback ephemeral port in front of the given workers, ready when every worker takes traffic,
+ * with a small blocking client for tests.
+ */
+public final class RunningGateway implements AutoCloseable {
+
+    /**
+     * HTTP/1.1: test gateways come and go on reused ephemeral ports, and a pooled HTTP/2 connection to a port's
+     * previous owner would hang a later test. {@link #sendOverHttp2} covers h2c explicitly.
+     */
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build();
+
+    private final Gateway gateway;
+
+    private RunningGateway(Gateway gateway) {
+        this.gateway = gateway;
+    }
+
+    /** Test defaults: loopback, ephemeral ports, short timeouts. */
+    public static GatewayConfig.Builder config(List<FakeWorker> workers) {
+        return GatewayConfig.builder().host("127.0.0.1").port(0).prometheusHost("127.0.0.1").prometheusPort(0)
+                .workerUrls(workers.stream().map(FakeWorker::url).toList()).shutdownGracePeriodSecs(1);
+    }
+
+    public static RunningGateway start(GatewayConfig config) {
+        RunningGateway running = new RunningGateway(Gateway.start(config));
+        await().atMost(Duration.ofSeconds(10)).until(
+                () -> running.gateway.registry().healthyCount() == config.workerUrls().size());
+        return running;
+    }
+
+    public static RunningGateway start(List<FakeWorker> workers, String policy) {
+        return start(config(workers).policy(policy).build());
+    }
+
+    public Gateway gateway() {
+        return gateway;
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + gateway.port() + path;
+    }
+
+    public HttpResponse<String> post(String path, String body, String... headers) {
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).header("content-type", "application/json");
+        if (headers.length > 0) {
+            req.headers(headers);
+        }
+        return send(req.build());
+    }
+
+    public HttpResponse<String> get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(20)).GET().build());
+    }
+
+    public HttpResponse<String> send(HttpRequest request) {
+        try {
+            return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends with a fresh client that upgrades to HTTP/2 (h2c), as some SDKs do. */
+    public HttpResponse<String> sendOverHttp2(HttpRequest request) {
+        try (HttpClient h2 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
+            return h2.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sum of in-flight counts over every registered worker. */
+    public int inFlight() {
+        return gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum();
+    }
+
+    @Override
+    public void close() {
+        gateway.close();
+    }
+}
