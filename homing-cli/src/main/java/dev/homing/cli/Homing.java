@@ -1,5 +1,6 @@
 package dev.homing.cli;
 
+import dev.homing.bench.cli.BenchCommand;
 import dev.homing.gateway.cli.LaunchCommand;
 import dev.homing.sim.SimEngineCommand;
 import java.util.Set;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(name = "homing", mixinStandardHelpOptions = true, versionProvider = Homing.Version.class,
         description = "A cache-aware model gateway for SGLang and vLLM fleets.%n"
                 + "With no command, or with gateway flags only, runs 'launch'.",
-        subcommands = {LaunchCommand.class, SimEngineCommand.class})
+        subcommands = {LaunchCommand.class, DemoCommand.class, SimEngineCommand.class, BenchCommand.class})
 public final class Homing {
 
     private static final Set<String> TOP_LEVEL_OPTIONS = Set.of("-h", "--help", "-V", "--version");

@@ -1,6 +1,7 @@
 package dev.homing.gateway.workers;
 
 import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ public final class WorkerRegistry {
         this.policyName = policyName;
         this.policyConfig = policyConfig;
         // Fail at start-up, not on the first worker, if the policy cannot be built.
-        PolicyChoice.create(policyName, policyConfig);
+        PolicyFactory.create(policyName, policyConfig, System::nanoTime);
     }
 
     public String policyName() {
@@ -61,7 +62,7 @@ public final class WorkerRegistry {
     }
 
     private RoutingPolicy newPolicy() {
-        return PolicyChoice.create(policyName, policyConfig.withSeed(System.nanoTime()));
+        return PolicyFactory.create(policyName, policyConfig.withSeed(System.nanoTime()), System::nanoTime);
     }
 
     /**

@@ -1,10 +1,12 @@
-package dev.homing.gateway.cli;
+package dev.homing.cli;
 
+import dev.homing.bench.cli.BenchCommand;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 import io.vertx.core.Vertx;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -14,10 +16,12 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * {@code homing demo}: simulated SGLang engines in this process on free ports and a gateway in front of them, so
- * Homing can be tried with nothing else installed. Serves until Ctrl-C.
+ * Homing can be tried with nothing else installed. Serves until Ctrl-C. With {@code --replay} it first sends a
+ * built-in multi-turn chat workload through the gateway with {@code homing bench} and prints what it measured.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, showDefaultValues = true,
         description = "Start simulated engines and a Homing gateway in front of them, then serve until Ctrl-C.")
@@ -37,6 +41,18 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--time-scale", description = "How many times faster than real time the engines run.")
     double timeScale = 1;
+
+    @Option(names = "--replay", description = "Send a built-in multi-turn chat workload first and print its cache "
+            + "hit rate and time to first token.")
+    boolean replay;
+
+    /**
+     * The built-in workload: 24 conversations of 4 turns over 8 shared system prompts, short answers and think
+     * times so it ends in about half a minute at real time.
+     */
+    static final List<String> REPLAY_WORKLOAD = List.of("--workload", "multi-turn", "--rate", "1",
+            "--max-requests", "96", "--duration", "60", "--turns", "4", "--system-prompts", "8",
+            "--system-prompt-tokens", "1000", "--output-tokens", "48", "--think-seconds", "0.5", "--seed", "1");
 
     /** Simulated engines and a gateway, running until closed. */
     public static final class Demo implements AutoCloseable {
@@ -90,6 +106,15 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
+    /** Runs {@code workload} ({@code homing bench} flags) through the demo's gateway; its table goes to {@code out}. */
+    static int replay(Demo demo, List<String> workload, PrintStream out) {
+        List<String> args = Stream.concat(Stream.of("--url", "http://127.0.0.1:" + demo.gateway().port(),
+                "--engine-urls", String.join(",", demo.engineUrls())), workload.stream()).toList();
+        CommandLine bench = new CommandLine(new BenchCommand());
+        bench.setOut(new java.io.PrintWriter(out, true));
+        return bench.execute(args.toArray(String[]::new));
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         Demo demo;
@@ -110,6 +135,10 @@ public final class DemoCommand implements Callable<Integer> {
         out.println("  curl -s http://127.0.0.1:" + gatewayPort + "/v1/chat/completions "
                 + "-H 'content-type: application/json' "
                 + "-d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}],\"max_tokens\":16}'");
+        if (replay) {
+            out.println("Replaying a multi-turn chat workload through the gateway...");
+            replay(demo, REPLAY_WORKLOAD, out);
+        }
         out.println("Ctrl-C stops.");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
