@@ -3,8 +3,6 @@ package dev.homing.bench.workload;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -55,25 +53,12 @@ public final class AzureTrace implements Workload {
 
     @Override
     public String name() {
-        String fileName = file.getFileName().toString();
-        return "azure-" + (fileName.endsWith(".csv") ? fileName.substring(0, fileName.length() - 4) : fileName);
+        return "azure-" + LazyStream.baseName(file, ".csv");
     }
 
     @Override
     public Stream<Conversation> conversations() {
-        BufferedReader reader;
-        try {
-            reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return LazyStream.of(new Rows(reader)).onClose(() -> {
-            try {
-                reader.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        return LazyStream.ofFile(file, Rows::new);
     }
 
     /** Shared prefix {@code index} of the model, {@code prefixTokens} long. */

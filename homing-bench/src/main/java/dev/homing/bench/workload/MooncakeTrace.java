@@ -3,8 +3,6 @@ package dev.homing.bench.workload;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -77,8 +75,7 @@ public final class MooncakeTrace implements Workload {
 
     @Override
     public String name() {
-        String fileName = file.getFileName().toString();
-        return "mooncake-" + (fileName.endsWith(".jsonl") ? fileName.substring(0, fileName.length() - 6) : fileName);
+        return "mooncake-" + LazyStream.baseName(file, ".jsonl");
     }
 
     @Override
@@ -88,19 +85,7 @@ public final class MooncakeTrace implements Workload {
 
     /** The rows without text, for consumers that only need block ids and lengths (the bounds, the simulator). */
     public Stream<Row> rows() {
-        BufferedReader reader;
-        try {
-            reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return LazyStream.of(new Rows(reader)).onClose(() -> {
-            try {
-                reader.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        return LazyStream.ofFile(file, Rows::new);
     }
 
     private record Raw(int index, long timestampMs, int inputTokens, int outputTokens, List<Long> blockIds) {
