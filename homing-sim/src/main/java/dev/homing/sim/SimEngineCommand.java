@@ -1,0 +1,134 @@
+package dev.homing.sim;
+
+import dev.homing.sim.http.Faults;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.http.SimEngineServer;
+import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.TimingModel;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code homing sim-engine}: runs one simulated SGLang engine until the process is stopped. Every default comes from
+ * {@link EngineConfig#DEFAULTS}, {@link TimingModel#H100_8B} and {@link Faults#NONE}.
+ */
+@Command(name = "sim-engine", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Run a simulated SGLang engine: real HTTP API, simulated KV cache, scheduler and GPU timing.")
+public final class SimEngineCommand implements Callable<Integer> {
+    private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
+    private static final TimingModel TIMING = ENGINE.timing();
+    private static final Faults FAULTS = Faults.NONE;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--host", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    String host = "127.0.0.1";
+
+    @Option(names = "--port", description = "Port to listen on, 0 for any free port (default: ${DEFAULT-VALUE}).")
+    int port = 30_000;
+
+    @Option(names = {"--model-name", "--served-model-name"},
+        description = "Model id served and echoed (default: ${DEFAULT-VALUE}).")
+    String modelName = SimEngineOptions.DEFAULT_MODEL;
+
+    @Option(names = "--time-scale",
+        description = "Run this many times faster than real time (default: ${DEFAULT-VALUE}).")
+    double timeScale = 1;
+
+    @Option(names = "--kv-tokens", description = "KV cache capacity in tokens (default: ${DEFAULT-VALUE}).")
+    int kvTokens = ENGINE.kvTokens();
+
+    @Option(names = "--page-size", description = "Tokens per KV page (default: ${DEFAULT-VALUE}).")
+    int pageSize = ENGINE.pageSize();
+
+    @Option(names = "--max-running-requests",
+        description = "Most requests in the running batch (default: ${DEFAULT-VALUE}).")
+    int maxRunningRequests = ENGINE.maxRunningRequests();
+
+    @Option(names = "--chunked-prefill-size",
+        description = "Most uncached prompt tokens per prefill step (default: ${DEFAULT-VALUE}).")
+    int chunkedPrefillSize = ENGINE.chunkedPrefillSize();
+
+    @Option(names = "--context-length",
+        description = "Longest prompt plus output in tokens (default: ${DEFAULT-VALUE}).")
+    int contextLength = ENGINE.contextLength();
+
+    @Option(names = "--prefill-tokens-per-second",
+        description = "Prefill throughput for uncached tokens (default: ${DEFAULT-VALUE}).")
+    double prefillTokensPerSecond = TIMING.prefillTokensPerSecond();
+
+    @Option(names = "--prefill-step-us", description = "Fixed cost of a prefill step (default: ${DEFAULT-VALUE}).")
+    long prefillStepMicros = TIMING.prefillStepNanos() / 1000;
+
+    @Option(names = "--decode-step-us", description = "Fixed cost of a decode step (default: ${DEFAULT-VALUE}).")
+    long decodeStepMicros = TIMING.decodeStepNanos() / 1000;
+
+    @Option(names = "--decode-us-per-request",
+        description = "Decode step cost per request in the batch (default: ${DEFAULT-VALUE}).")
+    long decodeMicrosPerRequest = TIMING.decodeNanosPerRequest() / 1000;
+
+    @Option(names = "--decode-ns-per-context-token",
+        description = "Decode step cost per token of context in the batch (default: ${DEFAULT-VALUE}).")
+    long decodeNanosPerContextToken = TIMING.decodeNanosPerContextToken();
+
+    @Option(names = "--seed", description = "Seed of the output words and the fault dice (default: ${DEFAULT-VALUE}).")
+    long seed = ENGINE.seed();
+
+    @Option(names = "--fail-rate",
+        description = "Share of inference requests that fail at once (default: ${DEFAULT-VALUE}).")
+    double failRate = FAULTS.failRate();
+
+    @Option(names = "--fail-status", description = "HTTP status of those failures (default: ${DEFAULT-VALUE}).")
+    int failStatus = FAULTS.failStatus();
+
+    @Option(names = "--stall-after-tokens",
+        description = "Stop sending after this many output tokens, keeping the connection open (0: off).")
+    int stallAfterTokens = FAULTS.stallAfterTokens();
+
+    @Option(names = "--reset-after-tokens",
+        description = "Close the connection after this many output tokens (0: off).")
+    int resetAfterTokens = FAULTS.resetAfterTokens();
+
+    @Option(names = "--die-after-requests",
+        description = "Stop listening after this many inference requests (0: off).")
+    int dieAfterRequests = FAULTS.dieAfterRequests();
+
+    @Option(names = "--slow-health-ms", description = "Delay health answers by this much (0: off).")
+    long slowHealthMillis = FAULTS.slowHealthMillis();
+
+    /** The options these flags describe. */
+    public SimEngineOptions options() {
+        TimingModel timing = new TimingModel(prefillTokensPerSecond, prefillStepMicros * 1000,
+            decodeStepMicros * 1000, decodeMicrosPerRequest * 1000, decodeNanosPerContextToken);
+        EngineConfig engine = new EngineConfig(kvTokens, pageSize, maxRunningRequests, chunkedPrefillSize,
+            contextLength, timing, seed);
+        Faults faults = new Faults(failRate, failStatus, stallAfterTokens, resetAfterTokens, dieAfterRequests,
+            slowHealthMillis, seed);
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults);
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        SimEngineOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        SimEngineServer server = SimEngineServer.start(options);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "sim-engine-shutdown"));
+        System.out.println("simulated SGLang engine listening on " + server.url());
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.homing.sim.http;
+
+import dev.homing.sim.model.EngineConfig;
+import java.util.Objects;
+
+/**
+ * How to run one simulated engine over HTTP. {@link #defaults()} listens on 127.0.0.1 on an ephemeral port, in
+ * real time, with the engine model's defaults and no faults.
+ *
+ * @param host      address to listen on
+ * @param port      port to listen on; 0 picks a free one (see {@link SimEngineServer#port()})
+ * @param modelName the model id served in {@code /v1/models} and answers
+ * @param timeScale how many times faster than real time the engine runs (1 is real time; tests use 100 or more)
+ * @param engine    the engine model: KV cache, scheduler, timing
+ * @param faults    injected faults
+ */
+public record SimEngineOptions(
+    String host,
+    int port,
+    String modelName,
+    double timeScale,
+    EngineConfig engine,
+    Faults faults) {
+
+    public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
+
+    public SimEngineOptions {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(modelName, "modelName");
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(faults, "faults");
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        if (!(timeScale > 0) || Double.isInfinite(timeScale)) {
+            throw new IllegalArgumentException("time scale must be a positive number");
+        }
+    }
+
+    public static SimEngineOptions defaults() {
+        return new SimEngineOptions("127.0.0.1", 0, DEFAULT_MODEL, 1, EngineConfig.DEFAULTS, Faults.NONE);
+    }
+
+    public SimEngineOptions withPort(int newPort) {
+        return new SimEngineOptions(host, newPort, modelName, timeScale, engine, faults);
+    }
+
+    public SimEngineOptions withTimeScale(double scale) {
+        return new SimEngineOptions(host, port, modelName, scale, engine, faults);
+    }
+
+    public SimEngineOptions withEngine(EngineConfig config) {
+        return new SimEngineOptions(host, port, modelName, timeScale, config, faults);
+    }
+
+    public SimEngineOptions withFaults(Faults newFaults) {
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults);
+    }
+
+    public SimEngineOptions withModelName(String name) {
+        return new SimEngineOptions(host, port, name, timeScale, engine, faults);
+    }
+}

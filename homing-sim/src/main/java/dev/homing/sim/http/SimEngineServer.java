@@ -1,0 +1,88 @@
+package dev.homing.sim.http;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A started simulated engine, for the gateway's tests, the benchmarks and {@code homing demo}:
+ * <pre>{@code
+ * try (SimEngineServer engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(100))) {
+ *     client.post(engine.url() + "/v1/chat/completions", ...);
+ * }
+ * }</pre>
+ * {@link #start} and {@link #close} block until the server listens or has stopped. Thread-safe.
+ */
+public final class SimEngineServer implements AutoCloseable {
+    private static final long START_STOP_SECONDS = 30;
+
+    private final Vertx vertx;
+    private final boolean ownsVertx;
+    private final String deploymentId;
+    private final String host;
+    private final int port;
+
+    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port) {
+        this.vertx = vertx;
+        this.ownsVertx = ownsVertx;
+        this.deploymentId = deploymentId;
+        this.host = host;
+        this.port = port;
+    }
+
+    /** Starts an engine on a Vert.x instance of its own, closed with it. */
+    public static SimEngineServer start(SimEngineOptions options) {
+        Vertx vertx = Vertx.vertx();
+        try {
+            return start(vertx, options, true);
+        } catch (RuntimeException e) {
+            vertx.close();
+            throw e;
+        }
+    }
+
+    /** Starts an engine on a shared Vert.x instance (it runs on one of its event loops). */
+    public static SimEngineServer start(Vertx vertx, SimEngineOptions options) {
+        return start(vertx, options, false);
+    }
+
+    private static SimEngineServer start(Vertx vertx, SimEngineOptions options, boolean ownsVertx) {
+        SimEngineVerticle verticle = new SimEngineVerticle(options);
+        String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
+        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort());
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The engine's base URL, e.g. {@code http://127.0.0.1:34567}. */
+    public String url() {
+        String literal = host.contains(":") ? "[" + host + "]" : host;
+        return "http://" + literal + ":" + port;
+    }
+
+    @Override
+    public void close() {
+        if (ownsVertx) {
+            await(vertx.close(), "stop the simulated engine");
+        } else {
+            await(vertx.undeploy(deploymentId), "stop the simulated engine");
+        }
+    }
+
+    private static <T> T await(Future<T> future, String what) {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(START_STOP_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting to " + what, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not " + what + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("timed out waiting to " + what, e);
+        }
+    }
+}

@@ -1,0 +1,382 @@
+package dev.homing.sim.http;
+
+import dev.homing.sim.model.Engine;
+import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.EngineStats;
+import dev.homing.sim.model.GenerationRequest;
+import dev.homing.sim.model.Tokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The simulated engine's HTTP server: routes SGLang's and OpenAI's endpoints to the {@link EngineDriver}, renders
+ * answers, serves metrics, and injects the configured {@link Faults}. All its state lives on its one event loop.
+ */
+final class SimEngineVerticle extends VerticleBase {
+    private static final Logger LOG = LoggerFactory.getLogger(SimEngineVerticle.class);
+    /** Embedding width: enough to tell texts apart, small enough to keep answers short. */
+    private static final int EMBEDDING_DIMENSIONS = 16;
+
+    private final SimEngineOptions options;
+    private final ObjectMapper json = JsonMapper.builder().build();
+    private final ResponseRenderer renderer = new ResponseRenderer(json);
+    private final RequestParser parser;
+    private final Random faultDice;
+    private EngineDriver driver;
+    private EngineMetrics metrics;
+    private HttpServer server;
+    private long inferenceRequests;
+    private boolean dead;
+
+    SimEngineVerticle(SimEngineOptions options) {
+        this.options = options;
+        this.parser = new RequestParser(json, options.modelName());
+        this.faultDice = new Random(options.faults().seed());
+    }
+
+    @Override
+    public Future<?> start() {
+        Engine engine = new Engine(options.engine());
+        Consumer<dev.homing.sim.model.Progress> observer = progress -> metrics.observe(progress);
+        driver = new EngineDriver(vertx, engine, options.timeScale(), observer);
+        metrics = new EngineMetrics(options.modelName(), engine::stats, driver::virtualNow);
+        server = vertx.createHttpServer(new HttpServerOptions().setHost(options.host()).setPort(options.port()));
+        return server.requestHandler(this::handle).listen();
+    }
+
+    @Override
+    public Future<?> stop() {
+        driver.close();
+        return server.close();
+    }
+
+    int actualPort() {
+        return server.actualPort();
+    }
+
+    private void handle(HttpServerRequest http) {
+        if (dead) {
+            http.connection().close();
+            return;
+        }
+        String path = http.path();
+        HttpMethod method = http.method();
+        if (method == HttpMethod.POST) {
+            switch (path) {
+                case "/generate" -> inference(http, Api.GENERATE);
+                case "/v1/chat/completions" -> inference(http, Api.CHAT);
+                case "/v1/completions" -> inference(http, Api.COMPLETION);
+                case "/v1/responses" -> inference(http, Api.RESPONSES);
+                case "/v1/embeddings" -> withBody(http, this::embeddings);
+                case "/v1/rerank", "/rerank" -> withBody(http, this::rerank);
+                case "/v1/classify" -> withBody(http, this::classify);
+                case "/flush_cache" -> flushCache(http);
+                default -> notFound(http);
+            }
+            return;
+        }
+        if (method == HttpMethod.GET) {
+            switch (path) {
+                case "/health" -> health(http);
+                case "/health_generate" -> healthGenerate(http);
+                case "/v1/models" -> models(http);
+                case "/get_model_info" -> modelInfo(http);
+                case "/get_server_info", "/server_info" -> serverInfo(http);
+                case "/get_load" -> load(http);
+                case "/metrics" -> http.response().putHeader("content-type", "text/plain; version=0.0.4")
+                    .end(metrics.scrape());
+                case "/flush_cache" -> flushCache(http);
+                default -> notFound(http);
+            }
+            return;
+        }
+        error(http, 405, "method not allowed");
+    }
+
+    private void inference(HttpServerRequest http, Api api) {
+        inferenceRequests++;
+        Faults faults = options.faults();
+        if (faults.dieAfterRequests() > 0 && inferenceRequests > faults.dieAfterRequests()) {
+            die(http);
+            return;
+        }
+        if (faults.failRate() > 0 && faultDice.nextDouble() < faults.failRate()) {
+            http.body().onComplete(ignored -> error(http, faults.failStatus(), "injected failure"));
+            return;
+        }
+        withBody(http, body -> {
+            InferenceRequest request = parser.parse(api, body);
+            try {
+                new InferenceExchange(http, request, driver, renderer, faults).start();
+            } catch (IllegalArgumentException e) {
+                throw new BadRequest(e.getMessage());
+            }
+        });
+    }
+
+    /** The engine process dies: it stops listening and drops every connection that reaches it. */
+    private void die(HttpServerRequest http) {
+        LOG.info("simulated engine on port {} dies after {} requests, as configured", actualPort(),
+            options.faults().dieAfterRequests());
+        dead = true;
+        http.connection().close();
+        server.close();
+    }
+
+    private void health(HttpServerRequest http) {
+        afterHealthDelay(() -> http.response().end());
+    }
+
+    /** Runs a one-token generation through the engine, so a busy engine answers late, as a real one does. */
+    private void healthGenerate(HttpServerRequest http) {
+        afterHealthDelay(() -> driver.submit(new GenerationRequest(Tokenizer.encode("ping"), 1), progress -> {
+            if (progress.finished()) {
+                http.response().end();
+            }
+        }));
+    }
+
+    private void afterHealthDelay(Runnable answer) {
+        long delay = options.faults().slowHealthMillis();
+        if (delay > 0) {
+            vertx.setTimer(delay, ignored -> answer.run());
+        } else {
+            answer.run();
+        }
+    }
+
+    private void models(HttpServerRequest http) {
+        ObjectNode body = json.createObjectNode();
+        body.put("object", "list");
+        ObjectNode model = body.putArray("data").addObject();
+        model.put("id", options.modelName());
+        model.put("object", "model");
+        model.put("created", 0);
+        model.put("owned_by", "sglang");
+        model.put("root", options.modelName());
+        model.put("max_model_len", options.engine().contextLength());
+        sendJson(http, 200, body);
+    }
+
+    private void modelInfo(HttpServerRequest http) {
+        ObjectNode body = json.createObjectNode();
+        body.put("model_path", options.modelName());
+        body.put("tokenizer_path", options.modelName());
+        body.put("is_generation", true);
+        body.putNull("preferred_sampling_params");
+        body.put("weight_version", "default");
+        sendJson(http, 200, body);
+    }
+
+    private void serverInfo(HttpServerRequest http) {
+        EngineConfig engine = options.engine();
+        EngineStats stats = driver.stats();
+        ObjectNode body = json.createObjectNode();
+        body.put("model_path", options.modelName());
+        body.put("served_model_name", options.modelName());
+        body.put("version", "homing-sim");
+        body.put("max_total_num_tokens", engine.kvTokens());
+        body.put("page_size", engine.pageSize());
+        body.put("max_running_requests", engine.maxRunningRequests());
+        body.put("chunked_prefill_size", engine.chunkedPrefillSize());
+        body.put("context_length", engine.contextLength());
+        body.put("disable_radix_cache", false);
+        body.put("schedule_policy", "fcfs");
+        body.put("dp_size", 1);
+        body.put("time_scale", options.timeScale());
+        ObjectNode state = body.putArray("internal_states").addObject();
+        state.put("num_running_reqs", stats.runningRequests());
+        state.put("num_queue_reqs", stats.waitingRequests());
+        state.put("num_used_tokens", stats.usedTokens());
+        state.put("cache_hit_rate", stats.cacheHitRate());
+        sendJson(http, 200, body);
+    }
+
+    /** SGLang's load report: one object per data-parallel rank (here one), which the gateway sums. */
+    private void load(HttpServerRequest http) {
+        EngineStats stats = driver.stats();
+        ArrayNode body = json.createArrayNode();
+        ObjectNode rank = body.addObject();
+        rank.put("dp_rank", 0);
+        rank.put("num_reqs", stats.runningRequests() + stats.waitingRequests());
+        rank.put("num_waiting_reqs", stats.waitingRequests());
+        rank.put("num_tokens", stats.usedTokens());
+        sendJson(http, 200, body);
+    }
+
+    private void flushCache(HttpServerRequest http) {
+        if (driver.flushCache()) {
+            http.response().putHeader("content-type", "text/plain").end("Cache flushed.\n");
+        } else {
+            error(http, 400, "cannot flush the cache while requests are running or waiting");
+        }
+    }
+
+    private void embeddings(HttpServerRequest http, Buffer raw) {
+        JsonNode root = parser.readObject(raw);
+        List<String> texts = parser.texts(root.path("input"), "input");
+        ObjectNode body = json.createObjectNode();
+        body.put("object", "list");
+        ArrayNode data = body.putArray("data");
+        int tokens = 0;
+        for (int i = 0; i < texts.size(); i++) {
+            int[] ids = Tokenizer.encode(texts.get(i));
+            tokens += ids.length;
+            ObjectNode item = data.addObject();
+            item.put("object", "embedding");
+            item.put("index", i);
+            ArrayNode vector = item.putArray("embedding");
+            for (double value : embedding(ids)) {
+                vector.add(value);
+            }
+        }
+        body.put("model", modelOf(root));
+        ObjectNode usage = body.putObject("usage");
+        usage.put("prompt_tokens", tokens);
+        usage.put("total_tokens", tokens);
+        sendJson(http, 200, body);
+    }
+
+    /** A unit vector seeded by the tokens: equal texts embed equally, different ones almost surely not. */
+    private static double[] embedding(int[] tokens) {
+        Random random = new Random(dev.homing.sim.model.PseudoWords.seedOf(tokens, 0));
+        double[] vector = new double[EMBEDDING_DIMENSIONS];
+        double norm = 0;
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = random.nextGaussian();
+            norm += vector[i] * vector[i];
+        }
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] /= Math.sqrt(norm);
+        }
+        return vector;
+    }
+
+    /** Scores each document by the share of the query's words it contains; best first. */
+    private void rerank(HttpServerRequest http, Buffer raw) {
+        JsonNode root = parser.readObject(raw);
+        JsonNode query = root.path("query");
+        if (!query.isString()) {
+            throw new BadRequest("'query' must be a string");
+        }
+        List<String> documents = parser.texts(root.path("documents"), "documents");
+        Set<String> queryWords = words(query.stringValue());
+        List<ObjectNode> results = new ArrayList<>();
+        for (int i = 0; i < documents.size(); i++) {
+            Set<String> documentWords = words(documents.get(i));
+            long shared = queryWords.stream().filter(documentWords::contains).count();
+            ObjectNode result = json.createObjectNode();
+            result.put("index", i);
+            result.put("score", queryWords.isEmpty() ? 0 : (double) shared / queryWords.size());
+            result.put("document", documents.get(i));
+            results.add(result);
+        }
+        results.sort((a, b) -> Double.compare(b.path("score").doubleValue(), a.path("score").doubleValue()));
+        ArrayNode body = json.createArrayNode();
+        results.forEach(body::add);
+        sendJson(http, 200, body);
+    }
+
+    private static Set<String> words(String text) {
+        Set<String> words = new HashSet<>();
+        for (String word : text.toLowerCase(java.util.Locale.ROOT).split("\\W+")) {
+            if (!word.isEmpty()) {
+                words.add(word);
+            }
+        }
+        return words;
+    }
+
+    /** Two classes, with a probability seeded by the text. */
+    private void classify(HttpServerRequest http, Buffer raw) {
+        JsonNode root = parser.readObject(raw);
+        List<String> texts = parser.texts(root.path("input"), "input");
+        ObjectNode body = json.createObjectNode();
+        body.put("id", "classify-" + inferenceRequests);
+        body.put("object", "list");
+        body.put("created", System.currentTimeMillis() / 1000);
+        body.put("model", modelOf(root));
+        ArrayNode data = body.putArray("data");
+        int tokens = 0;
+        for (int i = 0; i < texts.size(); i++) {
+            int[] ids = Tokenizer.encode(texts.get(i));
+            tokens += ids.length;
+            double first = Math.abs(embedding(ids)[0]);
+            ObjectNode item = data.addObject();
+            item.put("index", i);
+            item.put("label", first >= 0.5 ? "LABEL_0" : "LABEL_1");
+            item.putArray("probs").add(first).add(1 - first);
+            item.put("num_classes", 2);
+        }
+        ObjectNode usage = body.putObject("usage");
+        usage.put("prompt_tokens", tokens);
+        usage.put("total_tokens", tokens);
+        sendJson(http, 200, body);
+    }
+
+    private String modelOf(JsonNode root) {
+        return root.path("model").isString() ? root.path("model").stringValue() : options.modelName();
+    }
+
+    /** Reads the body, then runs {@code handler}; bad input becomes a 400, anything else a 500, never a crash. */
+    private void withBody(HttpServerRequest http, BodyHandler handler) {
+        http.body().onComplete(read -> {
+            if (read.failed()) {
+                return;
+            }
+            try {
+                handler.handle(http, read.result());
+            } catch (BadRequest e) {
+                error(http, 400, e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.error("simulated engine failed on {}", http.path(), e);
+                error(http, 500, "internal error: " + e.getClass().getSimpleName());
+            }
+        });
+    }
+
+    private void withBody(HttpServerRequest http, Consumer<Buffer> handler) {
+        withBody(http, (ignored, body) -> handler.accept(body));
+    }
+
+    /** Handles a request once its body is read. */
+    @FunctionalInterface
+    private interface BodyHandler {
+        void handle(HttpServerRequest http, Buffer body);
+    }
+
+    private void notFound(HttpServerRequest http) {
+        error(http, 404, "no such endpoint: " + http.method() + " " + http.path());
+    }
+
+    private void error(HttpServerRequest http, int status, String message) {
+        if (http.response().ended() || http.response().closed()) {
+            return;
+        }
+        http.response().setStatusCode(status).putHeader("content-type", "application/json")
+            .end(renderer.error(status, message));
+    }
+
+    private void sendJson(HttpServerRequest http, int status, JsonNode body) {
+        http.response().setStatusCode(status).putHeader("content-type", "application/json")
+            .end(Buffer.buffer(json.writeValueAsBytes(body)));
+    }
+}

@@ -1,0 +1,60 @@
+package dev.homing.sim.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import tools.jackson.databind.JsonNode;
+
+/** Malformed requests get a 400 in the OpenAI error shape, never a crash. */
+class BadInputTest {
+    private static SimEngineServer engine;
+    private static SimEngineClient client;
+
+    @BeforeAll
+    static void start() {
+        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000));
+        client = new SimEngineClient(engine);
+    }
+
+    @AfterAll
+    static void stop() {
+        engine.close();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "/v1/chat/completions | {not json",
+        "/v1/chat/completions | []",
+        "/v1/chat/completions | {\"max_tokens\":5}",
+        "/v1/chat/completions | {\"messages\":[]}",
+        "/v1/chat/completions | {\"messages\":[{\"content\":\"no role\"}]}",
+        "/v1/chat/completions | {\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":-1}",
+        "/v1/chat/completions | {\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":\"yes\"}",
+        "/v1/completions | {\"prompt\":\"\"}",
+        "/v1/completions | {\"prompt\":[\"a\",\"batch\"]}",
+        "/v1/completions | {\"prompt\":\"hi\",\"max_tokens\":1000000}",
+        "/generate | {\"text\":[\"a\",\"batch\"]}",
+        "/generate | {\"input_ids\":[1,\"two\"]}",
+        "/generate | {\"sampling_params\":{}}",
+        "/v1/embeddings | {\"input\":42}",
+        "/v1/rerank | {\"query\":1,\"documents\":[\"a\"]}",
+    })
+    void aMalformedRequestGetsA400WithAMessage(String path, String body) {
+        HttpResponse<String> response = client.post(path, body);
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        JsonNode error = SimEngineClient.JSON.readTree(response.body()).path("error");
+        assertThat(error.path("message").stringValue()).isNotBlank();
+        assertThat(error.path("code").intValue()).isEqualTo(400);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"/v2/chat", "/generate/extra"})
+    void anUnknownPathGetsA404(String path) {
+        assertThat(client.post(path, "{}").statusCode()).isEqualTo(404);
+    }
+}

@@ -1,0 +1,76 @@
+package dev.homing.sim.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+class ChatCachingTest {
+    private static SimEngineServer engine;
+    private static SimEngineClient client;
+
+    @BeforeAll
+    static void start() {
+        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(200));
+        client = new SimEngineClient(engine);
+    }
+
+    @AfterAll
+    static void stop() {
+        engine.close();
+    }
+
+    @Test
+    void secondTurnOfAConversationFindsTheFirstTurnAndItsAnswerInTheCache() {
+        ObjectNode turn1 = chat(32);
+        turn1.withArray("messages").addObject().put("role", "user").put("content",
+            "Compose an engaging travel blog post about a recent trip to Hawaii, highlighting cultural experiences.");
+        JsonNode first = client.postJson("/v1/chat/completions", turn1.toString());
+        int firstPrompt = first.at("/usage/prompt_tokens").intValue();
+        String answer = first.at("/choices/0/message/content").stringValue();
+
+        ObjectNode turn2 = turn1.deepCopy();
+        ArrayNode messages = turn2.withArray("messages");
+        messages.addObject().put("role", "assistant").put("content", answer);
+        messages.addObject().put("role", "user").put("content", "Rewrite it, starting every sentence with A.");
+        JsonNode second = client.postJson("/v1/chat/completions", turn2.toString());
+
+        assertThat(first.at("/usage/completion_tokens").intValue()).isEqualTo(32);
+        assertThat(second.at("/usage/prompt_tokens_details/cached_tokens").intValue())
+            .isGreaterThanOrEqualTo(firstPrompt + 31);
+    }
+
+    @Test
+    void theSameConversationSentAgainIsServedFromTheCacheButItsLastToken() {
+        ObjectNode turn1 = chat(16);
+        turn1.withArray("messages").addObject().put("role", "user").put("content", "Name three rivers in Europe.");
+        ObjectNode turn2 = turn1.deepCopy();
+        JsonNode firstAnswer = client.postJson("/v1/chat/completions", turn1.toString());
+        ArrayNode messages = turn2.withArray("messages");
+        messages.addObject().put("role", "assistant")
+            .put("content", firstAnswer.at("/choices/0/message/content").stringValue());
+        messages.addObject().put("role", "user").put("content", "And three in Asia?");
+        client.postJson("/v1/chat/completions", turn2.toString());
+
+        JsonNode again1 = client.postJson("/v1/chat/completions", turn1.toString());
+        JsonNode again2 = client.postJson("/v1/chat/completions", turn2.toString());
+
+        assertThat(again1.at("/choices/0/message/content")).isEqualTo(firstAnswer.at("/choices/0/message/content"));
+        assertThat(again1.at("/usage/prompt_tokens_details/cached_tokens").intValue())
+            .isEqualTo(again1.at("/usage/prompt_tokens").intValue() - 1);
+        assertThat(again2.at("/usage/prompt_tokens_details/cached_tokens").intValue())
+            .isEqualTo(again2.at("/usage/prompt_tokens").intValue() - 1);
+    }
+
+    private static ObjectNode chat(int maxTokens) {
+        ObjectNode body = SimEngineClient.JSON.createObjectNode();
+        body.put("model", SimEngineOptions.DEFAULT_MODEL);
+        body.put("max_tokens", maxTokens);
+        body.putArray("messages").addObject().put("role", "system").put("content", "You are a helpful assistant.");
+        return body;
+    }
+}

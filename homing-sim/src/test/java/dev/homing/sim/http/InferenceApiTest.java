@@ -1,0 +1,157 @@
+package dev.homing.sim.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/** The inference endpoints over real HTTP, with and without streaming. */
+class InferenceApiTest {
+    private static SimEngineServer engine;
+    private static SimEngineClient client;
+
+    @BeforeAll
+    static void start() {
+        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000));
+        client = new SimEngineClient(engine);
+    }
+
+    @AfterAll
+    static void stop() {
+        engine.close();
+    }
+
+    @Test
+    void chatAnswersInTheOpenAiShapeWithUsage() {
+        JsonNode answer = client.postJson("/v1/chat/completions", chat("Tell me about Lisbon.", 12, false, false));
+
+        assertThat(answer.path("object").stringValue()).isEqualTo("chat.completion");
+        assertThat(answer.at("/choices/0/message/role").stringValue()).isEqualTo("assistant");
+        assertThat(answer.at("/choices/0/finish_reason").stringValue()).isEqualTo("length");
+        assertThat(answer.at("/usage/completion_tokens").intValue()).isEqualTo(12);
+        assertThat(answer.at("/usage/prompt_tokens").intValue()).isPositive();
+        assertThat(answer.at("/usage/prompt_tokens_details/cached_tokens").isIntegralNumber()).isTrue();
+        assertThat(answer.at("/choices/0/message/content").stringValue().split(" ")).hasSize(12);
+    }
+
+    @Test
+    void chatStreamsTheSameTextAsTheWholeAnswerThenUsageThenDone() {
+        String whole = client.postJson("/v1/chat/completions", chat("Tell me about Porto.", 10, false, false))
+            .at("/choices/0/message/content").stringValue();
+
+        HttpResponse<String> response = client.post("/v1/chat/completions",
+            chat("Tell me about Porto.", 10, true, true));
+        ServerSentEvents events = ServerSentEvents.parse(response.body());
+        List<JsonNode> chunks = events.json();
+
+        assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
+        assertThat(events.endsWithDone()).isTrue();
+        assertThat(chunks.getFirst().at("/choices/0/delta/role").stringValue()).isEqualTo("assistant");
+        assertThat(chunks.stream().filter(c -> !c.path("choices").isEmpty())
+            .map(c -> c.at("/choices/0/delta/content").asString("")).collect(Collectors.joining()))
+            .isEqualTo(whole);
+        JsonNode usage = chunks.getLast();
+        assertThat(usage.path("choices").isEmpty()).isTrue();
+        assertThat(usage.at("/usage/completion_tokens").intValue()).isEqualTo(10);
+        assertThat(usage.at("/usage/prompt_tokens_details/cached_tokens").intValue()).isPositive();
+    }
+
+    @Test
+    void chatStreamsWithoutAUsageChunkUnlessAsked() {
+        List<JsonNode> chunks = ServerSentEvents.parse(client.post("/v1/chat/completions",
+            chat("Tell me about Faro.", 5, true, false)).body()).json();
+
+        assertThat(chunks).noneMatch(chunk -> chunk.has("usage"));
+        assertThat(chunks.getLast().at("/choices/0/finish_reason").stringValue()).isEqualTo("length");
+    }
+
+    @Test
+    void completionsAnswerWholeOrStreamedWithTheSameText() {
+        String body = "{\"prompt\":\"Once upon a time\",\"max_tokens\":8%s}";
+        JsonNode whole = client.postJson("/v1/completions", body.formatted(""));
+        ServerSentEvents events = ServerSentEvents.parse(client.post("/v1/completions",
+            body.formatted(",\"stream\":true,\"stream_options\":{\"include_usage\":true}")).body());
+
+        assertThat(whole.path("object").stringValue()).isEqualTo("text_completion");
+        assertThat(whole.at("/usage/completion_tokens").intValue()).isEqualTo(8);
+        assertThat(events.endsWithDone()).isTrue();
+        assertThat(events.json().stream().filter(c -> !c.path("choices").isEmpty())
+            .map(c -> c.at("/choices/0/text").stringValue()).collect(Collectors.joining()))
+            .isEqualTo(whole.at("/choices/0/text").stringValue());
+        assertThat(events.json().getLast().at("/usage/prompt_tokens").intValue())
+            .isEqualTo(whole.at("/usage/prompt_tokens").intValue());
+    }
+
+    @Test
+    void generateAnswersWithSglangMetaInfo() {
+        JsonNode answer = client.postJson("/generate",
+            "{\"text\":\"The capital of France is\",\"sampling_params\":{\"max_new_tokens\":6}}");
+
+        assertThat(answer.at("/meta_info/prompt_tokens").intValue()).isEqualTo(6);
+        assertThat(answer.at("/meta_info/completion_tokens").intValue()).isEqualTo(6);
+        assertThat(answer.at("/meta_info/cached_tokens").isIntegralNumber()).isTrue();
+        assertThat(answer.at("/meta_info/finish_reason/type").stringValue()).isEqualTo("length");
+        assertThat(answer.path("text").stringValue().split(" ")).hasSize(6);
+    }
+
+    @Test
+    void generateStreamsTheCumulativeTextThenDone() {
+        String request = "{\"text\":\"Write a haiku about rain\",\"sampling_params\":{\"max_new_tokens\":5}%s}";
+        String whole = client.postJson("/generate", request.formatted("")).path("text").stringValue();
+
+        ServerSentEvents events = ServerSentEvents.parse(client.post("/generate",
+            request.formatted(",\"stream\":true")).body());
+
+        assertThat(events.endsWithDone()).isTrue();
+        assertThat(events.json()).hasSize(5);
+        assertThat(events.json().getLast().path("text").stringValue()).isEqualTo(whole);
+        assertThat(events.json().getLast().at("/meta_info/completion_tokens").intValue()).isEqualTo(5);
+    }
+
+    @Test
+    void generateAcceptsTokenIds() {
+        JsonNode answer = client.postJson("/generate",
+            "{\"input_ids\":[1,2,3,4,5,6,7],\"sampling_params\":{\"max_new_tokens\":2}}");
+
+        assertThat(answer.at("/meta_info/prompt_tokens").intValue()).isEqualTo(7);
+    }
+
+    @Test
+    void aRequestWithoutALimitGetsTheDefaultLength() {
+        JsonNode answer = client.postJson("/v1/completions", "{\"prompt\":\"Count to ten\"}");
+
+        assertThat(answer.at("/usage/completion_tokens").intValue()).isEqualTo(RequestParser.DEFAULT_MAX_NEW_TOKENS);
+    }
+
+    @Test
+    void aRepeatedPromptIsServedFromTheCacheButItsLastToken() {
+        String request = "{\"text\":\"" + "lorem ipsum ".repeat(50) + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
+        JsonNode first = client.postJson("/generate", request);
+        JsonNode second = client.postJson("/generate", request);
+
+        assertThat(first.at("/meta_info/cached_tokens").intValue()).isZero();
+        assertThat(second.at("/meta_info/cached_tokens").intValue())
+            .isEqualTo(second.at("/meta_info/prompt_tokens").intValue() - 1);
+    }
+
+    @Test
+    void responsesAnswerWithOutputTextAndUsage() {
+        JsonNode answer = client.postJson("/v1/responses", "{\"input\":\"Say hello\",\"max_output_tokens\":3}");
+
+        assertThat(answer.path("object").stringValue()).isEqualTo("response");
+        assertThat(answer.at("/output/0/content/0/type").stringValue()).isEqualTo("output_text");
+        assertThat(answer.at("/usage/output_tokens").intValue()).isEqualTo(3);
+    }
+
+    private static String chat(String question, int maxTokens, boolean stream, boolean includeUsage) {
+        return """
+            {"model":"m","max_tokens":%d,"stream":%s,"stream_options":{"include_usage":%s},
+             "messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"%s"}]}
+            """.formatted(maxTokens, stream, includeUsage, question);
+    }
+}

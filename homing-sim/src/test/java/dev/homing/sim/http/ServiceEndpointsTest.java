@@ -1,0 +1,121 @@
+package dev.homing.sim.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.sim.model.EngineConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/** Health, information, load, metrics and the minimal non-generation endpoints. */
+class ServiceEndpointsTest {
+    private static SimEngineServer engine;
+    private static SimEngineClient client;
+
+    @BeforeAll
+    static void start() {
+        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000)
+            .withEngine(EngineConfig.DEFAULTS.withKvTokens(123_456)));
+        client = new SimEngineClient(engine);
+    }
+
+    @AfterAll
+    static void stop() {
+        engine.close();
+    }
+
+    @Test
+    void healthAndHealthGenerateAnswer200() {
+        assertThat(client.get("/health").statusCode()).isEqualTo(200);
+        assertThat(client.get("/health_generate").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void modelsListsTheServedModel() {
+        JsonNode models = SimEngineClient.JSON.readTree(client.get("/v1/models").body());
+
+        assertThat(models.at("/data/0/id").stringValue()).isEqualTo(SimEngineOptions.DEFAULT_MODEL);
+    }
+
+    @Test
+    void serverInfoReportsTheKvCapacityInTokens() {
+        JsonNode info = SimEngineClient.JSON.readTree(client.get("/get_server_info").body());
+
+        assertThat(info.path("max_total_num_tokens").intValue()).isEqualTo(123_456);
+        assertThat(info.path("page_size").intValue()).isEqualTo(1);
+    }
+
+    @Test
+    void modelInfoNamesTheModel() {
+        JsonNode info = SimEngineClient.JSON.readTree(client.get("/get_model_info").body());
+
+        assertThat(info.path("model_path").stringValue()).isEqualTo(SimEngineOptions.DEFAULT_MODEL);
+    }
+
+    @Test
+    void loadIsAnArrayOfRanksWithTokensInUse() {
+        client.postJson("/generate", "{\"text\":\"" + "warm ".repeat(40) + "\",\"sampling_params\":{\"max_new_tokens\":1}}");
+
+        JsonNode load = SimEngineClient.JSON.readTree(client.get("/get_load").body());
+
+        assertThat(load.isArray()).isTrue();
+        assertThat(load.at("/0/num_tokens").intValue()).isPositive();
+        assertThat(load.at("/0/num_reqs").isIntegralNumber()).isTrue();
+    }
+
+    @Test
+    void metricsUseSglangNames() {
+        client.postJson("/v1/completions", "{\"prompt\":\"metrics please\",\"max_tokens\":3}");
+
+        String metrics = client.get("/metrics").body();
+
+        assertThat(metrics).contains("sglang:cache_hit_rate", "sglang:prompt_tokens_total",
+            "sglang:cached_tokens_total", "sglang:generation_tokens_total", "sglang:num_running_reqs",
+            "sglang:num_queue_reqs", "sglang:token_usage", "sglang:gen_throughput",
+            "sglang:time_to_first_token_seconds_bucket", "sglang:e2e_request_latency_seconds_count");
+    }
+
+    @Test
+    void flushCacheEmptiesTheCacheWhenIdle() {
+        String request = "{\"text\":\"" + "flush me ".repeat(30) + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
+        client.postJson("/generate", request);
+
+        assertThat(client.post("/flush_cache", "").statusCode()).isEqualTo(200);
+
+        assertThat(client.postJson("/generate", request).at("/meta_info/cached_tokens").intValue()).isZero();
+    }
+
+    @Test
+    void embeddingsAreDeterministicUnitVectors() {
+        String request = "{\"input\":[\"alpha\",\"beta\"]}";
+        JsonNode first = client.postJson("/v1/embeddings", request);
+        JsonNode again = client.postJson("/v1/embeddings", request);
+
+        assertThat(first.path("data")).hasSize(2);
+        assertThat(first.at("/data/0/embedding")).isEqualTo(again.at("/data/0/embedding"));
+        assertThat(first.at("/data/0/embedding")).isNotEqualTo(first.at("/data/1/embedding"));
+        double norm = 0;
+        for (JsonNode value : first.at("/data/0/embedding")) {
+            norm += value.doubleValue() * value.doubleValue();
+        }
+        assertThat(norm).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void rerankPutsTheDocumentSharingMostQueryWordsFirst() {
+        JsonNode ranked = client.postJson("/v1/rerank",
+            "{\"query\":\"red fast car\",\"documents\":[\"a blue boat\",\"a red fast car\",\"a red hat\"]}");
+
+        assertThat(ranked.at("/0/index").intValue()).isEqualTo(1);
+        assertThat(ranked).hasSize(3);
+    }
+
+    @Test
+    void classifyGivesOneLabelPerInput() {
+        JsonNode classes = client.postJson("/v1/classify", "{\"input\":[\"good\",\"bad\"]}");
+
+        assertThat(classes.path("data")).hasSize(2);
+        assertThat(classes.at("/data/0/label").stringValue()).startsWith("LABEL_");
+    }
+}

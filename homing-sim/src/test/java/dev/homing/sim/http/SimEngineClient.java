@@ -1,0 +1,61 @@
+package dev.homing.sim.http;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A blocking test client for one simulated engine, over loopback. */
+final class SimEngineClient {
+    static final ObjectMapper JSON = JsonMapper.builder().build();
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(TIMEOUT).build();
+    private final String url;
+
+    SimEngineClient(SimEngineServer engine) {
+        this.url = engine.url();
+    }
+
+    HttpResponse<String> post(String path, String body) {
+        return send(HttpRequest.newBuilder(URI.create(url + path)).timeout(TIMEOUT)
+            .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    HttpResponse<String> get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(url + path)).timeout(TIMEOUT).GET().build());
+    }
+
+    JsonNode postJson(String path, String body) {
+        HttpResponse<String> response = post(path, body);
+        if (response.statusCode() != 200) {
+            throw new AssertionError("POST " + path + " gave " + response.statusCode() + ": " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    HttpClient http() {
+        return http;
+    }
+
+    String url() {
+        return url;
+    }
+
+    private HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
