@@ -1,0 +1,30 @@
+package dev.homing.bench.workload.bounds;
+
+/**
+ * Prefix-cache hits summed over requests, weighted by tokens and by blocks.
+ *
+ * @param hitTokens    prompt tokens found cached
+ * @param promptTokens all prompt tokens
+ * @param hitBlocks    prompt blocks found cached
+ * @param blocks       all prompt blocks
+ * @param requests     requests counted
+ */
+public record HitRate(long hitTokens, long promptTokens, long hitBlocks, long blocks, long requests) {
+
+    public static final HitRate NONE = new HitRate(0, 0, 0, 0, 0);
+
+    /** The share of prompt tokens found cached; 0 with no tokens. */
+    public double tokenRate() {
+        return promptTokens == 0 ? 0 : (double) hitTokens / promptTokens;
+    }
+
+    /** The share of prompt blocks found cached; 0 with no blocks. */
+    public double blockRate() {
+        return blocks == 0 ? 0 : (double) hitBlocks / blocks;
+    }
+
+    HitRate plus(long hits, long tokens, long hitBlockCount, long blockCount) {
+        return new HitRate(hitTokens + hits, promptTokens + tokens, hitBlocks + hitBlockCount, blocks + blockCount,
+                requests + 1);
+    }
+}
