@@ -1,0 +1,57 @@
+package dev.homing.bench.cli;
+
+import dev.homing.bench.simulate.Comparison;
+import dev.homing.bench.simulate.ComparisonReport;
+import dev.homing.bench.simulate.PolicyComparison;
+import dev.homing.bench.simulate.RequestShape;
+import dev.homing.bench.simulate.SimulationSettings;
+import dev.homing.bench.workload.Workload;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * What {@code simulate} and {@code compare} both do: check the flags, run every policy, print the table, and write the
+ * report when there is a directory for it. One code path, so the two commands cannot disagree.
+ */
+final class SimulationRun {
+
+    private SimulationRun() {
+    }
+
+    /** @param output the report directory, or null to print the table only */
+    static int execute(CommandSpec spec, SimulationOptions options, Path output) {
+        SimulationSettings settings;
+        Workload workload;
+        RequestShape shape;
+        List<String> policies;
+        try {
+            settings = options.settings();
+            workload = options.workload();
+            shape = options.shape();
+            policies = options.policies();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec.commandLine().getOut();
+        err.printf(Locale.ROOT, "%s: %d workers, %,d KV tokens each, policies %s%n", workload.name(),
+                settings.workers(), settings.engine().kvTokens(), String.join(",", policies));
+        err.flush();
+        Comparison comparison = PolicyComparison.run(settings, shape, workload, policies, result -> {
+            err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%%, %.1f s wall%n", result.policy(),
+                    result.requests(), 100 * result.hitRate(), result.wallNanos() / 1e9);
+            err.flush();
+        });
+        out.print(ComparisonReport.markdown(comparison));
+        if (output != null) {
+            ComparisonReport.write(comparison, output);
+            out.println("\nReport written to " + output);
+        }
+        out.flush();
+        return 0;
+    }
+}
