@@ -31,8 +31,11 @@ public final class MultiTurnChat implements Workload {
                     || meanThinkSeconds < 0) {
                 throw new IllegalArgumentException("invalid chat shape");
             }
-            if (limits.maxConversations() == Integer.MAX_VALUE && limits.maxStartMicros() == Long.MAX_VALUE) {
-                throw new IllegalArgumentException("a generated workload needs a cap");
+            // Starts only move forward at a finite rate, so a time cap alone bounds nothing when all start at once.
+            boolean timeBounds = limits.maxStartMicros() != Long.MAX_VALUE && ratePerSecond > 0
+                    && Double.isFinite(ratePerSecond);
+            if (limits.maxConversations() == Integer.MAX_VALUE && !timeBounds) {
+                throw new IllegalArgumentException("a generated workload needs a cap on conversations or on time");
             }
         }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -91,7 +92,7 @@ class MooncakeTraceTest {
     @Test
     void theTraceIsReadOnlyAsFarAsItIsConsumed(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("trace.jsonl");
-        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(SAMPLE));
+        List<String> lines = new ArrayList<>(Files.readAllLines(SAMPLE));
         lines.add("this line is not JSON");
         Files.write(file, lines);
 

@@ -1,5 +1,7 @@
 package dev.homing.bench.workload.bounds;
 
+import dev.homing.bench.workload.BlockText;
+import dev.homing.bench.workload.MooncakeTrace;
 import dev.homing.bench.workload.PseudoText;
 import dev.homing.bench.workload.WorkloadRequest;
 import java.util.List;
@@ -41,14 +43,19 @@ public record PromptBlocks(List<Long> ids, int tokens, int blockTokens) {
         return new PromptBlocks(List.of(ids), PseudoText.tokensOf(text.length()), blockTokens);
     }
 
+    /** A Mooncake trace row's own blocks, without building its text. */
+    public static PromptBlocks of(MooncakeTrace.Row row) {
+        return new PromptBlocks(row.blockIds(), row.inputTokens(), BlockText.BLOCK_TOKENS);
+    }
+
     /**
-     * The trace's block ids when the request has them (its last message is then the trace's text, 4 characters a
-     * token), else blocks of its rendered prompt.
+     * The trace's block ids when the request has them (its last message is then the trace's {@link BlockText}, 4
+     * characters a token), else blocks of {@code textBlockTokens} of its rendered prompt.
      */
-    public static PromptBlocks of(WorkloadRequest request, int traceBlockTokens, int textBlockTokens) {
+    public static PromptBlocks of(WorkloadRequest request, int textBlockTokens) {
         if (!request.blockIds().isEmpty()) {
             int tokens = PseudoText.tokensOf(request.messages().getLast().content().length());
-            return new PromptBlocks(request.blockIds(), tokens, traceBlockTokens);
+            return new PromptBlocks(request.blockIds(), tokens, BlockText.BLOCK_TOKENS);
         }
         return ofText(request.prompt(), textBlockTokens);
     }

@@ -1,0 +1,43 @@
+package dev.homing.bench.report;
+
+import java.util.Locale;
+
+/** The comparison as a Markdown table, one row per policy, then the bounds. */
+final class MarkdownTable {
+
+    private MarkdownTable() {
+    }
+
+    static String render(Comparison comparison) {
+        StringBuilder out = new StringBuilder();
+        out.append("| policy | hit rate | TTFT p50 (ms) | TTFT p99 (ms) | requests/s | tokens/s | max/mean load | errors |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (PolicyResult r : comparison.policies()) {
+            out.append("| ").append(cell(r.policy()))
+                    .append(" | ").append(HitRateChart.percent(r.hitRate()))
+                    .append(" | ").append(!r.ttft().hasSamples() ? "–" : format("%.1f", r.ttftP50Millis()))
+                    .append(" | ").append(!r.ttft().hasSamples() ? "–" : format("%.1f", r.ttftP99Millis()))
+                    .append(" | ").append(format("%.2f", r.requestsPerSecond()))
+                    .append(" | ").append(format("%,.0f", r.tokensPerSecond()))
+                    .append(" | ").append(r.workers().isEmpty() ? "–" : format("%.2f", r.maxOverMeanLoad()))
+                    .append(" | ").append(r.errors())
+                    .append(" |\n");
+        }
+        HitRateBounds bounds = comparison.bounds();
+        if (bounds != null) {
+            out.append("\nBounds on the hit rate: infinite-cache oracle ").append(HitRateChart.percent(bounds.oracle()))
+                    .append(", pooled memory of ").append(format("%,d", bounds.pooledTokens())).append(" tokens ")
+                    .append(HitRateChart.percent(bounds.pooled())).append(".\n");
+        }
+        return out.toString();
+    }
+
+    /** Keeps a policy name from breaking the table. */
+    private static String cell(String text) {
+        return text.replace("|", "\\|").replace("\n", " ");
+    }
+
+    private static String format(String pattern, Object value) {
+        return String.format(Locale.ROOT, pattern, value);
+    }
+}
