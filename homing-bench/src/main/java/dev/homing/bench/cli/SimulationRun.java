@@ -1,13 +1,16 @@
 package dev.homing.bench.cli;
 
-import dev.homing.bench.simulate.Comparison;
-import dev.homing.bench.simulate.ComparisonReport;
+import dev.homing.bench.report.Comparison;
+import dev.homing.bench.report.ComparisonReport;
 import dev.homing.bench.simulate.PolicyComparison;
 import dev.homing.bench.simulate.RequestShape;
 import dev.homing.bench.simulate.SimulationSettings;
 import dev.homing.bench.workload.Workload;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,15 +44,23 @@ final class SimulationRun {
         err.printf(Locale.ROOT, "%s: %d workers, %,d KV tokens each, policies %s%n", workload.name(),
                 settings.workers(), settings.engine().kvTokens(), String.join(",", policies));
         err.flush();
-        Comparison comparison = PolicyComparison.run(settings, shape, workload, policies, result -> {
-            err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%%, %.1f s wall%n", result.policy(),
-                    result.requests(), 100 * result.hitRate(), result.wallNanos() / 1e9);
+        PolicyComparison runs = PolicyComparison.run(settings, shape, workload, policies, result -> {
+            err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%% (oracle %.1f%%, pooled %.1f%%), "
+                            + "%.1f s wall; branches %s%n", result.policy(), result.requests(), 100 * result.hitRate(),
+                    100 * result.bounds().oracle().tokenRate(), 100 * result.bounds().pooled().tokenRate(),
+                    result.wallNanos() / 1e9, new TreeMap<>(result.branches()));
             err.flush();
         });
-        out.print(ComparisonReport.markdown(comparison));
+        Comparison comparison = runs.report();
+        // The terminal gets the page without its chart links; the charts exist only in the report directory.
+        ComparisonReport.markdown(comparison).lines().filter(line -> !line.startsWith("![")).forEach(out::println);
         if (output != null) {
-            ComparisonReport.write(comparison, output);
-            out.println("\nReport written to " + output);
+            try {
+                ComparisonReport.write(comparison, output);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            out.println("Report written to " + output);
         }
         out.flush();
         return 0;

@@ -101,7 +101,7 @@ public final class Simulation {
      *
      * @throws IllegalArgumentException for an unknown policy, naming the valid ones
      */
-    public static PolicyResult run(SimulationSettings settings, RequestShape shape, Workload workload,
+    public static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
                                    String policyName) {
         long wallStart = System.nanoTime();
         Simulation simulation = new Simulation(settings, shape, policyName);
@@ -245,7 +245,7 @@ public final class Simulation {
         ttft[answered++] = nanos;
     }
 
-    private PolicyResult result(String policyName, long wallNanos) {
+    private SimulationResult result(String policyName, long wallNanos) {
         long prompt = 0;
         long cached = 0;
         long output = 0;
@@ -259,7 +259,7 @@ public final class Simulation {
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
         CacheBounds bounds = new CacheBounds(oracle.result(), pooled.result(), settings.pooledKvTokens());
-        return new PolicyResult(policyName, requests, errors, prompt, cached, output, sortedTtft, span,
+        return new SimulationResult(policyName, requests, errors, prompt, cached, output, sortedTtft, span,
                 requestsPerWorker, promptTokensPerWorker, branches, bounds, wallNanos);
     }
 }

@@ -45,7 +45,7 @@ class CacheBoundsFrameTest {
         SimulationSettings settings = SimulationSettings.defaults(4);
 
         for (String policy : PolicyFactory.NAMES) {
-            PolicyResult result = Simulation.run(settings, RequestShape.COMPLETION, trace, policy);
+            SimulationResult result = Simulation.run(settings, RequestShape.COMPLETION, trace, policy);
 
             assertThat(result.hitRate()).as(policy).isLessThanOrEqualTo(result.bounds().oracle().tokenRate());
         }
@@ -57,7 +57,7 @@ class CacheBoundsFrameTest {
         SimulationSettings small = SimulationSettings.defaults(4);
         small = small.withEngine(small.engine().withKvTokens(8_000));
 
-        PolicyResult result = Simulation.run(small, RequestShape.COMPLETION, trace, "cache_aware");
+        SimulationResult result = Simulation.run(small, RequestShape.COMPLETION, trace, "cache_aware");
 
         assertThat(result.bounds().pooled().tokenRate()).isLessThan(result.bounds().oracle().tokenRate());
         assertThat(result.hitRate()).isLessThanOrEqualTo(result.bounds().pooled().tokenRate() + 0.02);
@@ -67,7 +67,7 @@ class CacheBoundsFrameTest {
     void withRoomForEverythingAffinityRoutingReachesTheOracle() throws IOException {
         MooncakeTrace trace = new MooncakeTrace(sessionTrace(), MooncakeTrace.Options.AS_RECORDED);
 
-        PolicyResult result = Simulation.run(SimulationSettings.defaults(4), RequestShape.COMPLETION, trace,
+        SimulationResult result = Simulation.run(SimulationSettings.defaults(4), RequestShape.COMPLETION, trace,
                 "cache_aware");
 
         // Only the last token of a fully cached prompt is ever recomputed, and none here is fully cached.

@@ -39,7 +39,7 @@ class SimulationTest {
         Workload one = new FixedWorkload("one", List.of(new Conversation("only", 0, "",
                 List.of(new Turn(PseudoText.of(1, 1000), 0, 5)))));
 
-        PolicyResult result = Simulation.run(TWO_WORKERS, RequestShape.COMPLETION, one, "round_robin");
+        SimulationResult result = Simulation.run(TWO_WORKERS, RequestShape.COMPLETION, one, "round_robin");
 
         long prefill = TWO_WORKERS.engine().timing().prefillNanos(1000);
         assertThat(result.ttftNanos()).containsExactly(prefill);
@@ -49,7 +49,7 @@ class SimulationTest {
 
     @Test
     void underCacheAwareEverySecondTurnFindsItsFirstTurnCached() {
-        PolicyResult result = Simulation.run(TWO_WORKERS, RequestShape.CHAT, separateTwoTurnConversations(40),
+        SimulationResult result = Simulation.run(TWO_WORKERS, RequestShape.CHAT, separateTwoTurnConversations(40),
                 "cache_aware");
 
         // A second turn extends its first turn's prompt and answer and goes where they are cached: it finds the
@@ -65,8 +65,8 @@ class SimulationTest {
     @Test
     void underRandomAboutHalfTheSecondTurnsFindTheirFirstTurnCached() {
         Workload workload = separateTwoTurnConversations(100);
-        PolicyResult affine = Simulation.run(TWO_WORKERS, RequestShape.CHAT, workload, "cache_aware");
-        PolicyResult random = Simulation.run(TWO_WORKERS, RequestShape.CHAT, workload, "random");
+        SimulationResult affine = Simulation.run(TWO_WORKERS, RequestShape.CHAT, workload, "cache_aware");
+        SimulationResult random = Simulation.run(TWO_WORKERS, RequestShape.CHAT, workload, "random");
 
         // With two workers, a second turn lands on its first turn's worker with probability 1/2.
         assertThat((double) random.cachedTokens() / affine.cachedTokens()).isCloseTo(0.5, within(0.15));
@@ -75,8 +75,8 @@ class SimulationTest {
     @Test
     void theSameSeedGivesTheSameResults() {
         for (String policy : PolicyFactory.NAMES) {
-            PolicyResult first = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), policy);
-            PolicyResult second = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), policy);
+            SimulationResult first = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), policy);
+            SimulationResult second = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), policy);
 
             assertThat(second.cachedTokens()).as(policy).isEqualTo(first.cachedTokens());
             assertThat(second.ttftNanos()).as(policy).containsExactly(first.ttftNanos());
@@ -87,7 +87,7 @@ class SimulationTest {
 
     @Test
     void everyRequestIsAnsweredAndCounted() {
-        PolicyResult result = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), "power_of_two");
+        SimulationResult result = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), "power_of_two");
 
         assertThat(result.requests()).isEqualTo(32);
         assertThat(result.errors()).isZero();
@@ -104,7 +104,7 @@ class SimulationTest {
                 new Conversation("big", 0, "", List.of(new Turn(PseudoText.of(1, 1000), 0, 5))),
                 new Conversation("small", 1_000, "", List.of(new Turn(PseudoText.of(2, 100), 0, 5)))));
 
-        PolicyResult result = Simulation.run(tiny, RequestShape.COMPLETION, workload, "round_robin");
+        SimulationResult result = Simulation.run(tiny, RequestShape.COMPLETION, workload, "round_robin");
 
         assertThat(result.requests()).isEqualTo(2);
         assertThat(result.errors()).isEqualTo(1);
