@@ -197,10 +197,6 @@ public final class SimulationOptions {
             + "conversation's id as X-SMG-Routing-Key, read by manual and consistent_hashing (default: ${DEFAULT-VALUE}).")
     boolean routingKey = true;
 
-    @Option(names = "--bound-block-tokens", description = "Block size of the cache bounds for prompts without "
-            + "trace block ids (default: ${DEFAULT-VALUE}).")
-    int boundBlockTokens = SimulationSettings.BOUND_BLOCK_TOKENS;
-
     @Option(names = "--output", paramLabel = "DIR", description = "Write the report (Markdown, JSON, SVG) here.")
     Path output;
 
@@ -249,7 +245,7 @@ public final class SimulationOptions {
                     + "--eviction-interval-secs > 0");
         }
         return new SimulationSettings(workers, engine, policyConfig(), TimeUnit.SECONDS.toNanos(evictionIntervalSecs),
-                (long) (loadSampleIntervalSecs * 1e9), boundBlockTokens, routingKey);
+                (long) (loadSampleIntervalSecs * 1e9), routingKey);
     }
 
     /**

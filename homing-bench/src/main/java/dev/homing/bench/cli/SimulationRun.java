@@ -53,7 +53,9 @@ final class SimulationRun {
         });
         Comparison comparison = runs.report();
         // The terminal gets the page without its chart links; the charts exist only in the report directory.
-        ComparisonReport.markdown(comparison).lines().filter(line -> !line.startsWith("![")).forEach(out::println);
+        String page = ComparisonReport.markdown(comparison);
+        int charts = page.indexOf("\n![");
+        out.println((charts < 0 ? page : page.substring(0, charts)).strip());
         if (output != null) {
             try {
                 ComparisonReport.write(comparison, output);

@@ -2,14 +2,9 @@ package dev.homing.bench.simulate;
 
 import dev.homing.bench.simulate.ArrivalQueue.TurnArrival;
 import dev.homing.bench.simulate.RequestShape.RenderedRequest;
-import dev.homing.bench.workload.BlockText;
 import dev.homing.bench.workload.ChatHistory;
 import dev.homing.bench.workload.Turn;
 import dev.homing.bench.workload.Workload;
-import dev.homing.bench.workload.bounds.CacheBounds;
-import dev.homing.bench.workload.bounds.InfiniteCacheOracle;
-import dev.homing.bench.workload.bounds.PooledCacheBound;
-import dev.homing.bench.workload.bounds.PromptBlocks;
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
@@ -19,6 +14,7 @@ import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
+import dev.homing.sim.model.Tokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -43,6 +39,7 @@ import java.util.TreeMap;
  *       answer text ({@link EngineAnswer}) in its history.</li>
  *   <li>{@link RoutingPolicy#maintain()} runs every {@code maintainIntervalNanos} of simulated time.</li>
  * </ol>
+ * The cache bounds see the same requests at the same moments ({@link SequenceBounds}).
  * Events are taken strictly in time order; at equal times engine steps come first, then timers, then arrivals, so
  * an arrival sees every answer that finished at its instant.
  *
@@ -58,8 +55,7 @@ public final class Simulation {
     private final int[] inFlight;
     private final long[] reportedLoad;
     private final List<Map<Long, Sent>> sent;
-    private final InfiniteCacheOracle oracle = new InfiniteCacheOracle();
-    private final PooledCacheBound pooled;
+    private final SequenceBounds bounds;
     private final Map<String, Long> branches = new TreeMap<>();
     private final long[] requestsPerWorker;
     private final long[] promptTokensPerWorker;
@@ -93,7 +89,7 @@ public final class Simulation {
         Arrays.fill(reportedLoad, WorkerView.UNKNOWN_LOAD);
         this.requestsPerWorker = new long[n];
         this.promptTokensPerWorker = new long[n];
-        this.pooled = new PooledCacheBound(settings.pooledKvTokens());
+        this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
     }
 
     /**
@@ -173,6 +169,7 @@ public final class Simulation {
             if (request.arrival().hasNextTurn()) {
                 String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens(),
                         settings.engine().seed());
+                bounds.answered(request.promptTokens(), Tokenizer.encode(answer));
                 arrivals.answered(request.arrival(), answer, p.atNanos());
             }
         }
@@ -187,9 +184,7 @@ public final class Simulation {
         RenderedRequest rendered = shape.render(ChatHistory.messages(arrival.conversation(), arrival.turn(),
                 arrival.answers()));
         int[] tokens = rendered.promptTokens();
-        PromptBlocks blocks = blocksOf(turn, tokens);
-        oracle.accept(blocks);
-        pooled.accept(blocks);
+        bounds.arrived(turn, tokens);
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
         Decision decision = policy.select(views(), new RoutingRequest(rendered.routingText(), routingKey, null, null));
@@ -211,17 +206,6 @@ public final class Simulation {
         promptTokensPerWorker[worker] += tokens.length;
         // Only a conversation with a next turn needs the prompt again, to compute the answer text.
         sent.get(worker).put(id, new Sent(arrival, arrival.hasNextTurn() ? tokens : null, turn.maxOutputTokens()));
-    }
-
-    /** The trace's own block ids when it has them and they fit the prompt, else blocks of the engine's tokens. */
-    private PromptBlocks blocksOf(Turn turn, int[] tokens) {
-        List<Long> ids = turn.blockIds();
-        int traceBlock = BlockText.BLOCK_TOKENS;
-        if (shape == RequestShape.COMPLETION && !ids.isEmpty()
-                && ids.size() == (tokens.length + traceBlock - 1) / traceBlock) {
-            return new PromptBlocks(ids, tokens.length, traceBlock);
-        }
-        return TokenBlocks.of(tokens, settings.boundBlockTokens());
     }
 
     private List<WorkerView> views() {
@@ -258,8 +242,7 @@ public final class Simulation {
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
-        CacheBounds bounds = new CacheBounds(oracle.result(), pooled.result(), settings.pooledKvTokens());
         return new SimulationResult(policyName, requests, errors, prompt, cached, output, sortedTtft, span,
-                requestsPerWorker, promptTokensPerWorker, branches, bounds, wallNanos);
+                requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), wallNanos);
     }
 }

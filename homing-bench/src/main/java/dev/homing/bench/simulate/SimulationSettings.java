@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
  *                                120 s
  * @param loadSampleIntervalNanos how often each engine's load ({@code /get_load}: KV tokens in use) is sampled into
  *                                {@code WorkerView.reportedLoad}; 0 never samples, so every reported load is unknown
- * @param boundBlockTokens        block size of the cache bounds for prompts without trace block ids
  * @param sendRoutingKey          whether the simulated client sends its conversation id as
  *                                {@code X-SMG-Routing-Key} (read by {@code manual} and {@code consistent_hashing})
  */
@@ -26,38 +25,36 @@ public record SimulationSettings(
         PolicyConfig policy,
         long maintainIntervalNanos,
         long loadSampleIntervalNanos,
-        int boundBlockTokens,
         boolean sendRoutingKey) {
 
     /** The gateway's default eviction interval. */
     public static final long MAINTAIN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(120);
     /** Load samples every 5 s: stale enough to show what a polled load costs, fresh enough to be useful. */
     public static final long LOAD_SAMPLE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** Small enough that a text workload's shared prefix is counted nearly to the token, large enough to stay cheap. */
-    public static final int BOUND_BLOCK_TOKENS = 16;
 
     public SimulationSettings {
         if (workers <= 0) {
             throw new IllegalArgumentException("at least one worker is needed");
         }
-        if (maintainIntervalNanos <= 0 || loadSampleIntervalNanos < 0 || boundBlockTokens <= 0) {
-            throw new IllegalArgumentException("intervals and block size must be positive");
+        if (maintainIntervalNanos <= 0 || loadSampleIntervalNanos < 0) {
+            throw new IllegalArgumentException("the maintenance interval must be positive, the sample interval not "
+                    + "negative");
         }
     }
 
     public static SimulationSettings defaults(int workers) {
         return new SimulationSettings(workers, EngineConfig.DEFAULTS, PolicyConfig.DEFAULTS, MAINTAIN_INTERVAL_NANOS,
-                LOAD_SAMPLE_INTERVAL_NANOS, BOUND_BLOCK_TOKENS, true);
+                LOAD_SAMPLE_INTERVAL_NANOS, true);
     }
 
     public SimulationSettings withEngine(EngineConfig newEngine) {
         return new SimulationSettings(workers, newEngine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                boundBlockTokens, sendRoutingKey);
+                sendRoutingKey);
     }
 
     public SimulationSettings withPolicy(PolicyConfig newPolicy) {
         return new SimulationSettings(workers, engine, newPolicy, maintainIntervalNanos, loadSampleIntervalNanos,
-                boundBlockTokens, sendRoutingKey);
+                sendRoutingKey);
     }
 
     /** The pooled bound's memory: every worker's KV pool together. */

@@ -3,7 +3,9 @@ package dev.homing.bench.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.homing.bench.workload.Limits;
 import dev.homing.bench.workload.MooncakeTrace;
+import dev.homing.bench.workload.MultiTurnChat;
 import dev.homing.core.policy.PolicyFactory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,6 +50,20 @@ class CacheBoundsFrameTest {
             SimulationResult result = Simulation.run(settings, RequestShape.COMPLETION, trace, policy);
 
             assertThat(result.hitRate()).as(policy).isLessThanOrEqualTo(result.bounds().oracle().tokenRate());
+        }
+    }
+
+    @Test
+    void noPolicyBeatsTheOracleOnChatsWhoseTurnsReuseTheAnswers() {
+        MultiTurnChat chats = new MultiTurnChat(MultiTurnChat.Shape.typical(4.0, Limits.conversations(30), 5));
+        SimulationSettings settings = SimulationSettings.defaults(3);
+
+        for (String policy : PolicyFactory.NAMES) {
+            SimulationResult result = Simulation.run(settings, RequestShape.CHAT, chats, policy);
+
+            assertThat(result.cachedTokens()).as(policy).isLessThanOrEqualTo(result.bounds().oracle().hitTokens());
+            assertThat(result.bounds().pooled().hitTokens()).as(policy)
+                    .isLessThanOrEqualTo(result.bounds().oracle().hitTokens());
         }
     }
 
