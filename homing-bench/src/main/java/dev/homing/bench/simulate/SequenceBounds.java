@@ -8,6 +8,7 @@ import dev.homing.bench.workload.bounds.InfiniteCacheOracle;
 import dev.homing.bench.workload.bounds.PooledCacheBound;
 import dev.homing.bench.workload.bounds.PromptBlocks;
 import dev.homing.sim.model.KvCache;
+import java.util.Arrays;
 
 /**
  * The two bounds of the request sequence one simulation run sends: the infinite-cache oracle (every prefix ever
@@ -62,7 +63,7 @@ final class SequenceBounds {
 
     /** An answer finished and its conversation goes on: cache the prompt and the answer as the engine did. */
     void answered(int[] promptTokens, int[] answerTokens) {
-        int[] sequence = java.util.Arrays.copyOf(promptTokens, promptTokens.length + answerTokens.length);
+        int[] sequence = Arrays.copyOf(promptTokens, promptTokens.length + answerTokens.length);
         System.arraycopy(answerTokens, 0, sequence, promptTokens.length, answerTokens.length);
         // The last output token was sampled but never computed, so no engine holds its KV.
         int computed = sequence.length - (answerTokens.length > 0 ? 1 : 0);

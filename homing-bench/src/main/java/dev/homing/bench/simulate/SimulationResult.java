@@ -23,6 +23,7 @@ import java.util.Map;
  *   <li>load: prompt tokens routed to each worker; max/mean is the busiest worker's over the mean, 1.0 when even.
  *       Requests per worker are kept too.</li>
  * </ul>
+ * The arrays are shared, not copied: read them, do not change them.
  *
  * @param policy                the policy name
  * @param requests              requests that arrived
