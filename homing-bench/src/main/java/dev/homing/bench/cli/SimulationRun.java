@@ -8,7 +8,6 @@ import dev.homing.bench.simulate.SimulationSettings;
 import dev.homing.bench.workload.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.TreeMap;
 import java.util.List;
@@ -60,7 +59,10 @@ final class SimulationRun {
             try {
                 ComparisonReport.write(comparison, output);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                err.println("cannot write the report to " + output + ": " + e);
+                err.flush();
+                out.flush();
+                return 1;
             }
             out.println("Report written to " + output);
         }

@@ -98,6 +98,23 @@ class SimulationTest {
     }
 
     @Test
+    void powerOfTwoComparesSampledEngineLoadsWhenSamplingIsOn() {
+        SimulationResult result = Simulation.run(TWO_WORKERS, RequestShape.CHAT, smallSharedPrefix(), "power_of_two");
+
+        assertThat(result.branches()).containsOnlyKeys("reported_load");
+    }
+
+    @Test
+    void powerOfTwoComparesInFlightCountsWhenNoLoadIsSampled() {
+        SimulationSettings unsampled = new SimulationSettings(2, TWO_WORKERS.engine(), TWO_WORKERS.policy(),
+                TWO_WORKERS.maintainIntervalNanos(), 0, true);
+
+        SimulationResult result = Simulation.run(unsampled, RequestShape.CHAT, smallSharedPrefix(), "power_of_two");
+
+        assertThat(result.branches()).containsOnlyKeys("in_flight");
+    }
+
+    @Test
     void aPromptLargerThanTheKvPoolIsAnErrorNotACrash() {
         SimulationSettings tiny = TWO_WORKERS.withEngine(TWO_WORKERS.engine().withKvTokens(500));
         Workload workload = new FixedWorkload("too-long", List.of(
