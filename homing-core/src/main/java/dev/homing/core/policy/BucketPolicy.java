@@ -43,8 +43,6 @@ public final class BucketPolicy implements RoutingPolicy {
     public static final String IMBALANCE = "imbalance";
     /** Branch label: the bucket's worker was unavailable; the worker with the fewest chars took the request. */
     public static final String BUCKET_WORKER_UNAVAILABLE = "bucket_worker_unavailable";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final WorkerPicker picker;
     private final LongSupplier nanoClock;
@@ -79,7 +77,7 @@ public final class BucketPolicy implements RoutingPolicy {
     @Override
     public synchronized Decision select(List<WorkerView> workers, RoutingRequest request) {
         if (WorkerPicker.availableCount(workers) == 0) {
-            return Decision.none(NO_HEALTHY_WORKERS);
+            return Decision.noHealthyWorkers();
         }
         startOverIfWorkersChanged(workers);
         closeWindowIfDue();

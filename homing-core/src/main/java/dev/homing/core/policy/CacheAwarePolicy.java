@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
  * Routes a request to the worker most likely to hold its prompt prefix in cache, unless the workers' loads are too
  * far apart. The decision order is the reference gateway's:
  * <ol>
- *   <li>no available worker: none ({@code no_available_workers});</li>
+ *   <li>no available worker: none ({@code no_healthy_workers});</li>
  *   <li>imbalanced, meaning {@code max - min > balanceAbsThreshold} and {@code max > min * balanceRelThreshold}
  *       (both strict, loads over the available workers): the least-loaded worker ({@code imbalance});</li>
  *   <li>otherwise match the text in the tree: a match ratio strictly above {@code cacheThreshold} goes to a worker
@@ -67,7 +67,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             }
         }
         if (max == Integer.MIN_VALUE) {
-            return Decision.none("no_available_workers");
+            return Decision.noHealthyWorkers();
         }
         String text = request.text();
         if (imbalanced(min, max)) {

@@ -27,8 +27,6 @@ public final class ConsistentHashingPolicy implements RoutingPolicy {
     public static final String ROUTING_KEY_HIT = "routing_key_hit";
     /** Branch label: no key at all; a random worker. */
     public static final String RANDOM_FALLBACK = "random_fallback";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final HashRing ring = new HashRing();
     private final WorkerPicker picker;
@@ -53,10 +51,10 @@ public final class ConsistentHashingPolicy implements RoutingPolicy {
         String key = request.routingKey() != null ? request.routingKey() : request.implicitKey();
         if (key != null) {
             int chosen = ring.walk(workers, HashRing.hash(key), WorkerView::available);
-            return chosen == Decision.NONE ? Decision.none(NO_HEALTHY_WORKERS) : Decision.of(chosen, ROUTING_KEY_HIT);
+            return chosen == Decision.NONE ? Decision.noHealthyWorkers() : Decision.of(chosen, ROUTING_KEY_HIT);
         }
         int chosen = picker.anyAvailable(workers);
-        return chosen == Decision.NONE ? Decision.none(NO_HEALTHY_WORKERS) : Decision.of(chosen, RANDOM_FALLBACK);
+        return chosen == Decision.NONE ? Decision.noHealthyWorkers() : Decision.of(chosen, RANDOM_FALLBACK);
     }
 
     /** The header's index, or -1 when it is not a non-negative decimal int. */

@@ -14,12 +14,20 @@ public record Decision(int workerIndex, String branch, int matchedChars, int tex
 
     public static final int NONE = -1;
 
+    /** Branch label shared by every policy: no worker could take the request. */
+    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
+
     public static Decision of(int workerIndex, String branch) {
         return new Decision(workerIndex, branch, 0, 0);
     }
 
     public static Decision none(String branch) {
         return new Decision(NONE, branch, 0, 0);
+    }
+
+    /** No worker could take the request. */
+    public static Decision noHealthyWorkers() {
+        return none(NO_HEALTHY_WORKERS);
     }
 
     public boolean found() {

@@ -38,8 +38,6 @@ public final class ManualPolicy implements RoutingPolicy {
     public static final String VACANT = "vacant";
     /** Branch label: the request carried no routing key. */
     public static final String NO_ROUTING_ID = "no_routing_id";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Integer> keysPerWorker = new ConcurrentHashMap<>();
@@ -63,7 +61,7 @@ public final class ManualPolicy implements RoutingPolicy {
     @Override
     public Decision select(List<WorkerView> workers, RoutingRequest request) {
         if (WorkerPicker.availableCount(workers) == 0) {
-            return Decision.none(NO_HEALTHY_WORKERS);
+            return Decision.noHealthyWorkers();
         }
         String key = request.routingKey();
         if (key == null || key.isEmpty()) {

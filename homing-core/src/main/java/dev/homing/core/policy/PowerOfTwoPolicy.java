@@ -20,8 +20,6 @@ public final class PowerOfTwoPolicy implements RoutingPolicy {
     public static final String IN_FLIGHT = "in_flight";
     /** Branch label: only one worker was available, so there was nothing to compare. */
     public static final String SINGLE_AVAILABLE = "single_available";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final WorkerPicker picker;
 
@@ -38,7 +36,7 @@ public final class PowerOfTwoPolicy implements RoutingPolicy {
     public Decision select(List<WorkerView> workers, RoutingRequest request) {
         int count = WorkerPicker.availableCount(workers);
         if (count == 0) {
-            return Decision.none(NO_HEALTHY_WORKERS);
+            return Decision.noHealthyWorkers();
         }
         if (count == 1) {
             return Decision.of(WorkerPicker.nthAvailable(workers, 0), SINGLE_AVAILABLE);

@@ -31,8 +31,6 @@ public final class PrefixHashPolicy implements RoutingPolicy {
     public static final String FALLBACK_LEAST_LOAD = "fallback_least_load";
     /** Branch label: the request had no text to hash (the reference's name, from when it hashed tokens). */
     public static final String NO_TOKENS = "no_tokens";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final HashRing ring = new HashRing();
     private final WorkerPicker picker;
@@ -61,7 +59,7 @@ public final class PrefixHashPolicy implements RoutingPolicy {
             }
         }
         if (available == 0) {
-            return Decision.none(NO_HEALTHY_WORKERS);
+            return Decision.noHealthyWorkers();
         }
         String text = request.text();
         if (text.isEmpty()) {

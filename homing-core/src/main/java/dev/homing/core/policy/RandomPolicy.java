@@ -12,8 +12,6 @@ public final class RandomPolicy implements RoutingPolicy {
     public static final String NAME = "random";
     /** Branch label: a worker was chosen. */
     public static final String SELECTED = "selected";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final WorkerPicker picker;
 
@@ -29,6 +27,6 @@ public final class RandomPolicy implements RoutingPolicy {
     @Override
     public Decision select(List<WorkerView> workers, RoutingRequest request) {
         int chosen = picker.anyAvailable(workers);
-        return chosen == Decision.NONE ? Decision.none(NO_HEALTHY_WORKERS) : Decision.of(chosen, SELECTED);
+        return chosen == Decision.NONE ? Decision.noHealthyWorkers() : Decision.of(chosen, SELECTED);
     }
 }

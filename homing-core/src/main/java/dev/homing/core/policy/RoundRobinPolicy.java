@@ -15,8 +15,6 @@ public final class RoundRobinPolicy implements RoutingPolicy {
     public static final String NAME = "round_robin";
     /** Branch label: a worker was chosen. */
     public static final String SELECTED = "selected";
-    /** Branch label: no worker was available. */
-    public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
 
     private final AtomicLong turns = new AtomicLong();
 
@@ -29,7 +27,7 @@ public final class RoundRobinPolicy implements RoutingPolicy {
     public Decision select(List<WorkerView> workers, RoutingRequest request) {
         int count = WorkerPicker.availableCount(workers);
         if (count == 0) {
-            return Decision.none(NO_HEALTHY_WORKERS);
+            return Decision.noHealthyWorkers();
         }
         int rank = (int) Math.floorMod(turns.getAndIncrement(), (long) count);
         return Decision.of(WorkerPicker.nthAvailable(workers, rank), SELECTED);

@@ -122,7 +122,7 @@ class BucketPolicyTest {
     @Test
     void choosesNoWorkerWhenNoneIsAvailable() {
         assertThat(policy(NEVER_IMBALANCED).select(Fleet.withUnavailable(Fleet.idle(2), 0, 1), text(10)))
-                .isEqualTo(Decision.none(BucketPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
     }
 
     private BucketPolicy policy(int balanceAbsThreshold) {

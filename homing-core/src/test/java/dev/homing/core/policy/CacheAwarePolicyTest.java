@@ -30,8 +30,8 @@ class CacheAwarePolicyTest {
 
     @Test
     void noAvailableWorkerGivesNoDecision() {
-        assertThat(select("hi", unavailable("w0"), unavailable("w1"))).isEqualTo(Decision.none("no_available_workers"));
-        assertThat(select("hi")).isEqualTo(Decision.none("no_available_workers"));
+        assertThat(select("hi", unavailable("w0"), unavailable("w1"))).isEqualTo(Decision.noHealthyWorkers());
+        assertThat(select("hi")).isEqualTo(Decision.noHealthyWorkers());
     }
 
     @Test

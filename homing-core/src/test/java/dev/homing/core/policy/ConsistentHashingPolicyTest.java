@@ -139,7 +139,7 @@ class ConsistentHashingPolicyTest {
     @Test
     void choosesNoWorkerForAKeyWhenNoneIsAvailable() {
         assertThat(policy.select(Fleet.withUnavailable(Fleet.idle(2), 0, 1), key("k")))
-                .isEqualTo(Decision.none(ConsistentHashingPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
         assertThat(policy.select(List.of(), RoutingRequest.ofText("x")).found()).isFalse();
     }
 

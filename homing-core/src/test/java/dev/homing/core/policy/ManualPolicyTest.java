@@ -132,7 +132,7 @@ class ManualPolicyTest {
     void choosesNoWorkerWhenNoneIsAvailable() {
         ManualPolicy policy = policy(AssignmentMode.RANDOM, 3_600);
         assertThat(policy.select(Fleet.withUnavailable(Fleet.idle(2), 0, 1), key("alice")))
-                .isEqualTo(Decision.none(ManualPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
         assertThat(policy.cacheEntries()).isZero();
     }
 

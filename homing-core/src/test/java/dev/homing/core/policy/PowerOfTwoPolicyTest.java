@@ -58,6 +58,6 @@ class PowerOfTwoPolicyTest {
     @Test
     void choosesNoWorkerWhenNoneIsAvailable() {
         assertThat(new PowerOfTwoPolicy(Fleet.config()).select(List.of(), REQUEST))
-                .isEqualTo(Decision.none(PowerOfTwoPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
     }
 }

@@ -102,7 +102,7 @@ class PrefixHashPolicyTest {
     @Test
     void choosesNoWorkerWhenNoneIsAvailable() {
         assertThat(policy(1.25).select(Fleet.withUnavailable(Fleet.idle(2), 0, 1), RoutingRequest.ofText(TEXT)))
-                .isEqualTo(Decision.none(PrefixHashPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
     }
 
     /** Worker indexes in the clockwise order the ring visits them from the text's point (four idle workers). */

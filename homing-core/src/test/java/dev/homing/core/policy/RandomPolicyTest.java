@@ -36,7 +36,7 @@ class RandomPolicyTest {
     void choosesNoWorkerWhenNoneIsAvailable() {
         RandomPolicy policy = new RandomPolicy(Fleet.config());
         assertThat(policy.select(Fleet.withUnavailable(Fleet.idle(2), 0, 1), REQUEST))
-                .isEqualTo(Decision.none(RandomPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
         assertThat(policy.select(List.of(), REQUEST).found()).isFalse();
     }
 

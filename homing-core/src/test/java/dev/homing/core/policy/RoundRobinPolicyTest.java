@@ -35,7 +35,7 @@ class RoundRobinPolicyTest {
     @Test
     void choosesNoWorkerWhenNoneIsAvailable() {
         assertThat(new RoundRobinPolicy().select(Fleet.withUnavailable(Fleet.idle(1), 0), REQUEST))
-                .isEqualTo(Decision.none(RoundRobinPolicy.NO_HEALTHY_WORKERS));
+                .isEqualTo(Decision.noHealthyWorkers());
     }
 
     private static List<Integer> choices(RoutingPolicy policy, List<WorkerView> workers, int count) {
