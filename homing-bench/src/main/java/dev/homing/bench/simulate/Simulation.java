@@ -6,6 +6,7 @@ import dev.homing.bench.workload.ChatHistory;
 import dev.homing.bench.workload.Turn;
 import dev.homing.bench.workload.Workload;
 import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.EngineReport;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
@@ -68,7 +69,8 @@ public final class Simulation {
     private long lastFinish;
 
     /** A request the gateway has sent and not yet seen finish. */
-    private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens) {
+    private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, RoutingRequest routed,
+                        Decision decision) {
     }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName) {
@@ -83,6 +85,7 @@ public final class Simulation {
             engines[i] = new Engine(settings.engine());
             workerIds[i] = "http://worker-" + i;
             sent.add(new HashMap<>());
+            policy.onWorkerCapacity(workerIds[i], settings.engine().kvTokens());
         }
         this.inFlight = new int[n];
         this.reportedLoad = new long[n];
@@ -161,9 +164,14 @@ public final class Simulation {
             if (p.isFirstToken() || (p.finished() && p.completionTokens() == 0)) {
                 recordTtft(p.atNanos() - p.arrivalNanos());
             }
+            if (p.isFirstToken()) {
+                policy.onFirstToken(workerIds[worker], request.decision());
+            }
             if (!p.finished()) {
                 continue;
             }
+            policy.onCompleted(workerIds[worker], request.routed(), request.decision(),
+                    new EngineReport(p.promptTokens(), p.cachedTokens(), p.isFirstToken() || p.completionTokens() > 1));
             inFlight[worker]--;
             lastFinish = Math.max(lastFinish, p.atNanos());
             if (request.arrival().hasNextTurn()) {
@@ -187,7 +195,8 @@ public final class Simulation {
         bounds.arrived(turn, tokens);
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
-        Decision decision = policy.select(views(), new RoutingRequest(rendered.routingText(), routingKey, null, null));
+        RoutingRequest routed = new RoutingRequest(rendered.routingText(), routingKey, null, null);
+        Decision decision = policy.select(views(), routed);
         branches.merge(decision.branch(), 1L, Long::sum);
         if (!decision.found()) {
             errors++;
@@ -205,7 +214,8 @@ public final class Simulation {
         requestsPerWorker[worker]++;
         promptTokensPerWorker[worker] += tokens.length;
         // Only a conversation with a next turn needs the prompt again, to compute the answer text.
-        sent.get(worker).put(id, new Sent(arrival, arrival.hasNextTurn() ? tokens : null, turn.maxOutputTokens()));
+        sent.get(worker).put(id, new Sent(arrival, arrival.hasNextTurn() ? tokens : null, turn.maxOutputTokens(),
+                routed, decision));
     }
 
     private List<WorkerView> views() {

@@ -8,9 +8,17 @@ public final class PolicyFactory {
 
     /** Every policy name {@code --policy} accepts, in the order the help lists them. */
     public static final List<String> NAMES = List.of("cache_aware", "round_robin", "random", "power_of_two",
-            "manual", "consistent_hashing", "prefix_hash", "bucket");
+            "manual", "consistent_hashing", "prefix_hash", "bucket", "load_aware_affinity");
 
     private PolicyFactory() {
+    }
+
+    static AffinitySettings EXPERIMENT() {
+        String p = System.getProperty("aff");
+        if (p == null) return AffinitySettings.DEFAULTS;
+        String[] f = p.split(",");
+        return new AffinitySettings(Double.parseDouble(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
+                Integer.parseInt(f[3]), Double.parseDouble(f[4]), Double.parseDouble(f[5]));
     }
 
     /**
@@ -27,6 +35,7 @@ public final class PolicyFactory {
             case ConsistentHashingPolicy.NAME -> new ConsistentHashingPolicy(config);
             case PrefixHashPolicy.NAME -> new PrefixHashPolicy(config);
             case BucketPolicy.NAME -> new BucketPolicy(config, nanoClock);
+            case LoadAwareAffinityPolicy.NAME -> new LoadAwareAffinityPolicy(config, EXPERIMENT());
             case null, default -> throw new IllegalArgumentException(
                     "unknown policy '" + name + "'; valid policies: " + String.join(", ", NAMES));
         };

@@ -1,0 +1,212 @@
+package dev.homing.core.policy;
+
+import dev.homing.core.tree.PrefixMatch;
+import dev.homing.core.tree.PrefixTree;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Routes a request where its prompt prefix is cached, as long as that worker is not carrying more than its share,
+ * and learns from the engines what they really kept. Three rules, each a fix of a weak spot of {@code cache_aware}:
+ * <ol>
+ *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent load
+ *       (prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor} times the
+ *       fleet's mean is not a candidate, however long its match. The others stay candidates, so affinity is never
+ *       dropped wholesale the way the reference's global imbalance gate drops it.</li>
+ *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill the request would wait for:
+ *       the prefill already queued there (uncached characters sent and not yet answered with a first token), plus
+ *       what this request would compute there (text less the worker's match), plus {@code charsPerRunning} per
+ *       request running there. Load counts what costs time, tokens to prefill, not request counts.</li>
+ *   <li><b>Hot prefixes</b>: only the part of a match beyond what every candidate already holds counts as saved; a
+ *       system prompt (or the Mooncake trace's first block) that all workers hold decides nothing, and the branch
+ *       label says {@code miss}, not {@code hit}.</li>
+ * </ol>
+ * <b>Feedback</b>: each finished request reports what the engine had cached. When that is well below what the tree
+ * predicted, the engine evicted: the branches the worker was believed to hold below that point are forgotten. With
+ * the engine's KV capacity known, {@link #maintain()} also keeps each worker's share of the tree within that capacity,
+ * oldest first, so the tree forgets roughly what the engine forgets. {@link #hitAccuracy()} gives predicted against
+ * realised cache per worker.
+ *
+ * <p>Cost: one walk of the text in the tree and O(workers) work with no allocation beyond cache_aware's.
+ *
+ * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
+ * guards the ledgers' recent-load windows and the decision counter; feedback updates atomics and takes the tree's
+ * lock only to forget branches.
+ */
+public final class LoadAwareAffinityPolicy implements RoutingPolicy {
+
+    public static final String NAME = "load_aware_affinity";
+    static final boolean NOPEND = Boolean.getBoolean("nopend");
+    static final boolean NOCAP = Boolean.getBoolean("nocap");
+
+    private final AffinitySettings settings;
+    private final double keep;
+    private final double cacheThreshold;
+    private final PrefixTree tree;
+    private final WorkerPicker picker;
+    private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
+
+    // Guarded by the tree's write lock (used only inside a decision).
+    private long decisions;
+    private WorkerLedger[] scratchLedgers = new WorkerLedger[0];
+    private int[] scratchMatched = new int[0];
+
+    /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
+    public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
+        this(config, AffinitySettings.DEFAULTS);
+    }
+
+    LoadAwareAffinityPolicy(PolicyConfig config, AffinitySettings settings) {
+        this.settings = settings;
+        this.cacheThreshold = Double.parseDouble(System.getProperty("thr", String.valueOf(config.cacheThreshold())));
+        this.keep = settings.keepPerDecision();
+        this.tree = new PrefixTree(config.maxTreeSize());
+        this.picker = new WorkerPicker(config.seed());
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** The model's tree, for metrics and tests. */
+    public PrefixTree tree() {
+        return tree;
+    }
+
+    @Override
+    public Decision select(List<WorkerView> workers, RoutingRequest request) {
+        if (WorkerPicker.availableCount(workers) == 0) {
+            return Decision.noHealthyWorkers();
+        }
+        return tree.matchAndInsert(request.text(), match -> decide(workers, match),
+                decision -> workers.get(decision.workerIndex()).id());
+    }
+
+    /** Runs under the tree's write lock. */
+    private Decision decide(List<WorkerView> workers, PrefixMatch match) {
+        int n = workers.size();
+        if (scratchLedgers.length < n) {
+            scratchLedgers = new WorkerLedger[n];
+            scratchMatched = new int[n];
+        }
+        long seq = ++decisions;
+        int textChars = match.textChars();
+        int floor = Integer.MAX_VALUE;
+        int deepest = 0;
+        double recentSum = 0;
+        int available = 0;
+        for (int i = 0; i < n; i++) {
+            WorkerView worker = workers.get(i);
+            if (!worker.available()) {
+                continue;
+            }
+            WorkerLedger ledger = ledgerOf(worker.id());
+            scratchLedgers[i] = ledger;
+            int matched = match.matchedCharsFor(match.tenantOf(worker.id()));
+            scratchMatched[i] = matched;
+            floor = Math.min(floor, matched);
+            deepest = Math.max(deepest, matched);
+            recentSum += ledger.recentChars(seq, keep);
+            available++;
+        }
+        // Savings too small to matter are noise (a few characters of a block tag, a short shared opening): they
+        // must not pull the request away from the least loaded worker.
+        int minSaving = (int) (cacheThreshold * textChars);
+        for (int i = 0; i < n; i++) {
+            if (scratchLedgers[i] != null && scratchMatched[i] - floor <= minSaving) {
+                scratchMatched[i] = floor;
+            }
+        }
+        // The bound counts this request in the mean, so the least loaded worker is always within it.
+        double bound = settings.loadFactor() * (recentSum + textChars) / available;
+        int chosen = Decision.NONE;
+        long best = Long.MAX_VALUE;
+        int ties = 0;
+        for (int i = 0; i < n; i++) {
+            WorkerView worker = workers.get(i);
+            if (!worker.available() || scratchLedgers[i].recentChars(seq, keep) > bound) {
+                continue;
+            }
+            long cost = (NOPEND ? 0 : scratchLedgers[i].pendingPrefillChars()) + (textChars - scratchMatched[i])
+                    + (long) settings.charsPerRunning() * worker.inFlight();
+            if (cost < best) {
+                best = cost;
+                chosen = i;
+                ties = 1;
+            } else if (cost == best && picker.nextInt(++ties) == 0) {
+                chosen = i;
+            }
+        }
+        int matched = scratchMatched[chosen];
+        scratchLedgers[chosen].placed(seq, keep, textChars, textChars - matched);
+        java.util.Arrays.fill(scratchLedgers, 0, n, null);
+        String branch = matched > floor ? "hit" : deepest > floor ? "balance" : "miss";
+        return new Decision(chosen, branch, matched, textChars);
+    }
+
+    private WorkerLedger ledgerOf(String workerId) {
+        WorkerLedger ledger = ledgers.get(workerId);
+        return ledger != null ? ledger : ledgers.computeIfAbsent(workerId, WorkerLedger::new);
+    }
+
+    @Override
+    public void onFirstToken(String workerId, Decision decision) {
+        WorkerLedger ledger = ledgers.get(workerId);
+        if (ledger != null) {
+            ledger.prefillDone(decision);
+        }
+    }
+
+    @Override
+    public void onCompleted(String workerId, RoutingRequest request, Decision decision, EngineReport report) {
+        WorkerLedger ledger = ledgers.get(workerId);
+        if (ledger == null) {
+            return;
+        }
+        if (!report.firstTokenReported()) {
+            ledger.prefillDone(decision);
+        }
+        if (!report.knowsCache() || decision.textChars() == 0) {
+            return;
+        }
+        int textChars = decision.textChars();
+        int predicted = decision.matchedChars();
+        // The engine counts tokens, the tree characters: its cached share of the prompt is applied to the text.
+        int realised = (int) Math.min(textChars,
+                (long) textChars * Math.min(report.cachedTokens(), report.promptTokens()) / report.promptTokens());
+        ledger.reported(predicted, realised, textChars, report.promptTokens());
+        int shortfall = predicted - realised;
+        if (shortfall > settings.trimMinChars() && shortfall > settings.trimShare() * predicted) {
+            ledger.trimmed(tree.forgetBranchesBelow(request.text(), realised, workerId));
+        }
+    }
+
+    @Override
+    public void onWorkerCapacity(String workerId, long kvTokens) {
+        ledgerOf(workerId).capacity(kvTokens);
+    }
+
+    /** Predicted against realised cache, per worker that has been routed to. */
+    public List<HitAccuracy> hitAccuracy() {
+        return ledgers.values().stream().map(WorkerLedger::accuracy)
+                .sorted(java.util.Comparator.comparing(HitAccuracy::workerId)).toList();
+    }
+
+    @Override
+    public void onWorkerRemoved(String workerId) {
+        tree.removeTenant(workerId);
+        ledgers.remove(workerId);
+    }
+
+    @Override
+    public void maintain() {
+        tree.evict();
+        if (!NOCAP) tree.evictTenantsAbove(id -> {
+            WorkerLedger ledger = ledgers.get(id);
+            return ledger == null ? Long.MAX_VALUE : ledger.capacityChars(settings.charsPerToken());
+        });
+    }
+}
