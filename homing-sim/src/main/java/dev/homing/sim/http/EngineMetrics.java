@@ -10,7 +10,9 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The engine's {@code /metrics}, under SGLang's metric names (client_java accepts the {@code sglang:} prefix).
@@ -33,6 +35,8 @@ final class EngineMetrics {
     private long windowStartNanos;
     private long windowStartTokens;
     private double throughput;
+    /** The stats this scrape reports, read once so that all its numbers agree. */
+    private EngineStats current;
 
     EngineMetrics(String model, Supplier<EngineStats> stats, Supplier<Long> virtualNow) {
         this.model = model;
@@ -72,18 +76,19 @@ final class EngineMetrics {
     }
 
     String scrape() {
+        current = stats.get();
         ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
         try {
             PrometheusTextFormatWriter.create().write(out, registry.scrape());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     private double throughput() {
         long now = virtualNow.get();
-        long tokens = stats.get().generationTokensTotal();
+        long tokens = current.generationTokensTotal();
         if (now - windowStartNanos >= THROUGHPUT_WINDOW_NANOS) {
             throughput = (tokens - windowStartTokens) * 1e9 / (now - windowStartNanos);
             windowStartNanos = now;
@@ -92,13 +97,13 @@ final class EngineMetrics {
         return throughput;
     }
 
-    private void counter(String name, String help, java.util.function.ToDoubleFunction<EngineStats> value) {
+    private void counter(String name, String help, ToDoubleFunction<EngineStats> value) {
         CounterWithCallback.builder().name(name).help(help).labelNames(MODEL)
-            .callback(cb -> cb.call(value.applyAsDouble(stats.get()), model)).register(registry);
+            .callback(cb -> cb.call(value.applyAsDouble(current), model)).register(registry);
     }
 
-    private void gauge(String name, String help, java.util.function.ToDoubleFunction<EngineStats> value) {
+    private void gauge(String name, String help, ToDoubleFunction<EngineStats> value) {
         GaugeWithCallback.builder().name(name).help(help).labelNames(MODEL)
-            .callback(cb -> cb.call(value.applyAsDouble(stats.get()), model)).register(registry);
+            .callback(cb -> cb.call(value.applyAsDouble(current), model)).register(registry);
     }
 }

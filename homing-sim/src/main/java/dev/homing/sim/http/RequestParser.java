@@ -52,7 +52,7 @@ final class RequestParser {
             case COMPLETION -> new InferenceRequest(api, completionPrompt(root.path("prompt")),
                 maxTokens(root, "max_tokens"), stream, includeUsage, model);
             case RESPONSES -> new InferenceRequest(api, responsesPrompt(root.path("input")),
-                maxTokens(root, "max_output_tokens"), false, false, model);
+                maxTokens(root, "max_output_tokens"), stream, false, model);
         };
     }
 

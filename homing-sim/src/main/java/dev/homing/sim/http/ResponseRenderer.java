@@ -55,47 +55,78 @@ final class ResponseRenderer {
 
     /** The first event of a stream, before any token, or null if the API has none. */
     Buffer streamStart(Answer answer) {
-        if (answer.request().api() != Api.CHAT) {
-            return null;
-        }
-        ObjectNode chunk = openAiHead(answer, "chat.completion.chunk");
-        ObjectNode choice = chunk.putArray("choices").addObject();
-        choice.put("index", 0);
-        ObjectNode delta = choice.putObject("delta");
-        delta.put("role", "assistant");
-        delta.put("content", "");
-        choice.putNull("finish_reason");
-        return event(chunk);
+        return switch (answer.request().api()) {
+            case CHAT -> {
+                ObjectNode chunk = openAiHead(answer, "chat.completion.chunk");
+                ObjectNode choice = chunk.putArray("choices").addObject();
+                choice.put("index", 0);
+                ObjectNode delta = choice.putObject("delta");
+                delta.put("role", "assistant");
+                delta.put("content", "");
+                choice.putNull("finish_reason");
+                yield event(chunk);
+            }
+            case RESPONSES -> {
+                ObjectNode created = json.createObjectNode();
+                created.put("type", "response.created");
+                ObjectNode response = created.putObject("response");
+                response.put("id", answer.id());
+                response.put("object", "response");
+                response.put("created_at", answer.createdSeconds());
+                response.put("status", "in_progress");
+                response.put("model", answer.request().model());
+                response.putArray("output");
+                yield namedEvent("response.created", created);
+            }
+            case GENERATE, COMPLETION -> null;
+        };
     }
 
     /** An event carrying new output {@code delta}; the answer's text is everything so far. */
     Buffer streamDelta(Answer answer, String delta) {
         boolean last = answer.progress().finished();
-        ObjectNode chunk = switch (answer.request().api()) {
-            case GENERATE -> generateChunk(answer);
+        return switch (answer.request().api()) {
+            case GENERATE -> event(generateChunk(answer));
             case CHAT -> {
                 ObjectNode chat = openAiHead(answer, "chat.completion.chunk");
                 ObjectNode choice = chat.putArray("choices").addObject();
                 choice.put("index", 0);
                 choice.putObject("delta").put("content", delta);
                 finishReason(choice, last);
-                yield chat;
+                yield event(chat);
             }
-            case COMPLETION, RESPONSES -> {
+            case COMPLETION -> {
                 ObjectNode completion = openAiHead(answer, "text_completion");
                 ObjectNode choice = completion.putArray("choices").addObject();
                 choice.put("index", 0);
                 choice.put("text", delta);
                 choice.putNull("logprobs");
                 finishReason(choice, last);
-                yield completion;
+                yield event(completion);
+            }
+            case RESPONSES -> {
+                ObjectNode text = json.createObjectNode();
+                text.put("type", "response.output_text.delta");
+                text.put("item_id", "msg_" + answer.id());
+                text.put("output_index", 0);
+                text.put("content_index", 0);
+                text.put("delta", delta);
+                yield namedEvent("response.output_text.delta", text);
             }
         };
-        return event(chunk);
     }
 
-    /** The events closing a stream: the usage chunk when asked for, then {@code [DONE]}. */
+    /**
+     * The events closing a stream: the usage chunk when asked for, then {@code [DONE]}; for the Responses API, the
+     * completed response with its usage, which ends that stream.
+     */
     Buffer streamEnd(Answer answer) {
+        if (answer.request().api() == Api.RESPONSES) {
+            ObjectNode completed = json.createObjectNode();
+            completed.put("type", "response.completed");
+            completed.set("response", responses(answer));
+            return namedEvent("response.completed", completed);
+        }
         Buffer end = Buffer.buffer();
         if (answer.request().includeUsage() && answer.request().api() != Api.GENERATE) {
             String object = answer.request().api() == Api.CHAT ? "chat.completion.chunk" : "text_completion";
@@ -176,6 +207,10 @@ final class ResponseRenderer {
         } else {
             choice.putNull("finish_reason");
         }
+    }
+
+    private Buffer namedEvent(String name, ObjectNode data) {
+        return Buffer.buffer("event: " + name + "\n").appendBuffer(event(data));
     }
 
     private Buffer event(ObjectNode chunk) {

@@ -23,6 +23,8 @@ public record SimEngineOptions(
     Faults faults) {
 
     public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
+    /** Virtual nanoseconds fit a long for 292 years; at this scale that is still 25 hours of real time. */
+    public static final double MAX_TIME_SCALE = 100_000;
 
     public SimEngineOptions {
         Objects.requireNonNull(host, "host");
@@ -32,8 +34,8 @@ public record SimEngineOptions(
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port out of range: " + port);
         }
-        if (!(timeScale > 0) || Double.isInfinite(timeScale)) {
-            throw new IllegalArgumentException("time scale must be a positive number");
+        if (!(timeScale > 0) || timeScale > MAX_TIME_SCALE) {
+            throw new IllegalArgumentException("time scale must be above 0 and at most " + (long) MAX_TIME_SCALE);
         }
     }
 

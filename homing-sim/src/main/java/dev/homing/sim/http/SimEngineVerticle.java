@@ -4,6 +4,7 @@ import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
+import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.Tokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -12,11 +13,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,13 +29,12 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class SimEngineVerticle extends VerticleBase {
     private static final Logger LOG = LoggerFactory.getLogger(SimEngineVerticle.class);
-    /** Embedding width: enough to tell texts apart, small enough to keep answers short. */
-    private static final int EMBEDDING_DIMENSIONS = 16;
 
     private final SimEngineOptions options;
     private final ObjectMapper json = JsonMapper.builder().build();
     private final ResponseRenderer renderer = new ResponseRenderer(json);
     private final RequestParser parser;
+    private final PoolingAnswers pooling;
     private final Random faultDice;
     private EngineDriver driver;
     private EngineMetrics metrics;
@@ -49,15 +45,17 @@ final class SimEngineVerticle extends VerticleBase {
     SimEngineVerticle(SimEngineOptions options) {
         this.options = options;
         this.parser = new RequestParser(json, options.modelName());
+        this.pooling = new PoolingAnswers(json, parser, options.modelName());
         this.faultDice = new Random(options.faults().seed());
     }
 
     @Override
     public Future<?> start() {
         Engine engine = new Engine(options.engine());
-        Consumer<dev.homing.sim.model.Progress> observer = progress -> metrics.observe(progress);
+        // The driver reports every progress to the metrics, which read the driver's stats: a cycle, closed here.
+        Consumer<Progress> observer = progress -> metrics.observe(progress);
         driver = new EngineDriver(vertx, engine, options.timeScale(), observer);
-        metrics = new EngineMetrics(options.modelName(), engine::stats, driver::virtualNow);
+        metrics = new EngineMetrics(options.modelName(), driver::stats, driver::virtualNow);
         server = vertx.createHttpServer(new HttpServerOptions().setHost(options.host()).setPort(options.port()));
         return server.requestHandler(this::handle).listen();
     }
@@ -85,9 +83,9 @@ final class SimEngineVerticle extends VerticleBase {
                 case "/v1/chat/completions" -> inference(http, Api.CHAT);
                 case "/v1/completions" -> inference(http, Api.COMPLETION);
                 case "/v1/responses" -> inference(http, Api.RESPONSES);
-                case "/v1/embeddings" -> withBody(http, this::embeddings);
-                case "/v1/rerank", "/rerank" -> withBody(http, this::rerank);
-                case "/v1/classify" -> withBody(http, this::classify);
+                case "/v1/embeddings" -> withBody(http, body -> sendJson(http, 200, pooling.embeddings(body)));
+                case "/v1/rerank", "/rerank" -> withBody(http, body -> sendJson(http, 200, pooling.rerank(body)));
+                case "/v1/classify" -> withBody(http, body -> sendJson(http, 200, pooling.classify(body)));
                 case "/flush_cache" -> flushCache(http);
                 default -> notFound(http);
             }
@@ -228,112 +226,6 @@ final class SimEngineVerticle extends VerticleBase {
         } else {
             error(http, 400, "cannot flush the cache while requests are running or waiting");
         }
-    }
-
-    private void embeddings(HttpServerRequest http, Buffer raw) {
-        JsonNode root = parser.readObject(raw);
-        List<String> texts = parser.texts(root.path("input"), "input");
-        ObjectNode body = json.createObjectNode();
-        body.put("object", "list");
-        ArrayNode data = body.putArray("data");
-        int tokens = 0;
-        for (int i = 0; i < texts.size(); i++) {
-            int[] ids = Tokenizer.encode(texts.get(i));
-            tokens += ids.length;
-            ObjectNode item = data.addObject();
-            item.put("object", "embedding");
-            item.put("index", i);
-            ArrayNode vector = item.putArray("embedding");
-            for (double value : embedding(ids)) {
-                vector.add(value);
-            }
-        }
-        body.put("model", modelOf(root));
-        ObjectNode usage = body.putObject("usage");
-        usage.put("prompt_tokens", tokens);
-        usage.put("total_tokens", tokens);
-        sendJson(http, 200, body);
-    }
-
-    /** A unit vector seeded by the tokens: equal texts embed equally, different ones almost surely not. */
-    private static double[] embedding(int[] tokens) {
-        Random random = new Random(dev.homing.sim.model.PseudoWords.seedOf(tokens, 0));
-        double[] vector = new double[EMBEDDING_DIMENSIONS];
-        double norm = 0;
-        for (int i = 0; i < vector.length; i++) {
-            vector[i] = random.nextGaussian();
-            norm += vector[i] * vector[i];
-        }
-        for (int i = 0; i < vector.length; i++) {
-            vector[i] /= Math.sqrt(norm);
-        }
-        return vector;
-    }
-
-    /** Scores each document by the share of the query's words it contains; best first. */
-    private void rerank(HttpServerRequest http, Buffer raw) {
-        JsonNode root = parser.readObject(raw);
-        JsonNode query = root.path("query");
-        if (!query.isString()) {
-            throw new BadRequest("'query' must be a string");
-        }
-        List<String> documents = parser.texts(root.path("documents"), "documents");
-        Set<String> queryWords = words(query.stringValue());
-        List<ObjectNode> results = new ArrayList<>();
-        for (int i = 0; i < documents.size(); i++) {
-            Set<String> documentWords = words(documents.get(i));
-            long shared = queryWords.stream().filter(documentWords::contains).count();
-            ObjectNode result = json.createObjectNode();
-            result.put("index", i);
-            result.put("score", queryWords.isEmpty() ? 0 : (double) shared / queryWords.size());
-            result.put("document", documents.get(i));
-            results.add(result);
-        }
-        results.sort((a, b) -> Double.compare(b.path("score").doubleValue(), a.path("score").doubleValue()));
-        ArrayNode body = json.createArrayNode();
-        results.forEach(body::add);
-        sendJson(http, 200, body);
-    }
-
-    private static Set<String> words(String text) {
-        Set<String> words = new HashSet<>();
-        for (String word : text.toLowerCase(java.util.Locale.ROOT).split("\\W+")) {
-            if (!word.isEmpty()) {
-                words.add(word);
-            }
-        }
-        return words;
-    }
-
-    /** Two classes, with a probability seeded by the text. */
-    private void classify(HttpServerRequest http, Buffer raw) {
-        JsonNode root = parser.readObject(raw);
-        List<String> texts = parser.texts(root.path("input"), "input");
-        ObjectNode body = json.createObjectNode();
-        body.put("id", "classify-" + inferenceRequests);
-        body.put("object", "list");
-        body.put("created", System.currentTimeMillis() / 1000);
-        body.put("model", modelOf(root));
-        ArrayNode data = body.putArray("data");
-        int tokens = 0;
-        for (int i = 0; i < texts.size(); i++) {
-            int[] ids = Tokenizer.encode(texts.get(i));
-            tokens += ids.length;
-            double first = Math.abs(embedding(ids)[0]);
-            ObjectNode item = data.addObject();
-            item.put("index", i);
-            item.put("label", first >= 0.5 ? "LABEL_0" : "LABEL_1");
-            item.putArray("probs").add(first).add(1 - first);
-            item.put("num_classes", 2);
-        }
-        ObjectNode usage = body.putObject("usage");
-        usage.put("prompt_tokens", tokens);
-        usage.put("total_tokens", tokens);
-        sendJson(http, 200, body);
-    }
-
-    private String modelOf(JsonNode root) {
-        return root.path("model").isString() ? root.path("model").stringValue() : options.modelName();
     }
 
     /** Reads the body, then runs {@code handler}; bad input becomes a 400, anything else a 500, never a crash. */

@@ -1,5 +1,6 @@
 package dev.homing.sim.model;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -37,14 +38,14 @@ public final class ChatTemplate {
 
         void add(int[] more) {
             if (size + more.length > tokens.length) {
-                tokens = java.util.Arrays.copyOf(tokens, Math.max(tokens.length * 2, size + more.length));
+                tokens = Arrays.copyOf(tokens, Math.max(tokens.length * 2, size + more.length));
             }
             System.arraycopy(more, 0, tokens, size, more.length);
             size += more.length;
         }
 
         int[] toArray() {
-            return java.util.Arrays.copyOf(tokens, size);
+            return Arrays.copyOf(tokens, size);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.homing.sim.model;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -339,7 +340,7 @@ public final class Engine {
             this.arrivalNanos = arrivalNanos;
             this.prompt = request.promptTokens().length;
             this.maxNew = request.maxNewTokens();
-            this.tokens = java.util.Arrays.copyOf(request.promptTokens(), prompt + maxNew);
+            this.tokens = Arrays.copyOf(request.promptTokens(), prompt + maxNew);
             long seed = PseudoWords.seedOf(request.promptTokens(), salt);
             for (int i = 0; i < maxNew; i++) {
                 tokens[prompt + i] = PseudoWords.token(seed, i, maxNew);

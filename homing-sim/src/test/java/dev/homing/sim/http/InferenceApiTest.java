@@ -140,12 +140,49 @@ class InferenceApiTest {
     }
 
     @Test
+    void aCachedPromptTakesLessVirtualTimeThanAColdOne() {
+        String request = "{\"text\":\"" + "long shared context ".repeat(400)
+            + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
+        double cold = client.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
+        double warm = client.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
+
+        assertThat(warm).isLessThan(cold / 2);
+    }
+
+    @Test
+    void metricsCountTheCachedPromptTokens() {
+        String request = "{\"prompt\":\"" + "count me in ".repeat(20) + "\",\"max_tokens\":1}";
+        client.postJson("/v1/completions", request);
+        int cached = client.postJson("/v1/completions", request).at("/usage/prompt_tokens_details/cached_tokens")
+            .intValue();
+
+        String metrics = client.get("/metrics").body();
+
+        double total = metrics.lines().filter(line -> line.startsWith("sglang:cached_tokens_total{"))
+            .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        assertThat(total).isGreaterThanOrEqualTo(cached).isPositive();
+    }
+
+    @Test
     void responsesAnswerWithOutputTextAndUsage() {
         JsonNode answer = client.postJson("/v1/responses", "{\"input\":\"Say hello\",\"max_output_tokens\":3}");
 
         assertThat(answer.path("object").stringValue()).isEqualTo("response");
         assertThat(answer.at("/output/0/content/0/type").stringValue()).isEqualTo("output_text");
         assertThat(answer.at("/usage/output_tokens").intValue()).isEqualTo(3);
+    }
+
+    @Test
+    void responsesStreamTextDeltasThenTheCompletedResponse() {
+        ServerSentEvents events = ServerSentEvents.parse(client.post("/v1/responses",
+            "{\"input\":\"Say hello\",\"max_output_tokens\":4,\"stream\":true}").body());
+        List<JsonNode> data = events.json();
+
+        assertThat(data.getFirst().path("type").stringValue()).isEqualTo("response.created");
+        assertThat(data.stream().filter(d -> d.path("type").stringValue().equals("response.output_text.delta")))
+            .hasSize(4);
+        assertThat(data.getLast().path("type").stringValue()).isEqualTo("response.completed");
+        assertThat(data.getLast().at("/response/usage/output_tokens").intValue()).isEqualTo(4);
     }
 
     private static String chat(String question, int maxTokens, boolean stream, boolean includeUsage) {

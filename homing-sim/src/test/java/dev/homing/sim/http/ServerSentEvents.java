@@ -10,8 +10,10 @@ record ServerSentEvents(List<String> data) {
     static ServerSentEvents parse(String body) {
         List<String> data = new ArrayList<>();
         for (String event : body.split("\n\n")) {
-            if (event.startsWith("data: ")) {
-                data.add(event.substring("data: ".length()));
+            for (String line : event.split("\n")) {
+                if (line.startsWith("data: ")) {
+                    data.add(line.substring("data: ".length()));
+                }
             }
         }
         return new ServerSentEvents(data);

@@ -1,0 +1,142 @@
+package dev.homing.sim.http;
+
+import dev.homing.sim.model.PseudoWords;
+import dev.homing.sim.model.Tokenizer;
+import io.vertx.core.buffer.Buffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Minimal, deterministic answers for the endpoints the gateway proxies but the engine model does not simulate:
+ * embeddings, rerank and classify. They run at once, outside the scheduler. Stateless; thread-safe.
+ */
+final class PoolingAnswers {
+    /** Embedding width: enough to tell texts apart, small enough to keep answers short. */
+    private static final int EMBEDDING_DIMENSIONS = 16;
+
+    private final ObjectMapper json;
+    private final RequestParser parser;
+    private final String defaultModel;
+
+    PoolingAnswers(ObjectMapper json, RequestParser parser, String defaultModel) {
+        this.json = json;
+        this.parser = parser;
+        this.defaultModel = defaultModel;
+    }
+
+    /** One unit vector per input text, seeded by its tokens. */
+    JsonNode embeddings(Buffer raw) {
+        JsonNode root = parser.readObject(raw);
+        List<String> texts = parser.texts(root.path("input"), "input");
+        ObjectNode body = json.createObjectNode();
+        body.put("object", "list");
+        ArrayNode data = body.putArray("data");
+        int tokens = 0;
+        for (int i = 0; i < texts.size(); i++) {
+            int[] ids = Tokenizer.encode(texts.get(i));
+            tokens += ids.length;
+            ObjectNode item = data.addObject();
+            item.put("object", "embedding");
+            item.put("index", i);
+            ArrayNode vector = item.putArray("embedding");
+            for (double value : embedding(ids)) {
+                vector.add(value);
+            }
+        }
+        body.put("model", modelOf(root));
+        putUsage(body, tokens);
+        return body;
+    }
+
+    /** Documents scored by the share of the query's words they contain; best first. */
+    JsonNode rerank(Buffer raw) {
+        JsonNode root = parser.readObject(raw);
+        JsonNode query = root.path("query");
+        if (!query.isString()) {
+            throw new BadRequest("'query' must be a string");
+        }
+        List<String> documents = parser.texts(root.path("documents"), "documents");
+        Set<String> queryWords = words(query.stringValue());
+        List<ObjectNode> results = new ArrayList<>();
+        for (int i = 0; i < documents.size(); i++) {
+            Set<String> documentWords = words(documents.get(i));
+            long shared = queryWords.stream().filter(documentWords::contains).count();
+            ObjectNode result = json.createObjectNode();
+            result.put("index", i);
+            result.put("score", queryWords.isEmpty() ? 0 : (double) shared / queryWords.size());
+            result.put("document", documents.get(i));
+            results.add(result);
+        }
+        results.sort((a, b) -> Double.compare(b.path("score").doubleValue(), a.path("score").doubleValue()));
+        ArrayNode body = json.createArrayNode();
+        results.forEach(body::add);
+        return body;
+    }
+
+    /** Two classes per input, with a probability seeded by the text. */
+    JsonNode classify(Buffer raw) {
+        JsonNode root = parser.readObject(raw);
+        List<String> texts = parser.texts(root.path("input"), "input");
+        ObjectNode body = json.createObjectNode();
+        body.put("id", "classify-" + Long.toHexString(PseudoWords.seedOf(Tokenizer.encode(texts.get(0)), 1)));
+        body.put("object", "list");
+        body.put("created", System.currentTimeMillis() / 1000);
+        body.put("model", modelOf(root));
+        ArrayNode data = body.putArray("data");
+        int tokens = 0;
+        for (int i = 0; i < texts.size(); i++) {
+            int[] ids = Tokenizer.encode(texts.get(i));
+            tokens += ids.length;
+            double first = Math.abs(embedding(ids)[0]);
+            ObjectNode item = data.addObject();
+            item.put("index", i);
+            item.put("label", first >= 0.5 ? "LABEL_0" : "LABEL_1");
+            item.putArray("probs").add(first).add(1 - first);
+            item.put("num_classes", 2);
+        }
+        putUsage(body, tokens);
+        return body;
+    }
+
+    private static double[] embedding(int[] tokens) {
+        Random random = new Random(PseudoWords.seedOf(tokens, 0));
+        double[] vector = new double[EMBEDDING_DIMENSIONS];
+        double norm = 0;
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = random.nextGaussian();
+            norm += vector[i] * vector[i];
+        }
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] /= Math.sqrt(norm);
+        }
+        return vector;
+    }
+
+    private static Set<String> words(String text) {
+        Set<String> words = new HashSet<>();
+        for (String word : text.toLowerCase(Locale.ROOT).split("\\W+")) {
+            if (!word.isEmpty()) {
+                words.add(word);
+            }
+        }
+        return words;
+    }
+
+    private static void putUsage(ObjectNode body, int tokens) {
+        ObjectNode usage = body.putObject("usage");
+        usage.put("prompt_tokens", tokens);
+        usage.put("total_tokens", tokens);
+    }
+
+    private String modelOf(JsonNode root) {
+        return root.path("model").isString() ? root.path("model").stringValue() : defaultModel;
+    }
+}

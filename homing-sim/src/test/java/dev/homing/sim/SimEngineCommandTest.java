@@ -1,0 +1,54 @@
+package dev.homing.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.EngineConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class SimEngineCommandTest {
+
+    @Test
+    void withoutFlagsTheOptionsAreTheModelDefaults() {
+        SimEngineCommand command = new SimEngineCommand();
+        new CommandLine(command).parseArgs();
+
+        SimEngineOptions options = command.options();
+
+        assertThat(options.engine()).isEqualTo(EngineConfig.DEFAULTS);
+        assertThat(options.port()).isEqualTo(30_000);
+        assertThat(options.timeScale()).isEqualTo(1);
+    }
+
+    @Test
+    void flagsReachTheOptions() {
+        SimEngineCommand command = new SimEngineCommand();
+        new CommandLine(command).parseArgs("--port", "0", "--kv-tokens", "50000", "--page-size", "16",
+            "--time-scale", "100", "--decode-step-us", "12000", "--fail-rate", "0.25", "--fail-status", "503",
+            "--reset-after-tokens", "7");
+
+        SimEngineOptions options = command.options();
+
+        assertThat(options.engine().kvTokens()).isEqualTo(50_000);
+        assertThat(options.engine().pageSize()).isEqualTo(16);
+        assertThat(options.engine().timing().decodeStepNanos()).isEqualTo(12_000_000);
+        assertThat(options.timeScale()).isEqualTo(100);
+        assertThat(options.faults().failRate()).isEqualTo(0.25);
+        assertThat(options.faults().failStatus()).isEqualTo(503);
+        assertThat(options.faults().resetAfterTokens()).isEqualTo(7);
+    }
+
+    @Test
+    void anInvalidValueIsAUsageErrorWithoutAStackTrace() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err));
+
+        int exit = commandLine.execute("--kv-tokens", "-5");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("must be positive").doesNotContain("\tat ");
+    }
+}
