@@ -85,7 +85,8 @@ public final class SimulationOptions {
     Long durationSecs;
 
     @Option(names = "--request-rate", paramLabel = "R", description = "Conversations started per second for "
-            + "generated workloads (default: all at once for generated-shared-prefix, 2 for multi-turn, 1 for mtbench).")
+            + "generated workloads (default: all at once for generated-shared-prefix, 2 for multi-turn, "
+            + "1 for mtbench).")
     Double requestRate;
 
     @Option(names = "--groups", description = "generated-shared-prefix: groups (default: ${DEFAULT-VALUE}).")
@@ -157,31 +158,40 @@ public final class SimulationOptions {
             description = "Policies to run, comma-separated (default: all of them).")
     List<String> policies = PolicyFactory.NAMES;
 
-    @Option(names = "--cache-threshold", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--cache-threshold", description = "cache_aware: a match ratio above this routes to the match "
+            + "(default: ${DEFAULT-VALUE}).")
     double cacheThreshold = POLICY.cacheThreshold();
 
-    @Option(names = "--balance-abs-threshold", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--balance-abs-threshold", description = "cache_aware, bucket: imbalance needs max - min load "
+            + "above this (default: ${DEFAULT-VALUE}).")
     int balanceAbsThreshold = POLICY.balanceAbsThreshold();
 
-    @Option(names = "--balance-rel-threshold", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--balance-rel-threshold", description = "cache_aware, bucket: ...and max above min times this "
+            + "(default: ${DEFAULT-VALUE}).")
     double balanceRelThreshold = POLICY.balanceRelThreshold();
 
-    @Option(names = "--max-tree-size", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-tree-size", description = "cache_aware: characters the prefix tree may hold "
+            + "(default: ${DEFAULT-VALUE}).")
     long maxTreeSize = POLICY.maxTreeSize();
 
-    @Option(names = "--max-idle-secs", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-idle-secs", description = "manual: forget a routing key idle this long "
+            + "(default: ${DEFAULT-VALUE}).")
     long maxIdleSecs = POLICY.maxIdleSecs();
 
-    @Option(names = "--assignment-mode", description = "random, min_load or min_group (default: random).")
+    @Option(names = "--assignment-mode", description = "manual: how a new routing key is placed: random, min_load "
+            + "or min_group (default: random).")
     String assignmentMode = POLICY.assignmentMode().flag();
 
-    @Option(names = "--prefix-token-count", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--prefix-token-count", description = "prefix_hash: tokens' worth of text hashed "
+            + "(default: ${DEFAULT-VALUE}).")
     int prefixTokenCount = POLICY.prefixTokenCount();
 
-    @Option(names = "--prefix-hash-load-factor", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--prefix-hash-load-factor", description = "prefix_hash: skip a worker loaded beyond this "
+            + "multiple of the mean (default: ${DEFAULT-VALUE}).")
     double prefixHashLoadFactor = POLICY.prefixHashLoadFactor();
 
-    @Option(names = "--bucket-adjust-interval-secs", description = "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--bucket-adjust-interval-secs", description = "bucket: seconds between boundary updates "
+            + "(default: ${DEFAULT-VALUE}).")
     int bucketAdjustIntervalSecs = POLICY.bucketAdjustIntervalSecs();
 
     @Option(names = "--eviction-interval-secs",
@@ -190,11 +200,13 @@ public final class SimulationOptions {
 
     // Simulated gateway
     @Option(names = "--load-sample-interval-secs", description = "Simulated seconds between samples of each "
-            + "engine's load (KV tokens in use), which power_of_two reads; 0 never samples (default: ${DEFAULT-VALUE}).")
+            + "engine's load (KV tokens in use), which power_of_two reads; 0 never samples "
+            + "(default: ${DEFAULT-VALUE}).")
     double loadSampleIntervalSecs = SimulationSettings.LOAD_SAMPLE_INTERVAL_NANOS / 1e9;
 
     @Option(names = "--routing-key", negatable = true, fallbackValue = "true", description = "Send each "
-            + "conversation's id as X-SMG-Routing-Key, read by manual and consistent_hashing (default: ${DEFAULT-VALUE}).")
+            + "conversation's id as X-SMG-Routing-Key, read by manual and consistent_hashing "
+            + "(default: ${DEFAULT-VALUE}).")
     boolean routingKey = true;
 
     @Option(names = "--output", paramLabel = "DIR", description = "Write the report (Markdown, JSON, SVG) here.")

@@ -8,6 +8,7 @@ import dev.homing.bench.simulate.SimulationSettings;
 import dev.homing.bench.workload.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.TreeMap;
 import java.util.List;
@@ -43,13 +44,22 @@ final class SimulationRun {
         err.printf(Locale.ROOT, "%s: %d workers, %,d KV tokens each, policies %s%n", workload.name(),
                 settings.workers(), settings.engine().kvTokens(), String.join(",", policies));
         err.flush();
-        PolicyComparison runs = PolicyComparison.run(settings, shape, workload, policies, result -> {
-            err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%% (oracle %.1f%%, pooled %.1f%%), "
-                            + "%.1f s wall; branches %s%n", result.policy(), result.requests(), 100 * result.hitRate(),
-                    100 * result.bounds().oracle().tokenRate(), 100 * result.bounds().pooled().tokenRate(),
-                    result.wallNanos() / 1e9, new TreeMap<>(result.branches()));
+        PolicyComparison runs;
+        try {
+            runs = PolicyComparison.run(settings, shape, workload, policies, result -> {
+                err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%% (oracle %.1f%%, pooled %.1f%%), "
+                                + "%.1f s wall; branches %s%n", result.policy(), result.requests(),
+                        100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
+                        100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,
+                        new TreeMap<>(result.branches()));
+                err.flush();
+            });
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            // The workload is read while it runs: a malformed or unreadable trace shows up only here.
+            err.println("cannot run the workload: " + e.getMessage());
             err.flush();
-        });
+            return 1;
+        }
         Comparison comparison = runs.report();
         // The terminal gets the page without its chart links; the charts exist only in the report directory.
         String page = ComparisonReport.markdown(comparison);

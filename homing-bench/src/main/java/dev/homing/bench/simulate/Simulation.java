@@ -37,7 +37,7 @@ import java.util.TreeMap;
  *       {@code loadSampleIntervalNanos}), or unknown when sampling is off.</li>
  *   <li>The request is submitted to the chosen engine at its arrival time. TTFT is the first token's time minus the
  *       arrival; when the answer finishes, the conversation's next turn (if any) is queued with the engine's own
- *       answer text ({@link EngineAnswer}) in its history.</li>
+ *       answer text ({@link EngineAnswer}) in its history. A turn that no worker took ends its conversation.</li>
  *   <li>{@link RoutingPolicy#maintain()} runs every {@code maintainIntervalNanos} of simulated time.</li>
  * </ol>
  * The cache bounds see the same requests at the same moments ({@link SequenceBounds}).
@@ -101,7 +101,7 @@ public final class Simulation {
      * @throws IllegalArgumentException for an unknown policy, naming the valid ones
      */
     public static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
-                                   String policyName) {
+                                       String policyName) {
         long wallStart = System.nanoTime();
         Simulation simulation = new Simulation(settings, shape, policyName);
         try (ArrivalQueue arrivals = new ArrivalQueue(workload)) {

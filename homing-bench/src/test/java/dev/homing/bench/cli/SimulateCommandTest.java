@@ -3,8 +3,11 @@ package dev.homing.bench.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.homing.bench.report.ComparisonReport;
+import dev.homing.core.policy.PolicyFactory;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +45,7 @@ class SimulateCommandTest {
         int exit = run(new SimulateCommand(), TINY);
 
         assertThat(exit).isZero();
-        for (String policy : dev.homing.core.policy.PolicyFactory.NAMES) {
+        for (String policy : PolicyFactory.NAMES) {
             assertThat(out.toString()).contains("| " + policy + " |");
         }
     }
@@ -78,6 +81,16 @@ class SimulateCommandTest {
 
         assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(err.toString()).contains("unknown workload 'sharegpt'", "generated-shared-prefix");
+    }
+
+    @Test
+    void aMalformedTraceEndsTheRunWithTheLineAtFault() throws IOException {
+        Path trace = Files.writeString(dir.resolve("bad.jsonl"), "{\"timestamp\": 0}\n");
+
+        int exit = run(new SimulateCommand(), "--trace", trace.toString(), "--policy", "random");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot run the workload", "line 1");
     }
 
     @Test
