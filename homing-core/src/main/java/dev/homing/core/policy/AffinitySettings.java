@@ -2,28 +2,31 @@ package dev.homing.core.policy;
 
 /**
  * The tuning of {@link LoadAwareAffinityPolicy} beyond the reference's flags, each with the flag name the
- * configuration will give it. The defaults are the values measured best in the offline simulator (docs/POLICY.md).
+ * configuration will give it. The defaults are the values measured best in the offline simulator; docs/POLICY.md
+ * has the measurements.
  *
- * @param loadFactor          {@code --affinity-load-factor}: a worker whose recent prompt characters exceed this
- *                            multiple of the fleet's mean is passed over, however long its match
- * @param windowDecisions     {@code --affinity-window}: the recent load forgets with this many decisions' half-life
- *                            ... in fact a 1/e life: each decision keeps {@code 1 - 1/window} of it
- * @param charsPerRunning     {@code --affinity-chars-per-running}: the cost of one running request, in characters
- *                            of prefill it delays a new request by
- * @param trimMinChars        {@code --affinity-trim-min-chars}: a shortfall of the engine's cached tokens against the
- *                            prediction smaller than this is page rounding, not eviction
- * @param trimShare           {@code --affinity-trim-share}: ...and so is one smaller than this share of the prediction
- * @param charsPerToken       {@code --affinity-chars-per-token}: converts an engine's KV capacity into routing-text
- *                            characters until the engine's own reports give the ratio
+ * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent prompt characters exceed this multiple
+ *                        of the fleet's mean is passed over, however long its match
+ * @param windowDecisions {@code --affinity-window}: how many decisions the recent load remembers; each decision keeps
+ *                        {@code 1 - 1/window} of it
+ * @param pendingWeight   {@code --affinity-pending-weight}: what one character of prefill already queued on a worker
+ *                        weighs against one character this request would find cached there
+ * @param trimMinChars    {@code --affinity-trim-min-chars}: a shortfall of the engine's cached tokens against the
+ *                        prediction no larger than this is page rounding, not eviction
+ * @param trimShare       {@code --affinity-trim-share}: ...and so is one no larger than this share of the prediction;
+ *                        1 (the default) never trims, since trimming lost hit rate in the simulator
+ * @param charsPerToken   {@code --affinity-capacity-chars-per-token}: bounds each worker's share of the tree by its
+ *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
+ *                        0 leaves the share unbounded
  */
-public record AffinitySettings(double loadFactor, int windowDecisions, int charsPerRunning, int trimMinChars,
+public record AffinitySettings(double loadFactor, int windowDecisions, double pendingWeight, int trimMinChars,
         double trimShare, double charsPerToken) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(1.25, 256, 0, 256, 0.1, 4.0);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(1.25, 256, 0.1, 256, 1.0, 0);
 
     public AffinitySettings {
-        if (loadFactor < 1 || windowDecisions < 1 || charsPerRunning < 0 || trimMinChars < 0 || trimShare < 0
-                || charsPerToken <= 0) {
+        if (loadFactor < 1 || windowDecisions < 1 || pendingWeight < 0 || trimMinChars < 0 || trimShare < 0
+                || charsPerToken < 0) {
             throw new IllegalArgumentException("affinity settings out of range: " + this);
         }
     }
@@ -31,5 +34,10 @@ public record AffinitySettings(double loadFactor, int windowDecisions, int chars
     /** What a worker's recent load keeps of itself at each decision. */
     double keepPerDecision() {
         return 1.0 - 1.0 / windowDecisions;
+    }
+
+    /** Whether each worker's share of the tree is bounded by its engine's capacity. */
+    boolean boundsShareByCapacity() {
+        return charsPerToken > 0;
     }
 }

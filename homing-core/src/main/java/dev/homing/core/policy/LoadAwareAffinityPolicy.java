@@ -2,6 +2,8 @@ package dev.homing.core.policy;
 
 import dev.homing.core.tree.PrefixMatch;
 import dev.homing.core.tree.PrefixTree;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,37 +11,38 @@ import java.util.function.LongSupplier;
 
 /**
  * Routes a request where its prompt prefix is cached, as long as that worker is not carrying more than its share,
- * and learns from the engines what they really kept. Three rules, each a fix of a weak spot of {@code cache_aware}:
+ * and can learn from the engines what they really kept. Three rules, each a fix of a weak spot of {@code cache_aware}:
  * <ol>
  *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent load
  *       (prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor} times the
- *       fleet's mean is not a candidate, however long its match. The others stay candidates, so affinity is never
- *       dropped wholesale the way the reference's global imbalance gate drops it.</li>
- *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill the request would wait for:
- *       the prefill already queued there (uncached characters sent and not yet answered with a first token), plus
- *       what this request would compute there (text less the worker's match), plus {@code charsPerRunning} per
- *       request running there. Load counts what costs time, tokens to prefill, not request counts.</li>
- *   <li><b>Hot prefixes</b>: only the part of a match beyond what every candidate already holds counts as saved; a
- *       system prompt (or the Mooncake trace's first block) that all workers hold decides nothing, and the branch
- *       label says {@code miss}, not {@code hit}.</li>
+ *       fleet's mean, this request included, is not a candidate, however long its match. The others stay
+ *       candidates, so affinity is never dropped wholesale the way the reference's global imbalance gate drops it.</li>
+ *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill: what this request would
+ *       compute there (text less the worker's match) plus {@code pendingWeight} times the prefill already queued
+ *       there (uncached characters sent and not yet answered with a first token). Load counts tokens to prefill, not
+ *       requests. Equal costs go to the fewest in flight, then at random.</li>
+ *   <li><b>Hot prefixes</b>: only the part of a match beyond what every available worker holds counts, and only when
+ *       it exceeds {@code cacheThreshold} of the text (the reference's flag); a system prompt or the Mooncake trace's
+ *       first block that all workers hold decides nothing, and the branch says {@code miss}, not {@code hit}.</li>
  * </ol>
- * <b>Feedback</b>: each finished request reports what the engine had cached. When that is well below what the tree
- * predicted, the engine evicted: the branches the worker was believed to hold below that point are forgotten. With
- * the engine's KV capacity known, {@link #maintain()} also keeps each worker's share of the tree within that capacity,
- * oldest first, so the tree forgets roughly what the engine forgets. {@link #hitAccuracy()} gives predicted against
- * realised cache per worker.
+ * Branch labels: {@code hit} (placed on a match beyond the shared prefix), {@code balance} (a longer match existed
+ * but load or its size kept the request off it), {@code miss} (nobody held more than the shared prefix).
  *
- * <p>Cost: one walk of the text in the tree and O(workers) work with no allocation beyond cache_aware's.
+ * <p><b>Feedback</b>: each finished request reports what the engine had cached; {@link #hitAccuracy()} sums
+ * predicted against realised per worker. When the shortfall is beyond page rounding ({@code trimShare} of the
+ * prediction, off by default) the branches the worker was believed to hold below that point are forgotten. With
+ * {@code charsPerToken} set and the engines' KV capacity reported, {@link #maintain()} keeps each worker's share of
+ * the tree within its engine's capacity. Both are measured and off by default (docs/POLICY.md says why).
+ *
+ * <p>Cost: one walk of the text in the tree and O(workers) work; the per-worker scratch arrays are reused.
  *
  * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
- * guards the ledgers' recent-load windows and the decision counter; feedback updates atomics and takes the tree's
- * lock only to forget branches.
+ * guards the ledgers' recent-load windows, the decision counter and the scratch arrays; feedback updates atomics
+ * and takes the tree's lock only to forget branches.
  */
 public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     public static final String NAME = "load_aware_affinity";
-    static final boolean NOPEND = Boolean.getBoolean("nopend");
-    static final boolean NOCAP = Boolean.getBoolean("nocap");
 
     private final AffinitySettings settings;
     private final double keep;
@@ -60,7 +63,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     LoadAwareAffinityPolicy(PolicyConfig config, AffinitySettings settings) {
         this.settings = settings;
-        this.cacheThreshold = Double.parseDouble(System.getProperty("thr", String.valueOf(config.cacheThreshold())));
+        this.cacheThreshold = config.cacheThreshold();
         this.keep = settings.keepPerDecision();
         this.tree = new PrefixTree(config.maxTreeSize());
         this.picker = new WorkerPicker(config.seed());
@@ -124,25 +127,28 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         double bound = settings.loadFactor() * (recentSum + textChars) / available;
         int chosen = Decision.NONE;
         long best = Long.MAX_VALUE;
+        int bestLoad = Integer.MAX_VALUE;
         int ties = 0;
         for (int i = 0; i < n; i++) {
             WorkerView worker = workers.get(i);
             if (!worker.available() || scratchLedgers[i].recentChars(seq, keep) > bound) {
                 continue;
             }
-            long cost = (NOPEND ? 0 : scratchLedgers[i].pendingPrefillChars()) + (textChars - scratchMatched[i])
-                    + (long) settings.charsPerRunning() * worker.inFlight();
-            if (cost < best) {
+            long queued = (long) (settings.pendingWeight() * scratchLedgers[i].pendingPrefillChars());
+            long cost = queued + (textChars - scratchMatched[i]);
+            int load = worker.inFlight();
+            if (cost < best || (cost == best && load < bestLoad)) {
                 best = cost;
+                bestLoad = load;
                 chosen = i;
                 ties = 1;
-            } else if (cost == best && picker.nextInt(++ties) == 0) {
+            } else if (cost == best && load == bestLoad && picker.nextInt(++ties) == 0) {
                 chosen = i;
             }
         }
         int matched = scratchMatched[chosen];
         scratchLedgers[chosen].placed(seq, keep, textChars, textChars - matched);
-        java.util.Arrays.fill(scratchLedgers, 0, n, null);
+        Arrays.fill(scratchLedgers, 0, n, null);
         String branch = matched > floor ? "hit" : deepest > floor ? "balance" : "miss";
         return new Decision(chosen, branch, matched, textChars);
     }
@@ -192,7 +198,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     /** Predicted against realised cache, per worker that has been routed to. */
     public List<HitAccuracy> hitAccuracy() {
         return ledgers.values().stream().map(WorkerLedger::accuracy)
-                .sorted(java.util.Comparator.comparing(HitAccuracy::workerId)).toList();
+                .sorted(Comparator.comparing(HitAccuracy::workerId)).toList();
     }
 
     @Override
@@ -204,7 +210,10 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     @Override
     public void maintain() {
         tree.evict();
-        if (!NOCAP) tree.evictTenantsAbove(id -> {
+        if (!settings.boundsShareByCapacity()) {
+            return;
+        }
+        tree.evictTenantsAbove(id -> {
             WorkerLedger ledger = ledgers.get(id);
             return ledger == null ? Long.MAX_VALUE : ledger.capacityChars(settings.charsPerToken());
         });

@@ -13,14 +13,6 @@ public final class PolicyFactory {
     private PolicyFactory() {
     }
 
-    static AffinitySettings EXPERIMENT() {
-        String p = System.getProperty("aff");
-        if (p == null) return AffinitySettings.DEFAULTS;
-        String[] f = p.split(",");
-        return new AffinitySettings(Double.parseDouble(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
-                Integer.parseInt(f[3]), Double.parseDouble(f[4]), Double.parseDouble(f[5]));
-    }
-
     /**
      * @param nanoClock the source of time ({@code System::nanoTime} in the gateway, virtual time in the simulator)
      * @throws IllegalArgumentException for a name not in {@link #NAMES}, with the valid names in the message
@@ -35,7 +27,7 @@ public final class PolicyFactory {
             case ConsistentHashingPolicy.NAME -> new ConsistentHashingPolicy(config);
             case PrefixHashPolicy.NAME -> new PrefixHashPolicy(config);
             case BucketPolicy.NAME -> new BucketPolicy(config, nanoClock);
-            case LoadAwareAffinityPolicy.NAME -> new LoadAwareAffinityPolicy(config, EXPERIMENT());
+            case LoadAwareAffinityPolicy.NAME -> new LoadAwareAffinityPolicy(config, nanoClock);
             case null, default -> throw new IllegalArgumentException(
                     "unknown policy '" + name + "'; valid policies: " + String.join(", ", NAMES));
         };
