@@ -5,9 +5,9 @@ package dev.homing.core.policy;
  * configuration will give it. The defaults are the values measured best in the offline simulator; docs/POLICY.md
  * has the measurements.
  *
- * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent prompt characters exceed this multiple
- *                        of the fleet's mean is passed over, however long its match
- * @param windowDecisions {@code --affinity-window}: how many decisions the recent load remembers; each decision keeps
+ * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent work (uncached prompt characters)
+ *                        exceeds this multiple of the fleet's mean is passed over, however long its match
+ * @param windowDecisions {@code --affinity-window}: how many decisions the recent work remembers; each decision keeps
  *                        {@code 1 - 1/window} of it
  * @param pendingWeight   {@code --affinity-pending-weight}: what one character of prefill already queued on a worker
  *                        weighs against one character this request would find cached there
@@ -31,7 +31,7 @@ public record AffinitySettings(double loadFactor, int windowDecisions, double pe
         }
     }
 
-    /** What a worker's recent load keeps of itself at each decision. */
+    /** What a worker's recent work keeps of itself at each decision. */
     double keepPerDecision() {
         return 1.0 - 1.0 / windowDecisions;
     }

@@ -13,14 +13,14 @@ import java.util.function.LongSupplier;
  * Routes a request where its prompt prefix is cached, as long as that worker is not carrying more than its share,
  * and can learn from the engines what they really kept. Three rules, each a fix of a weak spot of {@code cache_aware}:
  * <ol>
- *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent load
- *       (prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor} times the
- *       fleet's mean, this request included, is not a candidate, however long its match. The others stay
+ *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent work
+ *       (uncached prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor}
+ *       times the fleet's mean, this request included, is not a candidate, however long its match. The others stay
  *       candidates, so affinity is never dropped wholesale the way the reference's global imbalance gate drops it.</li>
  *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill: what this request would
  *       compute there (text less the worker's match) plus {@code pendingWeight} times the prefill already queued
  *       there (uncached characters sent and not yet answered with a first token). Load counts tokens to prefill, not
- *       requests. Equal costs go to the fewest in flight, then at random.</li>
+ *       requests. Equal costs go to the least recent work, then at random.</li>
  *   <li><b>Hot prefixes</b>: only the part of a match beyond what every available worker holds counts, and only when
  *       it exceeds {@code cacheThreshold} of the text (the reference's flag); a system prompt or the Mooncake trace's
  *       first block that all workers hold decides nothing, and the branch says {@code miss}, not {@code hit}.</li>
@@ -37,7 +37,7 @@ import java.util.function.LongSupplier;
  * <p>Cost: one walk of the text in the tree and O(workers) work; the per-worker scratch arrays are reused.
  *
  * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
- * guards the ledgers' recent-load windows, the decision counter and the scratch arrays; feedback updates atomics
+ * guards the ledgers' recent work, the decision counter and the scratch arrays; feedback updates atomics
  * and takes the tree's lock only to forget branches.
  */
 public final class LoadAwareAffinityPolicy implements RoutingPolicy {
@@ -98,7 +98,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         long seq = ++decisions;
         int textChars = match.textChars();
         int floor = Integer.MAX_VALUE;
-        int deepest = 0;
         double recentSum = 0;
         int available = 0;
         for (int i = 0; i < n; i++) {
@@ -111,45 +110,49 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             int matched = match.matchedCharsFor(match.tenantOf(worker.id()));
             scratchMatched[i] = matched;
             floor = Math.min(floor, matched);
-            deepest = Math.max(deepest, matched);
-            recentSum += ledger.recentChars(seq, keep);
+            recentSum += ledger.recentWork(seq, keep);
             available++;
         }
-        // Savings too small to matter are noise (a few characters of a block tag, a short shared opening): they
-        // must not pull the request away from the least loaded worker.
+        // A saving no larger than the threshold is noise (a few characters of a block tag, a short common
+        // opening): it must not pull the request away from the least loaded worker.
         int minSaving = (int) (cacheThreshold * textChars);
+        boolean anySaving = false;
         for (int i = 0; i < n; i++) {
-            if (scratchLedgers[i] != null && scratchMatched[i] - floor <= minSaving) {
-                scratchMatched[i] = floor;
+            if (scratchLedgers[i] != null) {
+                if (scratchMatched[i] - floor <= minSaving) {
+                    scratchMatched[i] = floor;
+                } else {
+                    anySaving = true;
+                }
             }
         }
-        // The bound counts this request in the mean, so the least loaded worker is always within it.
+        // The mean counts this request at its full length, so the least loaded worker is always within the bound.
         double bound = settings.loadFactor() * (recentSum + textChars) / available;
         int chosen = Decision.NONE;
         long best = Long.MAX_VALUE;
-        int bestLoad = Integer.MAX_VALUE;
+        double bestRecent = Double.MAX_VALUE;
         int ties = 0;
         for (int i = 0; i < n; i++) {
-            WorkerView worker = workers.get(i);
-            if (!worker.available() || scratchLedgers[i].recentChars(seq, keep) > bound) {
+            WorkerLedger ledger = scratchLedgers[i];
+            if (ledger == null || ledger.recentWork(seq, keep) > bound) {
                 continue;
             }
-            long queued = (long) (settings.pendingWeight() * scratchLedgers[i].pendingPrefillChars());
+            long queued = (long) (settings.pendingWeight() * ledger.pendingPrefillChars());
             long cost = queued + (textChars - scratchMatched[i]);
-            int load = worker.inFlight();
-            if (cost < best || (cost == best && load < bestLoad)) {
+            double recent = ledger.recentWork(seq, keep);
+            if (cost < best || (cost == best && recent < bestRecent)) {
                 best = cost;
-                bestLoad = load;
+                bestRecent = recent;
                 chosen = i;
                 ties = 1;
-            } else if (cost == best && load == bestLoad && picker.nextInt(++ties) == 0) {
+            } else if (cost == best && recent == bestRecent && picker.nextInt(++ties) == 0) {
                 chosen = i;
             }
         }
         int matched = scratchMatched[chosen];
-        scratchLedgers[chosen].placed(seq, keep, textChars, textChars - matched);
+        scratchLedgers[chosen].placed(seq, keep, textChars - matched);
         Arrays.fill(scratchLedgers, 0, n, null);
-        String branch = matched > floor ? "hit" : deepest > floor ? "balance" : "miss";
+        String branch = matched > floor ? "hit" : anySaving ? "balance" : "miss";
         return new Decision(chosen, branch, matched, textChars);
     }
 

@@ -6,10 +6,11 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What {@link LoadAwareAffinityPolicy} knows of one worker beyond the snapshot it is handed: the prefill it has sent
  * there and not yet seen start answering, a window of the prompt characters it routed there recently, the engine's
- * cache size, and how well the tree predicted the engine's cache.
+ * cache size, and how well the tree predicted the engine's cache. The recent work is the uncached prompt characters
+ * routed there, decayed at each decision: what the worker has had to compute lately.
  *
  * <p>Thread-safety: the pending prefill, the capacity and the counters are atomic (feedback arrives on any thread).
- * The recent-load window is written and read only inside the policy's decision, which runs under its tree's write
+ * The recent work is written and read only inside the policy's decision, which runs under its tree's write
  * lock, so it needs no lock of its own.
  */
 final class WorkerLedger {
@@ -26,7 +27,7 @@ final class WorkerLedger {
     private final LongAdder forgottenChars = new LongAdder();
 
     // Guarded by the policy's tree lock.
-    private double recentChars;
+    private double recentWork;
     private long recentAt;
 
     WorkerLedger(String workerId) {
@@ -38,18 +39,18 @@ final class WorkerLedger {
         return Math.max(0, pendingPrefillChars.get());
     }
 
-    /** Prompt characters routed here, each decayed by {@code keep} per decision since; as of decision {@code seq}. */
-    double recentChars(long seq, double keep) {
+    /** Uncached characters routed here, each decayed by {@code keep} per decision since; as of decision {@code seq}. */
+    double recentWork(long seq, double keep) {
         if (seq != recentAt) {
-            recentChars *= Math.pow(keep, seq - recentAt);
+            recentWork *= Math.pow(keep, seq - recentAt);
             recentAt = seq;
         }
-        return recentChars;
+        return recentWork;
     }
 
-    /** Decision {@code seq} placed a text of {@code textChars}, {@code uncachedChars} of them to compute, here. */
-    void placed(long seq, double keep, int textChars, int uncachedChars) {
-        recentChars = recentChars(seq, keep) + textChars;
+    /** Decision {@code seq} placed a request with {@code uncachedChars} to compute here. */
+    void placed(long seq, double keep, int uncachedChars) {
+        recentWork = recentWork(seq, keep) + uncachedChars;
         pendingPrefillChars.addAndGet(uncachedChars);
     }
 

@@ -82,37 +82,39 @@ class LoadAwareAffinityPolicyTest {
         answeredOnW0("a".repeat(1000));
         answeredOnW0("c".repeat(1000));
 
-        // Recent load: w0 2,000, w1 0. Bound 1.25 x (2,000 + 1,200) / 2 = 2,000 is not exceeded: w0 still qualifies.
+        // Recent work: w0 2,000, w1 0. The bound 1.25 x (2,000 + 1,200) / 2 = 2,000 is not exceeded: w0 qualifies,
+        // and computes 200 more.
         assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1).workerIndex()).isZero();
-        // Now w0 has 3,200 > 1.25 x (3,200 + 1,200) / 2 = 2,750: the match on w0 no longer counts.
+        // Now w0 has 2,200 > 1.25 x (2,200 + 1,200) / 2 = 2,125: its match no longer counts.
         assertThat(select("a".repeat(1000) + "d".repeat(200), W0, W1)).isEqualTo(new Decision(1, "balance", 0, 1200));
+    }
+
+    /** w0 and w1 both hold {@code system}; w0 has done 100 more characters of work. */
+    private void bothHold(String system) {
+        answeredOnW0(system + "x".repeat(50));
+        answeredOnW0("q".repeat(100));
+        Decision onW1 = select(system + "y".repeat(50), new WorkerView("w0", false, 0, -1), W1);
+        policy.onFirstToken("w1", onW1);
     }
 
     @Test
     void aPrefixEveryWorkerHoldsDecidesNothing() {
         String system = "s".repeat(1000);
-        answeredOnW0(system + "x".repeat(50));
-        Decision onW1 = select(system + "y".repeat(50), new WorkerView("w0", false, 0, -1), W1);
-        policy.onFirstToken("w1", onW1);
+        bothHold(system);
 
-        // Both hold the 1,000-character system prompt: the request is a miss, placed on the fewer in flight.
-        Decision decision = select(system + "z".repeat(50), WorkerView.available("w0", 3), W1);
-
-        assertThat(decision).isEqualTo(new Decision(1, "miss", 1000, 1050));
+        // Both hold the 1,000-character system prompt: a miss, placed on the worker with less recent work.
+        assertThat(select(system + "z".repeat(50), W0, W1)).isEqualTo(new Decision(1, "miss", 1000, 1050));
     }
 
     @Test
     void aMatchBarelyLongerThanTheSharedPrefixIsNoise() {
         String system = "s".repeat(1000);
-        answeredOnW0(system + "x".repeat(50));
-        Decision onW1 = select(system + "y".repeat(50), new WorkerView("w0", false, 0, -1), W1);
-        policy.onFirstToken("w1", onW1);
+        bothHold(system);
 
         // w0 holds 1,010 characters, w1 1,000: a saving of 10 is below the cache threshold 0.3 x 1,100 = 330.
-        Decision decision = select(system + "x".repeat(10) + "w".repeat(90), WorkerView.available("w0", 3), W1);
+        Decision decision = select(system + "x".repeat(10) + "w".repeat(90), W0, W1);
 
-        assertThat(decision.workerIndex()).isEqualTo(1);
-        assertThat(decision.branch()).isEqualTo("balance");
+        assertThat(decision).isEqualTo(new Decision(1, "miss", 1000, 1100));
     }
 
     @Test
