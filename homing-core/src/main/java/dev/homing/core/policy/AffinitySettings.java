@@ -5,6 +5,8 @@ package dev.homing.core.policy;
  * configuration will give it. The defaults are the values measured best in the offline simulator; docs/POLICY.md
  * has the measurements.
  *
+ * @param minSaving       {@code --affinity-min-saving}: a match counts only where it goes further than every worker's
+ *                        by more than this share of the text
  * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent work (uncached prompt characters)
  *                        exceeds this multiple of the fleet's mean is passed over, however long its match
  * @param windowDecisions {@code --affinity-window}: how many decisions the recent work remembers; each decision keeps
@@ -19,14 +21,14 @@ package dev.homing.core.policy;
  *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
  *                        0 leaves the share unbounded
  */
-public record AffinitySettings(double loadFactor, int windowDecisions, double pendingWeight, int trimMinChars,
-        double trimShare, double charsPerToken) {
+public record AffinitySettings(double minSaving, double loadFactor, int windowDecisions, double pendingWeight,
+        int trimMinChars, double trimShare, double charsPerToken) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(1.25, 256, 0.1, 256, 1.0, 0);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 256, 0.1, 256, 1.0, 0);
 
     public AffinitySettings {
-        if (loadFactor < 1 || windowDecisions < 1 || pendingWeight < 0 || trimMinChars < 0 || trimShare < 0
-                || charsPerToken < 0) {
+        if (minSaving < 0 || minSaving > 1 || loadFactor < 1 || windowDecisions < 1 || pendingWeight < 0
+                || trimMinChars < 0 || trimShare < 0 || charsPerToken < 0) {
             throw new IllegalArgumentException("affinity settings out of range: " + this);
         }
     }

@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  *       there (uncached characters sent and not yet answered with a first token). Load counts tokens to prefill, not
  *       requests. Equal costs go to the least recent work, then at random.</li>
  *   <li><b>Hot prefixes</b>: only the part of a match beyond what every available worker holds counts, and only when
- *       it exceeds {@code cacheThreshold} of the text (the reference's flag); a system prompt or the Mooncake trace's
+ *       it exceeds {@code minSaving} of the text; a system prompt or the Mooncake trace's
  *       first block that all workers hold decides nothing, and the branch says {@code miss}, not {@code hit}.</li>
  * </ol>
  * Branch labels: {@code hit} (placed on a match beyond the shared prefix), {@code balance} (a longer match existed
@@ -46,7 +46,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     private final AffinitySettings settings;
     private final double keep;
-    private final double cacheThreshold;
     private final PrefixTree tree;
     private final WorkerPicker picker;
     private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
@@ -63,7 +62,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     LoadAwareAffinityPolicy(PolicyConfig config, AffinitySettings settings) {
         this.settings = settings;
-        this.cacheThreshold = config.cacheThreshold();
         this.keep = settings.keepPerDecision();
         this.tree = new PrefixTree(config.maxTreeSize());
         this.picker = new WorkerPicker(config.seed());
@@ -113,9 +111,9 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             recentSum += ledger.recentWork(seq, keep);
             available++;
         }
-        // A saving no larger than the threshold is noise (a few characters of a block tag, a short common
+        // A saving no larger than minSaving is noise (a few characters of a block tag, a short common
         // opening): it must not pull the request away from the least loaded worker.
-        int minSaving = (int) (cacheThreshold * textChars);
+        int minSaving = (int) (settings.minSaving() * textChars);
         boolean anySaving = false;
         for (int i = 0; i < n; i++) {
             if (scratchLedgers[i] != null) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  */
 class LoadAwareAffinityPolicyTest {
 
-    private static final AffinitySettings PLAIN = new AffinitySettings(100, 1_000_000_000, 1.0, 256, 0.1, 0);
+    private static final AffinitySettings PLAIN = new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 0);
 
     private LoadAwareAffinityPolicy policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS, PLAIN);
 
@@ -78,7 +78,7 @@ class LoadAwareAffinityPolicyTest {
     @Test
     void aWorkerAboveTheLoadBoundIsPassedOverDespiteItsMatch() {
         policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS,
-                new AffinitySettings(1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
+                new AffinitySettings(0.1, 1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
         answeredOnW0("a".repeat(1000));
         answeredOnW0("c".repeat(1000));
 
@@ -111,7 +111,7 @@ class LoadAwareAffinityPolicyTest {
         String system = "s".repeat(1000);
         bothHold(system);
 
-        // w0 holds 1,010 characters, w1 1,000: a saving of 10 is below the cache threshold 0.3 x 1,100 = 330.
+        // w0 holds 1,010 characters, w1 1,000: a saving of 10 is below the minimum 0.1 x 1,100 = 110.
         Decision decision = select(system + "x".repeat(10) + "w".repeat(90), W0, W1);
 
         assertThat(decision).isEqualTo(new Decision(1, "miss", 1000, 1100));
@@ -159,7 +159,7 @@ class LoadAwareAffinityPolicyTest {
     @Test
     void withACapacityTheTreeKeepsEachWorkersShareWithinIt() {
         policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS,
-                new AffinitySettings(100, 1_000_000_000, 1.0, 256, 0.1, 4.0));
+                new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 4.0));
         policy.onWorkerCapacity("w0", 300); // 1,200 characters at 4 a token
         answeredOnW0("a".repeat(1000));
         answeredOnW0("b".repeat(1000));
