@@ -24,7 +24,7 @@ package dev.homing.core.policy;
 public record AffinitySettings(double minSaving, double loadFactor, int windowDecisions, double pendingWeight,
         int trimMinChars, double trimShare, double charsPerToken) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 256, 0.1, 256, 1.0, 0);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 256, 0.0, 256, 1.0, 0);
 
     public AffinitySettings {
         if (minSaving < 0 || minSaving > 1 || loadFactor < 1 || windowDecisions < 1 || pendingWeight < 0
