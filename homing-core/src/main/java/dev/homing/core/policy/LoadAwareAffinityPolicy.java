@@ -34,7 +34,9 @@ import java.util.function.LongSupplier;
  * {@code charsPerToken} set and the engines' KV capacity reported, {@link #maintain()} keeps each worker's share of
  * the tree within its engine's capacity. Both are measured and off by default (docs/POLICY.md says why).
  *
- * <p>Cost: one walk of the text in the tree and O(workers) work; the per-worker scratch arrays are reused.
+ * <p>Cost: one walk of the text in the tree (shared with the insert) and, per worker, one ledger lookup and a binary
+ * search over the match's levels; the per-worker scratch arrays are reused, so a decision allocates no more than
+ * cache_aware's.
  *
  * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
  * guards the ledgers' recent work, the decision counter and the scratch arrays; feedback updates atomics
@@ -105,7 +107,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             }
             WorkerLedger ledger = ledgerOf(worker.id());
             scratchLedgers[i] = ledger;
-            int matched = match.matchedCharsFor(match.tenantOf(worker.id()));
+            int matched = matchedChars(match, match.tenantOf(worker.id()));
             scratchMatched[i] = matched;
             floor = Math.min(floor, matched);
             recentSum += ledger.recentWork(seq, keep);
@@ -152,6 +154,30 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         Arrays.fill(scratchLedgers, 0, n, null);
         String branch = matched > floor ? "hit" : anySaving ? "balance" : "miss";
         return new Decision(chosen, branch, matched, textChars);
+    }
+
+    /**
+     * Characters of the text the worker with handle {@code tenant} holds: the end of the deepest level holding it.
+     * A tenant at a level is at every shallower one, so a binary search over the levels finds it in O(log levels)
+     * probes, instead of a walk up from the deepest level per worker.
+     */
+    static int matchedChars(PrefixMatch match, int tenant) {
+        if (tenant < 0) {
+            return 0;
+        }
+        int lo = 0;
+        int hi = match.levels() - 1;
+        int deepest = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (match.holds(mid, tenant)) {
+                deepest = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return deepest < 0 ? 0 : match.levelEnd(deepest);
     }
 
     private WorkerLedger ledgerOf(String workerId) {

@@ -2,6 +2,8 @@ package dev.homing.core.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.homing.core.tree.PrefixMatch;
+import dev.homing.core.tree.PrefixTree;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -168,5 +170,21 @@ class LoadAwareAffinityPolicyTest {
 
         assertThat(policy.tree().tenantChars("w0")).isEqualTo(1000);
         assertThat(policy.tree().match("b".repeat(1000)).matchedCharsFor("w0")).isEqualTo(1000);
+    }
+
+    @Test
+    void eachWorkersMatchIsTheEndOfTheDeepestLevelHoldingIt() {
+        PrefixTree tree = new PrefixTree(1_000_000);
+        tree.insert("aaaa", "w0");
+        tree.insert("aaaabbbb", "w1");
+        tree.insert("aaaabbbbcccc", "w2");
+
+        PrefixMatch match = tree.match("aaaabbbbccccdddd");
+
+        for (String worker : List.of("w0", "w1", "w2", "w3")) {
+            assertThat(LoadAwareAffinityPolicy.matchedChars(match, match.tenantOf(worker)))
+                    .as(worker).isEqualTo(match.matchedCharsFor(worker));
+        }
+        assertThat(LoadAwareAffinityPolicy.matchedChars(match, match.tenantOf("w1"))).isEqualTo(8);
     }
 }
