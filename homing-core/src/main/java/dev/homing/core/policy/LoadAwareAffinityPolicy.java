@@ -39,12 +39,15 @@ import java.util.function.LongSupplier;
  * cache_aware's.
  *
  * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
- * guards the ledgers' recent work, the decision counter and the scratch arrays; feedback updates atomics
+ * guards the ledgers' recent work, the work scale and the scratch and positional arrays; feedback updates atomics
  * and takes the tree's lock only to forget branches.
  */
 public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     public static final String NAME = "load_aware_affinity";
+
+    /** Far below a double's range (1e308) and reached only every 59,000 decisions at the default window of 256. */
+    private static final double RESCALE_ABOVE = 1e100;
 
     private final AffinitySettings settings;
     private final double keep;
@@ -53,9 +56,16 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
 
     // Guarded by the tree's write lock (used only inside a decision).
-    private long decisions;
+    /**
+     * Recent work decays by {@code keep} at every decision. Rather than decay every ledger, work is stored in units
+     * that grow by {@code 1 / keep} a decision: a ledger's stored value over this scale is its recent work.
+     */
+    private double workScale = 1.0;
     private WorkerLedger[] scratchLedgers = new WorkerLedger[0];
     private int[] scratchMatched = new int[0];
+    private double[] scratchWork = new double[0];
+    /** The ledgers of the last worker list, by position: the gateway passes its workers in a stable order. */
+    private WorkerLedger[] knownLedgers = new WorkerLedger[0];
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
@@ -94,8 +104,10 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         if (scratchLedgers.length < n) {
             scratchLedgers = new WorkerLedger[n];
             scratchMatched = new int[n];
+            scratchWork = new double[n];
+            knownLedgers = Arrays.copyOf(knownLedgers, n);
         }
-        long seq = ++decisions;
+        advanceWorkScale();
         int textChars = match.textChars();
         int floor = Integer.MAX_VALUE;
         double recentSum = 0;
@@ -105,12 +117,14 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             if (!worker.available()) {
                 continue;
             }
-            WorkerLedger ledger = ledgerOf(worker.id());
+            WorkerLedger ledger = ledgerAt(i, worker.id());
             scratchLedgers[i] = ledger;
             int matched = matchedChars(match, match.tenantOf(worker.id()));
             scratchMatched[i] = matched;
             floor = Math.min(floor, matched);
-            recentSum += ledger.recentWork(seq, keep);
+            double work = ledger.scaledWork() / workScale;
+            scratchWork[i] = work;
+            recentSum += work;
             available++;
         }
         // A saving no larger than minSaving is noise (a few characters of a block tag, a short common
@@ -134,12 +148,12 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         int ties = 0;
         for (int i = 0; i < n; i++) {
             WorkerLedger ledger = scratchLedgers[i];
-            if (ledger == null || ledger.recentWork(seq, keep) > bound) {
+            if (ledger == null || scratchWork[i] > bound) {
                 continue;
             }
             long queued = (long) (settings.pendingWeight() * ledger.pendingPrefillChars());
             long cost = queued + (textChars - scratchMatched[i]);
-            double recent = ledger.recentWork(seq, keep);
+            double recent = scratchWork[i];
             if (cost < best || (cost == best && recent < bestRecent)) {
                 best = cost;
                 bestRecent = recent;
@@ -150,7 +164,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             }
         }
         int matched = scratchMatched[chosen];
-        scratchLedgers[chosen].placed(seq, keep, textChars - matched);
+        scratchLedgers[chosen].placed(textChars - matched, workScale);
         Arrays.fill(scratchLedgers, 0, n, null);
         String branch = matched > floor ? "hit" : anySaving ? "balance" : "miss";
         return new Decision(chosen, branch, matched, textChars);
@@ -178,6 +192,28 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             }
         }
         return deepest < 0 ? 0 : match.levelEnd(deepest);
+    }
+
+    /** Grows the work scale by one decision's decay; rescales every ledger before it could overflow. */
+    private void advanceWorkScale() {
+        workScale /= keep;
+        if (workScale > RESCALE_ABOVE) {
+            for (WorkerLedger ledger : ledgers.values()) {
+                ledger.rescaleWork(workScale);
+            }
+            workScale = 1.0;
+        }
+    }
+
+    /** The ledger of the worker at position {@code i} of the list, from the positional cache when it still holds. */
+    private WorkerLedger ledgerAt(int i, String id) {
+        WorkerLedger known = knownLedgers[i];
+        if (known != null && known.isFor(id)) {
+            return known;
+        }
+        WorkerLedger ledger = ledgerOf(id);
+        knownLedgers[i] = ledger;
+        return ledger;
     }
 
     private WorkerLedger ledgerOf(String workerId) {
@@ -231,7 +267,10 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     @Override
     public void onWorkerRemoved(String workerId) {
         tree.removeTenant(workerId);
-        ledgers.remove(workerId);
+        WorkerLedger removed = ledgers.remove(workerId);
+        if (removed != null) {
+            removed.retire();
+        }
     }
 
     @Override

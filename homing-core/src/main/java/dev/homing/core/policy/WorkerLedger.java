@@ -26,9 +26,10 @@ final class WorkerLedger {
     private final LongAdder trims = new LongAdder();
     private final LongAdder forgottenChars = new LongAdder();
 
-    // Guarded by the policy's tree lock.
-    private double recentWork;
-    private long recentAt;
+    private volatile boolean retired;
+
+    // Guarded by the policy's tree lock: recent work times the policy's work scale.
+    private double scaledWork;
 
     WorkerLedger(String workerId) {
         this.workerId = workerId;
@@ -39,18 +40,28 @@ final class WorkerLedger {
         return Math.max(0, pendingPrefillChars.get());
     }
 
-    /** Uncached characters routed here, each decayed by {@code keep} per decision since; as of decision {@code seq}. */
-    double recentWork(long seq, double keep) {
-        if (seq != recentAt) {
-            recentWork *= Math.pow(keep, seq - recentAt);
-            recentAt = seq;
-        }
-        return recentWork;
+    /** Whether this is the live ledger of worker {@code id} (not one retired when the worker was removed). */
+    boolean isFor(String id) {
+        return !retired && (workerId == id || workerId.equals(id));
     }
 
-    /** Decision {@code seq} placed a request with {@code uncachedChars} to compute here. */
-    void placed(long seq, double keep, int uncachedChars) {
-        recentWork = recentWork(seq, keep) + uncachedChars;
+    void retire() {
+        retired = true;
+    }
+
+    /** Recent work in the policy's scaled units; divided by the scale it is the decayed sum of uncached characters. */
+    double scaledWork() {
+        return scaledWork;
+    }
+
+    /** The policy reset its work scale from {@code scale} to 1. */
+    void rescaleWork(double scale) {
+        scaledWork /= scale;
+    }
+
+    /** The policy placed a request with {@code uncachedChars} to compute here, at work scale {@code scale}. */
+    void placed(int uncachedChars, double scale) {
+        scaledWork += uncachedChars * scale;
         pendingPrefillChars.addAndGet(uncachedChars);
     }
 
