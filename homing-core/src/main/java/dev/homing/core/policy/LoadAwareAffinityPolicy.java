@@ -55,8 +55,8 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     private final WorkerPicker picker;
     private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
 
-    // Guarded by the tree's write lock (used only inside a decision).
     /**
+     * Guarded, like every field below, by the tree's write lock (used only inside a decision).
      * Recent work decays by {@code keep} at every decision. Rather than decay every ledger, work is stored in units
      * that grow by {@code 1 / keep} a decision: a ledger's stored value over this scale is its recent work.
      */
