@@ -8,7 +8,7 @@ public final class PolicyFactory {
 
     /** Every policy name {@code --policy} accepts, in the order the help lists them. */
     public static final List<String> NAMES = List.of("cache_aware", "round_robin", "random", "power_of_two",
-            "manual", "consistent_hashing", "prefix_hash", "bucket");
+            "manual", "consistent_hashing", "prefix_hash", "bucket", "load_aware_affinity");
 
     private PolicyFactory() {
     }
@@ -27,6 +27,7 @@ public final class PolicyFactory {
             case ConsistentHashingPolicy.NAME -> new ConsistentHashingPolicy(config);
             case PrefixHashPolicy.NAME -> new PrefixHashPolicy(config);
             case BucketPolicy.NAME -> new BucketPolicy(config, nanoClock);
+            case LoadAwareAffinityPolicy.NAME -> new LoadAwareAffinityPolicy(config, nanoClock);
             case null, default -> throw new IllegalArgumentException(
                     "unknown policy '" + name + "'; valid policies: " + String.join(", ", NAMES));
         };

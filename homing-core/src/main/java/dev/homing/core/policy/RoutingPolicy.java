@@ -21,6 +21,24 @@ public interface RoutingPolicy {
      */
     Decision select(List<WorkerView> workers, RoutingRequest request);
 
+    /**
+     * The worker sent the first token of a request this policy placed with {@code decision}: its prefill is done.
+     * Called at most once a request, before {@link #onCompleted}; a caller that cannot see the first token skips it.
+     */
+    default void onFirstToken(String workerId, Decision decision) {
+    }
+
+    /**
+     * A request this policy placed on {@code workerId} with {@code decision} is over, answered or failed. Called
+     * exactly once a request, with what the engine reported ({@link EngineReport#unknown} when it reported nothing).
+     */
+    default void onCompleted(String workerId, RoutingRequest request, Decision decision, EngineReport report) {
+    }
+
+    /** The worker's engine holds at most {@code kvTokens} tokens of KV cache (from its server info). */
+    default void onWorkerCapacity(String workerId, long kvTokens) {
+    }
+
     /** A worker left the model: forget what is known of it. */
     default void onWorkerRemoved(String workerId) {
     }

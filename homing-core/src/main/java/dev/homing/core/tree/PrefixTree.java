@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * An approximate, multi-tenant radix tree over the characters of request texts: which workers were sent which
@@ -145,28 +146,76 @@ public final class PrefixTree {
             if (handle < 0) {
                 return;
             }
-            // Preorder list of the nodes holding the tenant (the invariant lets the walk skip every other subtree),
-            // then processed deepest first so a node's children are gone before the node itself is judged.
-            List<Node> holding = new ArrayList<>();
-            ArrayDeque<Node> stack = new ArrayDeque<>();
-            stack.push(root);
-            while (!stack.isEmpty()) {
-                for (Node child : stack.pop().children) {
-                    if (child.holds(handle)) {
-                        holding.add(child);
-                        stack.push(child);
+            dropBelow(root, handle);
+            tenantChars[handle] = 0;
+            registry = registry.without(tenant);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * The worker behind {@code tenant} served {@code text} holding only its first {@code keptChars} characters: it
+     * evicted the rest since it was sent them. An engine evicts deepest first, so every other branch the tenant was
+     * believed to hold below that point went with it: those are forgotten. The text's own path is kept, because the
+     * engine has just computed it again and holds it now.
+     *
+     * @return characters the tenant no longer holds
+     */
+    public long forgetBranchesBelow(String text, int keptChars, String tenant) {
+        lock.writeLock().lock();
+        try {
+            int handle = registry.handleOf(tenant);
+            if (handle < 0) {
+                return 0;
+            }
+            long before = tenantChars[handle];
+            Walk walk = walk(text);
+            for (int i = 0; i < walk.size; i++) {
+                Node node = walk.nodes[i];
+                if (walk.ends[i] <= keptChars || !node.holds(handle)) {
+                    continue;
+                }
+                Node onPath = i + 1 < walk.size ? walk.nodes[i + 1] : null;
+                for (Node child : node.children.clone()) {
+                    if (child != onPath && child.holds(handle)) {
+                        dropSubtree(child, handle);
                     }
                 }
             }
-            for (int i = holding.size() - 1; i >= 0; i--) {
-                Node node = holding.get(i);
-                node.drop(handle);
-                if (node.tenants.length == 0) {
-                    detach(node);
+            return before - tenantChars[handle];
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Evicts least recently used leaves of every tenant above its own budget until it is within it; tenants within
+     * budget keep all they hold. Frees characters only where a node loses its last tenant.
+     *
+     * @param budget characters a tenant may hold, by worker id (a worker's cache size in characters)
+     */
+    public void evictTenantsAbove(ToLongFunction<String> budget) {
+        lock.writeLock().lock();
+        try {
+            long[] limits = new long[registry.handleLimit()];
+            boolean over = false;
+            for (int h = 0; h < limits.length; h++) {
+                String name = registry.nameOf(h);
+                limits[h] = name == null ? Long.MAX_VALUE : budget.applyAsLong(name);
+                over |= tenantChars[h] > limits[h];
+            }
+            if (!over) {
+                return;
+            }
+            PriorityQueue<Evictable> queue = new PriorityQueue<>(Comparator.comparingLong(Evictable::stamp));
+            collectLeaves(queue);
+            while (!queue.isEmpty()) {
+                Evictable oldest = queue.poll();
+                if (tenantChars[oldest.handle()] > limits[oldest.handle()]) {
+                    queue.addAll(evictPair(oldest));
                 }
             }
-            tenantChars[handle] = 0;
-            registry = registry.without(tenant);
         } finally {
             lock.writeLock().unlock();
         }
@@ -309,20 +358,70 @@ public final class PrefixTree {
         PriorityQueue<Evictable> queue = new PriorityQueue<>(Comparator.comparingLong(Evictable::stamp));
         collectLeaves(queue);
         while (storedChars > maxChars && !queue.isEmpty()) {
-            Evictable oldest = queue.poll();
-            Node node = oldest.node();
-            int handle = oldest.handle();
-            node.drop(handle);
-            tenantChars[handle] -= node.length();
-            if (node.tenants.length == 0) {
-                detach(node);
-                evictedChars += node.length();
-            }
-            Node parent = node.parent;
-            if (parent != root && !parent.anyChildHolds(handle)) {
-                queue.add(new Evictable(parent.stampOf(handle), handle, parent));
+            queue.addAll(evictPair(queue.poll()));
+        }
+    }
+
+    /** Removes one (node, tenant) pair; returns the parent's pair when the parent has become a leaf for the tenant. */
+    private List<Evictable> evictPair(Evictable pair) {
+        Node node = pair.node();
+        int handle = pair.handle();
+        node.drop(handle);
+        tenantChars[handle] -= node.length();
+        if (node.tenants.length == 0) {
+            detach(node);
+            evictedChars += node.length();
+        }
+        Node parent = node.parent;
+        if (parent != root && !parent.anyChildHolds(handle)) {
+            return List.of(new Evictable(parent.stampOf(handle), handle, parent));
+        }
+        return List.of();
+    }
+
+    /** Drops the tenant from every node below {@code top} (and from {@code top} itself unless it is the root). */
+    private void dropBelow(Node top, int handle) {
+        // Preorder list of the nodes holding the tenant (the invariant lets the walk skip every other subtree),
+        // then processed deepest first so a node's children are gone before the node itself is judged.
+        List<Node> holding = new ArrayList<>();
+        if (top != root) {
+            holding.add(top);
+        }
+        ArrayDeque<Node> stack = new ArrayDeque<>();
+        stack.push(top);
+        while (!stack.isEmpty()) {
+            for (Node child : stack.pop().children) {
+                if (child.holds(handle)) {
+                    holding.add(child);
+                    stack.push(child);
+                }
             }
         }
+        for (int i = holding.size() - 1; i >= 0; i--) {
+            Node node = holding.get(i);
+            node.drop(handle);
+            if (node.tenants.length == 0) {
+                detach(node);
+            }
+        }
+    }
+
+    /** Drops the tenant from {@code top} and everything below it, keeping its character count. */
+    private void dropSubtree(Node top, int handle) {
+        long chars = 0;
+        ArrayDeque<Node> stack = new ArrayDeque<>();
+        stack.push(top);
+        while (!stack.isEmpty()) {
+            Node node = stack.pop();
+            chars += node.length();
+            for (Node child : node.children) {
+                if (child.holds(handle)) {
+                    stack.push(child);
+                }
+            }
+        }
+        dropBelow(top, handle);
+        tenantChars[handle] -= chars;
     }
 
     /** Every (node, tenant) pair where no child of the node holds the tenant. */

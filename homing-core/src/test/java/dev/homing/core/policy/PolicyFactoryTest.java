@@ -25,7 +25,7 @@ class PolicyFactoryTest {
         assertThatThrownBy(() -> PolicyFactory.create("least_load", Fleet.config(), System::nanoTime))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("unknown policy 'least_load'; valid policies: cache_aware, round_robin, random, "
-                        + "power_of_two, manual, consistent_hashing, prefix_hash, bucket");
+                        + "power_of_two, manual, consistent_hashing, prefix_hash, bucket, load_aware_affinity");
         assertThatThrownBy(() -> PolicyFactory.create(null, Fleet.config(), System::nanoTime))
                 .isInstanceOf(IllegalArgumentException.class);
     }

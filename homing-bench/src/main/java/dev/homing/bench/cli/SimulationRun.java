@@ -1,0 +1,82 @@
+package dev.homing.bench.cli;
+
+import dev.homing.bench.report.Comparison;
+import dev.homing.bench.report.ComparisonReport;
+import dev.homing.bench.simulate.PolicyComparison;
+import dev.homing.bench.simulate.RequestShape;
+import dev.homing.bench.simulate.SimulationSettings;
+import dev.homing.bench.workload.Workload;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.TreeMap;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * What {@code simulate} and {@code compare} both do: check the flags, run every policy, print the table, and write the
+ * report when there is a directory for it. One code path, so the two commands cannot disagree.
+ */
+final class SimulationRun {
+
+    private SimulationRun() {
+    }
+
+    /** @param output the report directory, or null to print the table only */
+    static int execute(CommandSpec spec, SimulationOptions options, Path output) {
+        SimulationSettings settings;
+        Workload workload;
+        RequestShape shape;
+        List<String> policies;
+        try {
+            settings = options.settings();
+            workload = options.workload();
+            shape = options.shape();
+            policies = options.policies();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec.commandLine().getOut();
+        err.printf(Locale.ROOT, "%s: %d workers, %,d KV tokens each, policies %s%n", workload.name(),
+                settings.workers(), settings.engine().kvTokens(), String.join(",", policies));
+        err.flush();
+        PolicyComparison runs;
+        try {
+            runs = PolicyComparison.run(settings, shape, workload, policies, result -> {
+                err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%% (oracle %.1f%%, pooled %.1f%%), "
+                                + "%.1f s wall; branches %s%n", result.policy(), result.requests(),
+                        100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
+                        100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,
+                        new TreeMap<>(result.branches()));
+                err.flush();
+            });
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            // The workload is read while it runs: a malformed or unreadable trace shows up only here.
+            err.println("cannot run the workload: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        Comparison comparison = runs.report();
+        // The terminal gets the page without its chart links; the charts exist only in the report directory.
+        String page = ComparisonReport.markdown(comparison);
+        int charts = page.indexOf("\n![");
+        out.println((charts < 0 ? page : page.substring(0, charts)).strip());
+        if (output != null) {
+            try {
+                ComparisonReport.write(comparison, output);
+            } catch (IOException e) {
+                err.println("cannot write the report to " + output + ": " + e);
+                err.flush();
+                out.flush();
+                return 1;
+            }
+            out.println("Report written to " + output);
+        }
+        out.flush();
+        return 0;
+    }
+}

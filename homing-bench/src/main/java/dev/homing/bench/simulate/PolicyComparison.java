@@ -1,0 +1,50 @@
+package dev.homing.bench.simulate;
+
+import dev.homing.bench.report.Comparison;
+import dev.homing.bench.report.HitRateBounds;
+import dev.homing.bench.workload.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * One workload through several policies, one after the other, each with fresh engines: what both
+ * {@code homing simulate} and {@code homing compare} do. Runs are sequential so that wall times are comparable and
+ * the machine stays usable; each is deterministic for a given seed.
+ *
+ * @param workload the workload's name
+ * @param settings what every run shared
+ * @param runs     one result per policy, in the order they ran
+ */
+public record PolicyComparison(String workload, SimulationSettings settings, List<SimulationResult> runs) {
+
+    public PolicyComparison {
+        runs = List.copyOf(runs);
+    }
+
+    /** @param finished hears each policy's result as soon as its run ends (for progress output) */
+    public static PolicyComparison run(SimulationSettings settings, RequestShape shape, Workload workload,
+                                       List<String> policies, Consumer<SimulationResult> finished) {
+        List<SimulationResult> runs = new ArrayList<>(policies.size());
+        for (String policy : policies) {
+            SimulationResult result = Simulation.run(settings, shape, workload, policy);
+            finished.accept(result);
+            runs.add(result);
+        }
+        return new PolicyComparison(workload.name(), settings, runs);
+    }
+
+    /**
+     * The comparison as the report writer takes it. The bounds are the first run's: for open-loop traces every run
+     * sends the same requests; for closed-loop conversations the order of later turns, and so the bounds, can
+     * differ slightly between policies (each run keeps its own in {@link SimulationResult#bounds}).
+     */
+    public Comparison report() {
+        String description = String.format(Locale.ROOT, "%s, %d simulated workers of %,d KV tokens", workload,
+                settings.workers(), settings.engine().kvTokens());
+        HitRateBounds bounds = runs.isEmpty() ? null : HitRateBounds.of(runs.getFirst().bounds());
+        return new Comparison("Routing policies compared in simulation", description,
+                runs.stream().map(SimulationResult::toReport).toList(), bounds);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.homing.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.bench.report.ComparisonReport;
+import dev.homing.core.policy.PolicyFactory;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class SimulateCommandTest {
+
+    /** A generated-shared-prefix workload of 16 short requests: a run takes milliseconds. */
+    private static final String[] TINY = {"--workload", "generated-shared-prefix", "--groups", "4",
+        "--prompts-per-group", "4", "--system-prompt-tokens", "256", "--question-tokens", "16", "--output-tokens", "8",
+        "--workers", "2"};
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(Object command, String... args) {
+        CommandLine commandLine = new CommandLine(command);
+        commandLine.setOut(new PrintWriter(out));
+        commandLine.setErr(new PrintWriter(err));
+        return commandLine.execute(args);
+    }
+
+    private static String[] tinyWith(String... more) {
+        String[] args = new String[TINY.length + more.length];
+        System.arraycopy(TINY, 0, args, 0, TINY.length);
+        System.arraycopy(more, 0, args, TINY.length, more.length);
+        return args;
+    }
+
+    @Test
+    void withoutPolicyFlagEveryPolicyRuns() {
+        int exit = run(new SimulateCommand(), TINY);
+
+        assertThat(exit).isZero();
+        for (String policy : PolicyFactory.NAMES) {
+            assertThat(out.toString()).contains("| " + policy + " |");
+        }
+    }
+
+    @Test
+    void namedPoliciesRunAloneAndTheTableShowsTheBounds() {
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "round_robin,cache_aware"));
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("| round_robin |", "| cache_aware |", "infinite-cache oracle")
+                .doesNotContain("| random |");
+    }
+
+    @Test
+    void anUnknownPolicyIsAUsageErrorNamingTheValidOnes() {
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "round_robin,fastest"));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("unknown policy 'fastest'", "cache_aware", "power_of_two");
+    }
+
+    @Test
+    void aTraceWorkloadWithoutTraceIsAUsageError() {
+        int exit = run(new SimulateCommand(), "--workload", "mooncake");
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("needs --trace");
+    }
+
+    @Test
+    void anUnknownWorkloadIsAUsageErrorNamingTheValidOnes() {
+        int exit = run(new SimulateCommand(), "--workload", "sharegpt");
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("unknown workload 'sharegpt'", "generated-shared-prefix");
+    }
+
+    @Test
+    void aMalformedTraceEndsTheRunWithTheLineAtFault() throws IOException {
+        Path trace = Files.writeString(dir.resolve("bad.jsonl"), "{\"timestamp\": 0}\n");
+
+        int exit = run(new SimulateCommand(), "--trace", trace.toString(), "--policy", "random");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot run the workload", "line 1");
+    }
+
+    @Test
+    void simulateWritesTheReportOnlyWhenAskedTo() {
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "random", "--output", dir.toString()));
+
+        assertThat(exit).isZero();
+        assertThat(dir.resolve(ComparisonReport.MARKDOWN)).exists();
+        assertThat(dir.resolve(ComparisonReport.HIT_RATE_CHART)).exists();
+    }
+
+    @Test
+    void compareWritesTheReportIntoTheOutputDirectory() {
+        Path report = dir.resolve("report");
+
+        int exit = run(new CompareCommand(), tinyWith("--policy", "random,cache_aware", "--output", report.toString()));
+
+        assertThat(exit).isZero();
+        assertThat(report.resolve(ComparisonReport.MARKDOWN)).content().contains("| cache_aware |");
+        assertThat(report.resolve(ComparisonReport.JSON)).exists();
+        assertThat(report.resolve(ComparisonReport.TTFT_CHART)).exists();
+        assertThat(report.resolve(ComparisonReport.LOAD_CHART)).exists();
+    }
+
+    @Test
+    void compareAgainstLiveEnginesSaysItIsNotThereYet() {
+        int exit = run(new CompareCommand(), tinyWith("--live"));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("--live is not supported yet");
+    }
+}

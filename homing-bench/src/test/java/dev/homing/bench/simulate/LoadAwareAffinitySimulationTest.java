@@ -1,0 +1,29 @@
+package dev.homing.bench.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.bench.workload.GeneratedSharedPrefix;
+import dev.homing.bench.workload.Workload;
+import org.junit.jupiter.api.Test;
+
+/** load_aware_affinity against the reference's cache_aware, on the same small workload, engines and seed. */
+class LoadAwareAffinitySimulationTest {
+
+    private static final SimulationSettings FOUR_WORKERS = SimulationSettings.defaults(4);
+
+    /** 16 groups of 8 prompts sharing a 512-token system prompt, all at once. */
+    private static Workload sharedPrefixBurst() {
+        return new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(16, 8, 512, 32, 16, 50.0, true, 7));
+    }
+
+    @Test
+    void findsAtLeastAsMuchInCacheAsCacheAware() {
+        SimulationResult affinity = Simulation.run(FOUR_WORKERS, RequestShape.CHAT, sharedPrefixBurst(),
+                "load_aware_affinity");
+        SimulationResult cacheAware = Simulation.run(FOUR_WORKERS, RequestShape.CHAT, sharedPrefixBurst(),
+                "cache_aware");
+
+        assertThat(affinity.errors()).isZero();
+        assertThat(affinity.cachedTokens()).isGreaterThanOrEqualTo(cacheAware.cachedTokens());
+    }
+}

@@ -1,0 +1,45 @@
+package dev.homing.core.policy;
+
+/**
+ * The tuning of {@link LoadAwareAffinityPolicy} beyond the reference's flags, each with the flag name the
+ * configuration will give it. The defaults are the values measured best in the offline simulator; docs/POLICY.md
+ * has the measurements.
+ *
+ * @param minSaving       {@code --affinity-min-saving}: a match counts only where it goes further than every worker's
+ *                        by more than this share of the text
+ * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent work (uncached prompt characters)
+ *                        exceeds this multiple of the fleet's mean is passed over, however long its match
+ * @param windowDecisions {@code --affinity-window}: how many decisions the recent work remembers; each decision keeps
+ *                        {@code 1 - 1/window} of it
+ * @param pendingWeight   {@code --affinity-pending-weight}: what one character of prefill already queued on a worker
+ *                        weighs against one character this request would find cached there
+ * @param trimMinChars    {@code --affinity-trim-min-chars}: a shortfall of the engine's cached tokens against the
+ *                        prediction no larger than this is page rounding, not eviction
+ * @param trimShare       {@code --affinity-trim-share}: ...and so is one no larger than this share of the prediction;
+ *                        1 (the default) never trims, since trimming lost hit rate in the simulator
+ * @param charsPerToken   {@code --affinity-capacity-chars-per-token}: bounds each worker's share of the tree by its
+ *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
+ *                        0 leaves the share unbounded
+ */
+public record AffinitySettings(double minSaving, double loadFactor, int windowDecisions, double pendingWeight,
+        int trimMinChars, double trimShare, double charsPerToken) {
+
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 256, 0.0, 256, 1.0, 0);
+
+    public AffinitySettings {
+        if (minSaving < 0 || minSaving > 1 || loadFactor < 1 || windowDecisions < 1 || pendingWeight < 0
+                || trimMinChars < 0 || trimShare < 0 || charsPerToken < 0) {
+            throw new IllegalArgumentException("affinity settings out of range: " + this);
+        }
+    }
+
+    /** What a worker's recent work keeps of itself at each decision. */
+    double keepPerDecision() {
+        return 1.0 - 1.0 / windowDecisions;
+    }
+
+    /** Whether each worker's share of the tree is bounded by its engine's capacity. */
+    boolean boundsShareByCapacity() {
+        return charsPerToken > 0;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.homing.core.policy;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What {@link LoadAwareAffinityPolicy} knows of one worker beyond the snapshot it is handed: the prefill it has sent
+ * there and not yet seen start answering, a window of the prompt characters it routed there recently, the engine's
+ * cache size, and how well the tree predicted the engine's cache. The recent work is the uncached prompt characters
+ * routed there, decayed at each decision: what the worker has had to compute lately.
+ *
+ * <p>Thread-safety: the pending prefill, the capacity and the counters are atomic (feedback arrives on any thread).
+ * The recent work is written and read only inside the policy's decision, which runs under its tree's write
+ * lock, so it needs no lock of its own.
+ */
+final class WorkerLedger {
+
+    private final String workerId;
+    private final AtomicLong pendingPrefillChars = new AtomicLong();
+    private volatile long capacityTokens = -1;
+    private final LongAdder reports = new LongAdder();
+    private final LongAdder predictedChars = new LongAdder();
+    private final LongAdder realisedChars = new LongAdder();
+    private final LongAdder reportedTextChars = new LongAdder();
+    private final LongAdder reportedPromptTokens = new LongAdder();
+    private final LongAdder trims = new LongAdder();
+    private final LongAdder forgottenChars = new LongAdder();
+
+    private volatile boolean retired;
+
+    // Guarded by the policy's tree lock: recent work times the policy's work scale.
+    private double scaledWork;
+
+    WorkerLedger(String workerId) {
+        this.workerId = workerId;
+    }
+
+    /** Uncached prompt characters routed here whose first token has not come back yet. */
+    long pendingPrefillChars() {
+        return Math.max(0, pendingPrefillChars.get());
+    }
+
+    /** Whether this is the live ledger of worker {@code id} (not one retired when the worker was removed). */
+    boolean isFor(String id) {
+        return !retired && (workerId == id || workerId.equals(id));
+    }
+
+    void retire() {
+        retired = true;
+    }
+
+    /** Recent work in the policy's scaled units; divided by the scale it is the decayed sum of uncached characters. */
+    double scaledWork() {
+        return scaledWork;
+    }
+
+    /** The policy reset its work scale from {@code scale} to 1. */
+    void rescaleWork(double scale) {
+        scaledWork /= scale;
+    }
+
+    /** The policy placed a request with {@code uncachedChars} to compute here, at work scale {@code scale}. */
+    void placed(int uncachedChars, double scale) {
+        scaledWork += uncachedChars * scale;
+        pendingPrefillChars.addAndGet(uncachedChars);
+    }
+
+    void prefillDone(Decision decision) {
+        pendingPrefillChars.addAndGet(-(long) Math.max(0, decision.textChars() - decision.matchedChars()));
+    }
+
+    void capacity(long kvTokens) {
+        capacityTokens = kvTokens;
+    }
+
+    /** The engine's cache in characters of routing text, or {@link Long#MAX_VALUE} when its size is unknown. */
+    long capacityChars(double defaultCharsPerToken) {
+        long tokens = capacityTokens;
+        if (tokens < 0) {
+            return Long.MAX_VALUE;
+        }
+        long prompt = reportedPromptTokens.sum();
+        double charsPerToken = prompt == 0 ? defaultCharsPerToken : (double) reportedTextChars.sum() / prompt;
+        return (long) (tokens * charsPerToken);
+    }
+
+    void reported(int predicted, long realised, int textChars, int promptTokens) {
+        reports.increment();
+        predictedChars.add(predicted);
+        realisedChars.add(realised);
+        reportedTextChars.add(textChars);
+        reportedPromptTokens.add(promptTokens);
+    }
+
+    void trimmed(long chars) {
+        trims.increment();
+        forgottenChars.add(chars);
+    }
+
+    HitAccuracy accuracy() {
+        return new HitAccuracy(workerId, reports.sum(), predictedChars.sum(), realisedChars.sum(), trims.sum(),
+                forgottenChars.sum());
+    }
+}

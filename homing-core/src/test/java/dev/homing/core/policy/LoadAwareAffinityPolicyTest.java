@@ -1,0 +1,190 @@
+package dev.homing.core.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.core.tree.PrefixMatch;
+import dev.homing.core.tree.PrefixTree;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One rule each, with exact numbers. Unless a test says otherwise the load bound is off (factor 100), queued prefill
+ * weighs as much as cached prefill (weight 1) and the window is so long that nothing decays in a test.
+ */
+class LoadAwareAffinityPolicyTest {
+
+    private static final AffinitySettings PLAIN = new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 0);
+
+    private LoadAwareAffinityPolicy policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS, PLAIN);
+
+    private static final WorkerView W0 = WorkerView.available("w0", 0);
+    private static final WorkerView W1 = WorkerView.available("w1", 0);
+    private static final WorkerView W1_DOWN = new WorkerView("w1", false, 0, WorkerView.UNKNOWN_LOAD);
+
+    private Decision select(String text, WorkerView... workers) {
+        return policy.select(List.of(workers), RoutingRequest.ofText(text));
+    }
+
+    /** Places {@code text} on w0 alone and reports its first token, so it leaves no queued prefill behind. */
+    private void answeredOnW0(String text) {
+        Decision decision = select(text, W0, W1_DOWN);
+        policy.onFirstToken("w0", decision);
+    }
+
+    @Test
+    void isNamedLoadAwareAffinity() {
+        assertThat(policy.name()).isEqualTo("load_aware_affinity");
+        assertThat(PolicyFactory.create("load_aware_affinity", PolicyConfig.DEFAULTS, System::nanoTime))
+                .isInstanceOf(LoadAwareAffinityPolicy.class);
+    }
+
+    @Test
+    void noAvailableWorkerGivesNoDecision() {
+        assertThat(select("hi", W1_DOWN)).isEqualTo(Decision.noHealthyWorkers());
+    }
+
+    @Test
+    void anIdleFleetSendsARequestToItsLongestMatch() {
+        answeredOnW0("a".repeat(1000));
+
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(0, "hit", 1000, 1200));
+    }
+
+    @Test
+    void queuedPrefillLargerThanTheSavingSendsTheRequestElsewhere() {
+        answeredOnW0("a".repeat(1000));
+        select("q".repeat(5000), W0, W1_DOWN); // 5,000 uncached characters queued on w0, no first token yet
+
+        // w0 costs 5,000 queued + 200 to compute = 5,200; w1 costs 1,200 to compute.
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(1, "balance", 0, 1200));
+    }
+
+    @Test
+    void queuedPrefillSmallerThanTheSavingKeepsTheRequestOnItsMatch() {
+        answeredOnW0("a".repeat(1000));
+        select("q".repeat(500), W0, W1_DOWN);
+
+        // w0 costs 500 queued + 200 to compute = 700; w1 costs 1,200.
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(0, "hit", 1000, 1200));
+    }
+
+    @Test
+    void theFirstTokenReleasesTheQueuedPrefill() {
+        answeredOnW0("a".repeat(1000));
+        Decision queued = select("q".repeat(5000), W0, W1_DOWN);
+        policy.onFirstToken("w0", queued);
+
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1).workerIndex()).isZero();
+    }
+
+    @Test
+    void aWorkerAboveTheLoadBoundIsPassedOverDespiteItsMatch() {
+        policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS,
+                new AffinitySettings(0.1, 1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
+        answeredOnW0("a".repeat(1000));
+        answeredOnW0("c".repeat(1000));
+
+        // Recent work: w0 2,000, w1 0. The bound 1.25 x (2,000 + 1,200) / 2 = 2,000 is not exceeded: w0 qualifies,
+        // and computes 200 more.
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1).workerIndex()).isZero();
+        // Now w0 has 2,200 > 1.25 x (2,200 + 1,200) / 2 = 2,125: its match no longer counts.
+        assertThat(select("a".repeat(1000) + "d".repeat(200), W0, W1)).isEqualTo(new Decision(1, "balance", 0, 1200));
+    }
+
+    /** w0 and w1 both hold {@code system}; w0 has done 100 more characters of work. */
+    private void bothHold(String system) {
+        answeredOnW0(system + "x".repeat(50));
+        answeredOnW0("q".repeat(100));
+        Decision onW1 = select(system + "y".repeat(50), new WorkerView("w0", false, 0, -1), W1);
+        policy.onFirstToken("w1", onW1);
+    }
+
+    @Test
+    void aPrefixEveryWorkerHoldsDecidesNothing() {
+        String system = "s".repeat(1000);
+        bothHold(system);
+
+        // Both hold the 1,000-character system prompt: a miss, placed on the worker with less recent work.
+        assertThat(select(system + "z".repeat(50), W0, W1)).isEqualTo(new Decision(1, "miss", 1000, 1050));
+    }
+
+    @Test
+    void aMatchBarelyLongerThanTheSharedPrefixIsNoise() {
+        String system = "s".repeat(1000);
+        bothHold(system);
+
+        // w0 holds 1,010 characters, w1 1,000: a saving of 10 is below the minimum 0.1 x 1,100 = 110.
+        Decision decision = select(system + "x".repeat(10) + "w".repeat(90), W0, W1);
+
+        assertThat(decision).isEqualTo(new Decision(1, "miss", 1000, 1100));
+    }
+
+    @Test
+    void aReportedEvictionForgetsTheWorkersOtherBranchesBelowIt() {
+        String prefix = "p".repeat(1000);
+        answeredOnW0(prefix + "one");
+        answeredOnW0(prefix + "xyz");
+        Decision decision = select(prefix + "abc", W0, W1_DOWN);
+        assertThat(decision.matchedChars()).isEqualTo(1000);
+
+        // The engine found nothing cached: the branches below the prefix are gone; the request's own path is not.
+        policy.onCompleted("w0", RoutingRequest.ofText(prefix + "abc"), decision, new EngineReport(258, 0, true));
+
+        assertThat(policy.tree().match(prefix + "one").matchedCharsFor("w0")).isEqualTo(1000);
+        assertThat(policy.tree().match(prefix + "xyz").matchedCharsFor("w0")).isEqualTo(1000);
+        assertThat(policy.tree().match(prefix + "abc").matchedCharsFor("w0")).isEqualTo(1003);
+        assertThat(policy.hitAccuracy()).containsExactly(new HitAccuracy("w0", 1, 1000, 0, 1, 6));
+    }
+
+    @Test
+    void aShortfallWithinPageRoundingForgetsNothing() {
+        String prefix = "p".repeat(1000);
+        answeredOnW0(prefix + "one");
+        Decision decision = select(prefix + "abc", W0, W1_DOWN);
+
+        // 4 characters a token: 240 of 250 prompt tokens cached is 960 of 1,003 characters, 40 short of 1,000.
+        policy.onCompleted("w0", RoutingRequest.ofText(prefix + "abc"), decision, new EngineReport(250, 240, true));
+
+        assertThat(policy.tree().match(prefix + "one").matchedCharsFor("w0")).isEqualTo(1003);
+        assertThat(policy.hitAccuracy()).containsExactly(new HitAccuracy("w0", 1, 1000, 962, 0, 0));
+    }
+
+    @Test
+    void aCompletionWithoutAFirstTokenReleasesTheQueuedPrefill() {
+        answeredOnW0("a".repeat(1000));
+        Decision queued = select("q".repeat(5000), W0, W1_DOWN);
+        policy.onCompleted("w0", RoutingRequest.ofText("q".repeat(5000)), queued, EngineReport.unknown(false));
+
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1).workerIndex()).isZero();
+    }
+
+    @Test
+    void withACapacityTheTreeKeepsEachWorkersShareWithinIt() {
+        policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS,
+                new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 4.0));
+        policy.onWorkerCapacity("w0", 300); // 1,200 characters at 4 a token
+        answeredOnW0("a".repeat(1000));
+        answeredOnW0("b".repeat(1000));
+
+        policy.maintain();
+
+        assertThat(policy.tree().tenantChars("w0")).isEqualTo(1000);
+        assertThat(policy.tree().match("b".repeat(1000)).matchedCharsFor("w0")).isEqualTo(1000);
+    }
+
+    @Test
+    void eachWorkersMatchIsTheEndOfTheDeepestLevelHoldingIt() {
+        PrefixTree tree = new PrefixTree(1_000_000);
+        tree.insert("aaaa", "w0");
+        tree.insert("aaaabbbb", "w1");
+        tree.insert("aaaabbbbcccc", "w2");
+
+        PrefixMatch match = tree.match("aaaabbbbccccdddd");
+
+        for (String worker : List.of("w0", "w1", "w2", "w3")) {
+            assertThat(LoadAwareAffinityPolicy.matchedChars(match, match.tenantOf(worker)))
+                    .as(worker).isEqualTo(match.matchedCharsFor(worker));
+        }
+        assertThat(LoadAwareAffinityPolicy.matchedChars(match, match.tenantOf("w1"))).isEqualTo(8);
+    }
+}
