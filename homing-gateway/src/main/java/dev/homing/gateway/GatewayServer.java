@@ -191,7 +191,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         String policy = pool.policy().name();
         record.routed(pool.model(), selection.slot().worker().url(), selection.decision().branch(),
                 selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
-        metrics.routed(pool.model(), route.path(), sniffed.stream(), policy, selection.decision());
+        metrics.routed(pool.model(), selection.slot().worker().url(), route.path(), sniffed.stream(), policy,
+                selection.decision());
         java.util.Set<Worker> tried = new java.util.HashSet<>();
         proxy.forward(req, body, route, sniffed, selection.slot(), record, unreachable -> {
             tried.add(unreachable);

@@ -46,6 +46,8 @@ public final class GatewayMetrics {
     private final Counter workerRequests;
     private final Counter promptTokens;
     private final Counter cachedTokens;
+    private final Counter routedChars;
+    private final Counter predictedChars;
 
     public GatewayMetrics(WorkerRegistry workers, List<Double> durationBuckets, String backend) {
         this.backend = backend;
@@ -98,6 +100,14 @@ public final class GatewayMetrics {
                 .labelNames("model", "worker").register(registry);
         promptTokens = Counter.builder().name("homing_prompt_tokens_total")
                 .help("Prompt tokens workers reported, from the usage at the end of each answer")
+                .labelNames("model", "worker").register(registry);
+        routedChars = Counter.builder().name("homing_routed_chars_total")
+                .help("Routing-text characters of the requests placed on each worker").labelNames("model", "worker")
+                .register(registry);
+        predictedChars = Counter.builder().name("homing_predicted_cached_chars_total")
+                .help("Of those, the characters the policy believed the worker held; divided by "
+                        + "homing_routed_chars_total it is the predicted hit rate, to compare with the realised one "
+                        + "(homing_cached_tokens_total / homing_prompt_tokens_total)")
                 .labelNames("model", "worker").register(registry);
         cachedTokens = Counter.builder().name("homing_cached_tokens_total")
                 .help("Prompt tokens workers served from their prefix cache; divided by homing_prompt_tokens_total "
@@ -166,13 +176,16 @@ public final class GatewayMetrics {
         httpResponses.labelValues(Integer.toString(status), errorCode == null ? "" : errorCode).inc();
     }
 
-    public void routed(String model, String endpoint, boolean streaming, String policy, Decision decision) {
+    public void routed(String model, String worker, String endpoint, boolean streaming, String policy,
+                       Decision decision) {
         routerRequests.labelValues(ROUTER_TYPE, backend, CONNECTION_MODE, model, endpoint, Boolean.toString(streaming))
                 .inc();
         workerSelection.labelValues(WORKER_TYPE, CONNECTION_MODE, model, policy).inc();
         decisions.labelValues(model, policy, decision.branch()).inc();
         if (decision.textChars() > 0) {
             matchRatio.labelValues(model).observe(decision.matchRatio());
+            routedChars.labelValues(model, worker).inc(decision.textChars());
+            predictedChars.labelValues(model, worker).inc(decision.matchedChars());
         }
     }
 

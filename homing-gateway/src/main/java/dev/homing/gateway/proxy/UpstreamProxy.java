@@ -3,6 +3,7 @@ package dev.homing.gateway.proxy;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
+import dev.homing.core.policy.EngineReport;
 import dev.homing.gateway.workers.InFlightSlot;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
@@ -100,6 +101,8 @@ public final class UpstreamProxy {
         private long sentNanos;
         private boolean done;
         private final UsageTail usage = new UsageTail();
+        /** What the engine reported of the request, read at the end of a successful answer; null until then. */
+        private UsageTail.Usage reported;
 
         Exchange(HttpServerRequest request, Buffer body, InferenceRoute route, SniffedRequest sniffed,
                  InFlightSlot slot, RequestRecord record, Failover failover) {
@@ -158,6 +161,7 @@ public final class UpstreamProxy {
                     return;
                 }
                 if (sentNanos != 0) {
+                    slot.firstToken();
                     record.firstByte();
                     metrics.upstreamFirstByte(record.model(), route.path(), System.nanoTime() - sentNanos);
                     sentNanos = 0;
@@ -174,10 +178,11 @@ public final class UpstreamProxy {
                     return;
                 }
                 if (upstream.statusCode() / 100 == 2) {
-                    UsageTail.Usage seen = usage.scan();
-                    if (seen != null) {
-                        record.usage(seen.promptTokens(), seen.cachedTokens());
-                        metrics.usage(record.model(), slot.worker().url(), seen.promptTokens(), seen.cachedTokens());
+                    reported = usage.scan();
+                    if (reported != null) {
+                        record.usage(reported.promptTokens(), reported.cachedTokens());
+                        metrics.usage(record.model(), slot.worker().url(), reported.promptTokens(),
+                                reported.cachedTokens());
                     }
                 }
                 // Finish before ending: on HTTP/2 ending the response closes the stream, which runs the close
@@ -256,12 +261,19 @@ public final class UpstreamProxy {
             }
         }
 
+        private static int saturated(long tokens) {
+            return (int) Math.min(Integer.MAX_VALUE, tokens);
+        }
+
         private void finish(int status, String errorCode, String errorType) {
             if (done) {
                 return;
             }
             done = true;
-            slot.release();
+            // Tells the policy what the engine really had cached: policies that learn from it compare it with
+            // what their tree predicted.
+            slot.release(reported == null ? EngineReport.unknown(sentNanos == 0)
+                    : new EngineReport(saturated(reported.promptTokens()), saturated(reported.cachedTokens()), true));
             if (timer >= 0) {
                 vertx.cancelTimer(timer);
             }

@@ -70,7 +70,7 @@ public final class ModelPool {
             return new Selection(this, null, decision);
         }
         Worker chosen = snapshot.get(decision.workerIndex());
-        return new Selection(this, chosen.startRequest(), decision);
+        return new Selection(this, chosen.startRequest(new PolicyFeedback(policy, request, decision)), decision);
     }
 
     /**

@@ -118,8 +118,13 @@ public final class Worker {
 
     /** Counts one more request in flight; the slot gives it back. */
     public InFlightSlot startRequest() {
+        return startRequest(PolicyFeedback.NONE);
+    }
+
+    /** As {@link #startRequest()}, for a request a policy placed: the slot reports its ending to that policy. */
+    InFlightSlot startRequest(PolicyFeedback feedback) {
         inFlight.incrementAndGet();
-        return new InFlightSlot(this);
+        return new InFlightSlot(this, feedback);
     }
 
     void finishRequest() {

@@ -105,6 +105,7 @@ public final class WorkerLifecycle {
                 String model = spec.modelId() != null ? spec.modelId() : ar.result();
                 registry.activate(worker, model);
                 LOG.info("worker {} active, model {}", worker.url(), model);
+                reportCapacity(worker, model);
                 activated.tryComplete(worker);
             } else if (System.nanoTime() > deadline) {
                 LOG.error("worker {} did not answer within {} s; giving up: {}", worker.url(),
@@ -134,6 +135,31 @@ public final class WorkerLifecycle {
             }
             return id.asString();
         }));
+    }
+
+    /**
+     * Tells the model's policy how many tokens of KV cache the worker's engine holds ({@code max_total_num_tokens}
+     * of {@code /get_server_info}, as SGLang reports it), so a policy can keep its picture of that worker within what
+     * the engine can really hold. Best effort: an engine that does not say is simply not reported.
+     */
+    private void reportCapacity(Worker worker, String model) {
+        get(worker, "/get_server_info").onSuccess(body -> {
+            long tokens;
+            try {
+                tokens = JSON.readTree(body.getBytes()).path("max_total_num_tokens").asLong(0);
+            } catch (RuntimeException e) {
+                LOG.debug("worker {}: unreadable /get_server_info: {}", worker.url(), e.getMessage());
+                return;
+            }
+            if (tokens <= 0) {
+                return;
+            }
+            for (ModelPool pool : registry.pools()) {
+                if (pool.model().equals(model)) {
+                    pool.policy().onWorkerCapacity(worker.url(), tokens);
+                }
+            }
+        });
     }
 
     private void checkHealth() {

@@ -112,6 +112,8 @@ public final class FakeWorker implements AutoCloseable {
             case "/health" -> resp.setStatusCode(healthy ? 200 : 503).end();
             case "/get_model_info" -> resp.putHeader("content-type", "application/json")
                     .end("{\"model_path\":\"" + model + "\",\"is_generation\":true}");
+            case "/get_server_info" -> resp.putHeader("content-type", "application/json")
+                    .end("{\"max_total_num_tokens\":100000}");
             case "/get_load" -> resp.putHeader("content-type", "application/json").end("{\"num_tokens\":7}");
             case "/flush_cache" -> resp.end("Cache flushed");
             case "/metrics" -> resp.end("# HELP sglang:num_running_reqs running\n# TYPE sglang:num_running_reqs gauge\n"
