@@ -3,28 +3,30 @@ package dev.homing.gateway.security;
 import dev.homing.gateway.proxy.InferenceRoute;
 
 /**
- * Who may call which route. Three kinds of route:
+ * Who may call which route. Four kinds of path:
  * <ul>
  *   <li>public (probes and discovery: {@code /health}, {@code /liveness}, {@code /readiness}, {@code /health_generate},
  *       {@code /v1/models}, {@code /get_model_info}, {@code /get_server_info}): always allowed, as in the reference;
  *   <li>inference (the POST routes of {@link InferenceRoute}): need {@code --api-key} as a Bearer token when it is
  *       set, else open;
- *   <li>admin (everything else, notably {@code /workers}, {@code /workers/{id}}, {@code /flush_cache},
- *       {@code /get_loads}, {@code /engine_metrics}): need the admin credential, which is {@code --admin-api-key}
+ *   <li>admin ({@code /workers}, {@code /workers/{id}}, {@code /flush_cache}, {@code /get_loads},
+ *       {@code /engine_metrics}): need the admin credential, which is {@code --admin-api-key}
  *       when set, else {@code --api-key} (the reference's behaviour).
+ *   <li>unrouted (any other path): allowed through, so the router answers its 404 or 405; nothing is behind it.
  * </ul>
- * Homing additions: with neither key set, admin routes are refused (403 {@code admin_disabled}) instead of open, since
+ * A new admin route must be added to {@link #kindOf}; {@code RouteAccessTest} lists the admin paths.
+ *
+ * <p>Homing additions: with neither key set, admin routes are refused (403 {@code admin_disabled}) instead of open, since
  * an open {@code POST /workers} lets anyone who reaches the port point the gateway at any address; an operator who
  * wants them open anyway says so with {@code --allow-unauthenticated-admin}. {@code /engine_metrics} moves from public
- * to admin: it reveals every worker's address and load. Unknown paths are admin too, so a new route is closed until
- * someone decides otherwise; the router's 404 for a truly unknown path comes after the check.
+ * to admin: it reveals every worker's address and load.
  *
  * <p>Immutable and thread-safe; keys are held only as {@link ApiKeyCheck}s and never printed.
  */
 public final class RouteAccess {
 
     /** What a route needs. */
-    public enum Kind { PUBLIC, INFERENCE, ADMIN }
+    public enum Kind { PUBLIC, INFERENCE, ADMIN, UNROUTED }
 
     /** The verdict for one request. */
     public sealed interface Verdict {
@@ -61,17 +63,21 @@ public final class RouteAccess {
         if (InferenceRoute.of(path) != null) {
             return Kind.INFERENCE;
         }
+        if (path.startsWith("/workers/")) {
+            return Kind.ADMIN;
+        }
         return switch (path) {
             case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
                  "/get_server_info" -> Kind.PUBLIC;
-            default -> Kind.ADMIN;
+            case "/workers", "/flush_cache", "/get_loads", "/engine_metrics" -> Kind.ADMIN;
+            default -> Kind.UNROUTED;
         };
     }
 
     /** The verdict for a request to {@code path} carrying {@code authorizationHeader} (null when absent). */
     public Verdict check(String path, String authorizationHeader) {
         return switch (kindOf(path)) {
-            case PUBLIC -> ALLOWED;
+            case PUBLIC, UNROUTED -> ALLOWED;
             case INFERENCE -> inferenceKey == null || inferenceKey.matches(authorizationHeader) ? ALLOWED
                     : new Refused(401, "invalid_api_key", "Missing or wrong API key");
             case ADMIN -> admin(authorizationHeader);

@@ -15,8 +15,7 @@ class RouteAccessTest {
     private static final String ADMIN = "Bearer admin-key";
 
     @ParameterizedTest
-    @ValueSource(strings = {"/workers", "/workers/http%3A%2F%2Fa%3A1", "/flush_cache", "/get_loads", "/engine_metrics",
-            "/something_new"})
+    @ValueSource(strings = {"/workers", "/workers/http%3A%2F%2Fa%3A1", "/flush_cache", "/get_loads", "/engine_metrics"})
     void adminRoutesAreAdminKind(String path) {
         assertThat(RouteAccess.kindOf(path)).isEqualTo(Kind.ADMIN);
     }
@@ -25,6 +24,13 @@ class RouteAccessTest {
     @ValueSource(strings = {"/health", "/liveness", "/readiness", "/health_generate", "/v1/models"})
     void probesAndDiscoveryArePublic(String path) {
         assertThat(new RouteAccess("k", null, false).check(path, null)).isInstanceOf(Allowed.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/", "/v2/models", "/workersx", "/../workers"})
+    void unroutedPathsPassThroughToTheRoutersNotFound(String path) {
+        assertThat(RouteAccess.kindOf(path)).isEqualTo(Kind.UNROUTED);
+        assertThat(new RouteAccess("k", "a", false).check(path, null)).isInstanceOf(Allowed.class);
     }
 
     @Test
