@@ -48,6 +48,7 @@ public final class CircuitBreaker {
      * @param successThreshold {@code --cb-success-threshold}: consecutive half-open successes that close it; also
      *                         the number of probes half-open lets through at a time
      * @param openDuration     {@code --cb-timeout-duration-secs}: how long an open circuit refuses traffic
+     * @param unit             the unit of {@code openDuration}
      * @param disabled         {@code --disable-circuit-breaker}: always closed
      */
     public record Settings(int failureThreshold, int successThreshold, long openDuration, TimeUnit unit,
