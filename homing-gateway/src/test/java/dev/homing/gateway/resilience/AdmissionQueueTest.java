@@ -255,7 +255,6 @@ class AdmissionQueueTest {
         Runnable work = () -> {
             worst.accumulateAndGet(holding.incrementAndGet(), Math::max);
             holding.decrementAndGet();
-            finished.countDown();
         };
         for (int t = 0; t < threads; t++) {
             Thread.ofVirtual().start(() -> {
@@ -264,10 +263,12 @@ class AdmissionQueueTest {
                         case Admitted a -> {
                             work.run();
                             a.permit().release();
+                            finished.countDown();
                         }
                         case Queued qd -> qd.ticket().permit().thenAccept(p -> {
                             work.run();
                             p.release();
+                            finished.countDown();
                         });
                         case Rejected r -> errors.add(new AssertionError("rejected " + r));
                     }
