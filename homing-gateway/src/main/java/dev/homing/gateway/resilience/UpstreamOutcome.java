@@ -1,0 +1,60 @@
+package dev.homing.gateway.resilience;
+
+/**
+ * How one attempt at a worker ended, as the circuit breaker and the retry policy both need to know it. One place
+ * decides what is the worker's fault, so the breaker and retries cannot disagree.
+ *
+ * <p>Homing's rule (the reference counts every non-2xx as a breaker failure, its issue #25811, so one client sending
+ * over-long prompts could open every circuit of a fleet):
+ * <ul>
+ *   <li>2xx and client 4xx (400, 401, 404, 413, 422...): the worker answered, it works: a breaker success, no retry;
+ *   <li>429: the worker is busy, not broken: neither breaker success nor failure, retried on another worker;
+ *   <li>408 and a gateway-side timeout: the worker did not keep up: a breaker failure, retried;
+ *   <li>5xx: a breaker failure; 500, 502, 503, 504 are retried (501, 505... are not: asking again changes nothing);
+ *   <li>connection refused, reset or failed before an answer: a breaker failure, retried.
+ * </ul>
+ */
+public enum UpstreamOutcome {
+    SUCCESS,
+    CLIENT_ERROR,
+    BUSY,
+    TIMEOUT,
+    SERVER_ERROR,
+    CONNECTION_FAILED;
+
+    /** The outcome of a worker's HTTP status. */
+    public static UpstreamOutcome ofStatus(int status) {
+        if (status == 408) {
+            return TIMEOUT;
+        }
+        if (status == 429) {
+            return BUSY;
+        }
+        if (status >= 500) {
+            return SERVER_ERROR;
+        }
+        if (status >= 400) {
+            return CLIENT_ERROR;
+        }
+        return SUCCESS;
+    }
+
+    /** Counts toward opening the worker's circuit. */
+    public boolean isWorkerFailure() {
+        return this == TIMEOUT || this == SERVER_ERROR || this == CONNECTION_FAILED;
+    }
+
+    /** Counts toward closing the worker's circuit: the worker answered the request on its merits. */
+    public boolean isWorkerSuccess() {
+        return this == SUCCESS || this == CLIENT_ERROR;
+    }
+
+    /** Worth asking again, given the status that produced it (0 when there was no HTTP answer). */
+    public static boolean isRetryable(UpstreamOutcome outcome, int status) {
+        return switch (outcome) {
+            case SUCCESS, CLIENT_ERROR -> false;
+            case BUSY, TIMEOUT, CONNECTION_FAILED -> true;
+            case SERVER_ERROR -> status == 0 || status == 500 || status == 502 || status == 503 || status == 504;
+        };
+    }
+}
