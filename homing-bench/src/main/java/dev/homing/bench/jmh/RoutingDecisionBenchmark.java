@@ -2,6 +2,7 @@ package dev.homing.bench.jmh;
 
 import dev.homing.core.policy.CacheAwarePolicy;
 import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
@@ -57,6 +58,7 @@ public class RoutingDecisionBenchmark {
     private List<WorkerView> workerViews;
     private PrefixTree tree;
     private CacheAwarePolicy policy;
+    private LoadAwareAffinityPolicy affinity;
     private int next;
 
     @Setup(Level.Trial)
@@ -77,10 +79,12 @@ public class RoutingDecisionBenchmark {
         PolicyConfig config = PolicyConfig.DEFAULTS.withSeed(1);
         tree = new PrefixTree(config.maxTreeSize());
         policy = new CacheAwarePolicy(config, System::nanoTime);
+        affinity = new LoadAwareAffinityPolicy(config, System::nanoTime);
         for (int i = 0; i < prompts.length; i++) {
             String worker = workerViews.get(i % workers).id();
             tree.insert(prompts[i], worker);
             policy.select(workerViews, RoutingRequest.ofText(prompts[i]));
+            affinity.select(workerViews, RoutingRequest.ofText(prompts[i]));
         }
     }
 
@@ -111,5 +115,11 @@ public class RoutingDecisionBenchmark {
     @Benchmark
     public Decision cacheAwareDecision() {
         return policy.select(workerViews, RoutingRequest.ofText(prompts[nextPrompt()]));
+    }
+
+    /** The same decision by load_aware_affinity, whose cost must stay within 1.5x of cache_aware's. */
+    @Benchmark
+    public Decision affinityDecision() {
+        return affinity.select(workerViews, RoutingRequest.ofText(prompts[nextPrompt()]));
     }
 }
