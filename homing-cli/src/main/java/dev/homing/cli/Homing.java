@@ -1,6 +1,8 @@
 package dev.homing.cli;
 
 import dev.homing.bench.cli.BenchCommand;
+import dev.homing.bench.cli.CompareCommand;
+import dev.homing.bench.cli.SimulateCommand;
 import dev.homing.gateway.cli.LaunchCommand;
 import dev.homing.sim.SimEngineCommand;
 import java.util.Set;
@@ -14,7 +16,8 @@ import picocli.CommandLine.Command;
 @Command(name = "homing", mixinStandardHelpOptions = true, versionProvider = Homing.Version.class,
         description = "A cache-aware model gateway for SGLang and vLLM fleets.%n"
                 + "With no command, or with gateway flags only, runs 'launch'.",
-        subcommands = {LaunchCommand.class, DemoCommand.class, SimEngineCommand.class, BenchCommand.class})
+        subcommands = {LaunchCommand.class, DemoCommand.class, SimEngineCommand.class, BenchCommand.class,
+            SimulateCommand.class, CompareCommand.class})
 public final class Homing {
 
     private static final Set<String> TOP_LEVEL_OPTIONS = Set.of("-h", "--help", "-V", "--version");
