@@ -15,6 +15,7 @@ import dev.homing.gateway.proxy.InferenceRoute;
 import dev.homing.gateway.proxy.RoutingText;
 import dev.homing.gateway.proxy.SniffedRequest;
 import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
@@ -32,6 +33,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
@@ -51,9 +53,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final String expectedAuthorization;
     private final FanOutRoutes fanOut;
     private final WorkerApi workerApi;
+    private final CircuitBreakers breakers;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
-                  HttpClient client, GatewayMetrics metrics) {
+                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers) {
+        this.breakers = breakers;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -182,10 +186,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         RoutingRequest routing = new RoutingRequest(sniffed.routingText(), req.getHeader("x-smg-routing-key"),
                 req.getHeader("x-smg-target-worker"), implicitKey(req));
-        ModelPool.Selection selection = pool.select(routing);
+        ModelPool.Selection selection = pool.select(routing, Set.of(), breakers);
         if (!selection.found()) {
             fail(req, new ApiError(503, "no_available_workers",
-                    "No available workers (all unhealthy or draining) for model " + pool.model()));
+                    "No available workers (all circuits open, unhealthy or draining) for model " + pool.model()));
             return;
         }
         String policy = pool.policy().name();
@@ -193,16 +197,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
         metrics.routed(pool.model(), selection.slot().worker().url(), route.path(), sniffed.stream(), policy,
                 selection.decision());
-        java.util.Set<Worker> tried = new java.util.HashSet<>();
-        proxy.forward(req, body, route, sniffed, selection.slot(), record, unreachable -> {
-            tried.add(unreachable);
-            if (!config.disableHealthCheck()) {
-                // Health probes bring it back; with health checks off nothing would, so it stays in rotation.
-                unreachable.markUnreachable();
-            }
-            ModelPool.Selection next = pool.select(routing, tried);
-            return next.found() ? next.slot() : null;
-        });
+        proxy.forward(req, body, route, sniffed, selection, record,
+                failedWorkerIds -> pool.select(routing, failedWorkerIds, breakers));
     }
 
     private static String implicitKey(HttpServerRequest req) {

@@ -41,10 +41,6 @@ public final class LaunchCommand implements Callable<Integer> {
             "--service-discovery", "--selector", "--service-discovery-port", "--service-discovery-namespace",
             "--prefill-selector", "--decode-selector", "--bootstrap-port-annotation",
             "--max-concurrent-requests", "--queue-size", "--queue-timeout-secs", "--rate-limit-tokens-per-second",
-            "--retry-max-retries", "--retry-initial-backoff-ms", "--retry-max-backoff-ms",
-            "--retry-backoff-multiplier", "--retry-jitter-factor",
-            "--cb-failure-threshold", "--cb-success-threshold", "--cb-timeout-duration-secs",
-            "--cb-window-duration-secs",
             "--model-path", "--tokenizer-path", "--chat-template", "--tokenizer-cache-enable-l0",
             "--tokenizer-cache-l0-max-entries", "--tokenizer-cache-enable-l1", "--tokenizer-cache-l1-max-memory",
             "--reasoning-parser", "--tool-call-parser", "--mcp-config-path",
@@ -94,10 +90,10 @@ public final class LaunchCommand implements Callable<Integer> {
     @ArgGroup(validate = false, heading = "%nRate limiting (not supported yet)%n", order = 9)
     RateLimitFlags rateLimit = new RateLimitFlags();
 
-    @ArgGroup(validate = false, heading = "%nRetries (not supported yet; requests are not retried)%n", order = 10)
+    @ArgGroup(validate = false, heading = "%nRetries%n", order = 10)
     RetryFlags retry = new RetryFlags();
 
-    @ArgGroup(validate = false, heading = "%nCircuit breaker (not supported yet)%n", order = 11)
+    @ArgGroup(validate = false, heading = "%nCircuit breaker%n", order = 11)
     CircuitBreakerFlags circuitBreaker = new CircuitBreakerFlags();
 
     @ArgGroup(validate = false, heading = "%nHealth checks%n", order = 12)
@@ -256,30 +252,30 @@ public final class LaunchCommand implements Callable<Integer> {
     }
 
     static final class RetryFlags {
-        @Option(names = "--retry-max-retries", description = "Attempts per request.")
-        int retryMaxRetries = 5;
+        @Option(names = "--retry-max-retries", description = "Attempts per request in all, the first included.")
+        int retryMaxRetries = GatewayConfig.DEFAULTS.retryMaxRetries();
         @Option(names = "--retry-initial-backoff-ms", description = "First backoff.")
-        long retryInitialBackoffMs = 50;
+        long retryInitialBackoffMs = GatewayConfig.DEFAULTS.retryInitialBackoffMs();
         @Option(names = "--retry-max-backoff-ms", description = "Longest backoff.")
-        long retryMaxBackoffMs = 30_000;
+        long retryMaxBackoffMs = GatewayConfig.DEFAULTS.retryMaxBackoffMs();
         @Option(names = "--retry-backoff-multiplier", description = "Backoff growth.")
-        double retryBackoffMultiplier = 1.5;
+        double retryBackoffMultiplier = GatewayConfig.DEFAULTS.retryBackoffMultiplier();
         @Option(names = "--retry-jitter-factor", description = "Backoff jitter.")
-        double retryJitterFactor = 0.2;
-        @Option(names = "--disable-retries", description = "Never retry (what Homing does today).")
+        double retryJitterFactor = GatewayConfig.DEFAULTS.retryJitterFactor();
+        @Option(names = "--disable-retries", description = "One attempt per request.")
         boolean disableRetries;
     }
 
     static final class CircuitBreakerFlags {
         @Option(names = "--cb-failure-threshold", description = "Failures in a row that open the circuit.")
-        int cbFailureThreshold = 10;
+        int cbFailureThreshold = GatewayConfig.DEFAULTS.cbFailureThreshold();
         @Option(names = "--cb-success-threshold", description = "Successes in a row that close it.")
-        int cbSuccessThreshold = 3;
+        int cbSuccessThreshold = GatewayConfig.DEFAULTS.cbSuccessThreshold();
         @Option(names = "--cb-timeout-duration-secs", description = "How long it stays open.")
-        long cbTimeoutDurationSecs = 60;
-        @Option(names = "--cb-window-duration-secs", description = "Unused by the reference too.")
+        long cbTimeoutDurationSecs = GatewayConfig.DEFAULTS.cbTimeoutDurationSecs();
+        @Option(names = "--cb-window-duration-secs", description = "Accepted and unused, as by the reference.")
         long cbWindowDurationSecs = 120;
-        @Option(names = "--disable-circuit-breaker", description = "No circuit breaker (what Homing does today).")
+        @Option(names = "--disable-circuit-breaker", description = "Circuits never open.")
         boolean disableCircuitBreaker;
     }
 
@@ -536,7 +532,14 @@ public final class LaunchCommand implements Callable<Integer> {
                 .healthCheckTimeoutSecs(health.healthCheckTimeoutSecs)
                 .healthCheckIntervalSecs(health.healthCheckIntervalSecs)
                 .healthCheckEndpoint(health.healthCheckEndpoint).disableHealthCheck(health.disableHealthCheck)
-                .apiKey(auth.apiKey).backend(backend.backend);
+                .apiKey(auth.apiKey).backend(backend.backend)
+                .retryMaxRetries(retry.retryMaxRetries).retryInitialBackoffMs(retry.retryInitialBackoffMs)
+                .retryMaxBackoffMs(retry.retryMaxBackoffMs).retryBackoffMultiplier(retry.retryBackoffMultiplier)
+                .retryJitterFactor(retry.retryJitterFactor).disableRetries(retry.disableRetries)
+                .cbFailureThreshold(circuitBreaker.cbFailureThreshold)
+                .cbSuccessThreshold(circuitBreaker.cbSuccessThreshold)
+                .cbTimeoutDurationSecs(circuitBreaker.cbTimeoutDurationSecs)
+                .disableCircuitBreaker(circuitBreaker.disableCircuitBreaker);
         if (metrics.prometheusDurationBuckets != null && !metrics.prometheusDurationBuckets.isEmpty()) {
             b.prometheusDurationBuckets(metrics.prometheusDurationBuckets);
         }

@@ -95,6 +95,12 @@ public final class RunningGateway implements AutoCloseable {
         }
     }
 
+    /** The gateway's Prometheus exposition, as scraped from its metrics port. */
+    public String scrapeMetrics() {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.metricsPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(10)).GET().build()).body();
+    }
+
     /** Sum of in-flight counts over every registered worker. */
     public int inFlight() {
         return gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum();
