@@ -106,7 +106,9 @@ public final class Gateway implements AutoCloseable {
             metrics.watchBreakers(breakers, registry);
             UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs(),
                     config.retryPolicy(), !config.disableHealthCheck());
-            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers);
+            InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
+            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
+                    admission);
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.port() == 0 ? -1 : config.port();

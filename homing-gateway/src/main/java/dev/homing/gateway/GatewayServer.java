@@ -54,10 +54,12 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final FanOutRoutes fanOut;
     private final WorkerApi workerApi;
     private final CircuitBreakers breakers;
+    private final InferenceAdmission admission;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
-                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers) {
+                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission) {
         this.breakers = breakers;
+        this.admission = admission;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -80,8 +82,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 req.method().name(), route != null ? path : metricPath(path));
         HttpServerResponse response = req.response();
         response.putHeader("x-request-id", record.requestId());
-        response.endHandler(v -> record.complete(response.getStatusCode(),
-                response.headers().get("x-smg-error-code")));
+        response.endHandler(v -> complete(record, response));
         if (cors.apply(req)) {
             return;
         }
@@ -90,7 +91,13 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             if (method != HttpMethod.POST) {
                 fail(req, new ApiError(405, "method_not_allowed", path + " accepts POST only"));
             } else if (authorized(req)) {
-                BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+                admission.admit(req, permit -> {
+                    response.endHandler(v -> {
+                        complete(record, response);
+                        admission.release(permit);
+                    });
+                    BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+                });
             }
             return;
         }
@@ -140,6 +147,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
         }
+    }
+
+    private static void complete(RequestRecord record, HttpServerResponse response) {
+        record.complete(response.getStatusCode(), response.headers().get("x-smg-error-code"));
     }
 
     /** Keeps metric label cardinality bounded: unknown paths share one label. */

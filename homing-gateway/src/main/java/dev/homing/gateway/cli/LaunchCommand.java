@@ -40,7 +40,6 @@ public final class LaunchCommand implements Callable<Integer> {
             "--pd-disaggregation", "--prefill", "--decode", "--prefill-policy", "--decode-policy", "--mini-lb",
             "--service-discovery", "--selector", "--service-discovery-port", "--service-discovery-namespace",
             "--prefill-selector", "--decode-selector", "--bootstrap-port-annotation",
-            "--max-concurrent-requests", "--queue-size", "--queue-timeout-secs", "--rate-limit-tokens-per-second",
             "--model-path", "--tokenizer-path", "--chat-template", "--tokenizer-cache-enable-l0",
             "--tokenizer-cache-l0-max-entries", "--tokenizer-cache-enable-l1", "--tokenizer-cache-l1-max-memory",
             "--reasoning-parser", "--tool-call-parser", "--mcp-config-path",
@@ -87,7 +86,7 @@ public final class LaunchCommand implements Callable<Integer> {
     @ArgGroup(validate = false, heading = "%nRequests%n", order = 8)
     RequestFlags requests = new RequestFlags();
 
-    @ArgGroup(validate = false, heading = "%nRate limiting (not supported yet)%n", order = 9)
+    @ArgGroup(validate = false, heading = "%nAdmission control and rate limiting%n", order = 9)
     RateLimitFlags rateLimit = new RateLimitFlags();
 
     @ArgGroup(validate = false, heading = "%nRetries%n", order = 10)
@@ -241,13 +240,15 @@ public final class LaunchCommand implements Callable<Integer> {
     }
 
     static final class RateLimitFlags {
-        @Option(names = "--max-concurrent-requests", description = "Concurrency limit (-1: off).")
-        int maxConcurrentRequests = -1;
-        @Option(names = "--queue-size", description = "Requests waiting for a slot.")
-        int queueSize = 100;
-        @Option(names = "--queue-timeout-secs", description = "Longest wait for a slot.")
-        long queueTimeoutSecs = 60;
-        @Option(names = "--rate-limit-tokens-per-second", description = "Token refill rate (default: the limit).")
+        @Option(names = "--max-concurrent-requests",
+                description = "Inference requests admitted at once, a strict cap (-1: off).")
+        int maxConcurrentRequests = GatewayConfig.DEFAULTS.maxConcurrentRequests();
+        @Option(names = "--queue-size", description = "Requests waiting for admission, in order; beyond it 429.")
+        int queueSize = GatewayConfig.DEFAULTS.queueSize();
+        @Option(names = "--queue-timeout-secs", description = "Longest wait for admission; beyond it 408.")
+        long queueTimeoutSecs = GatewayConfig.DEFAULTS.queueTimeoutSecs();
+        @Option(names = "--rate-limit-tokens-per-second",
+                description = "Admissions per second on top of the cap (default: no rate limit).")
         Integer rateLimitTokensPerSecond;
     }
 
@@ -539,7 +540,11 @@ public final class LaunchCommand implements Callable<Integer> {
                 .cbFailureThreshold(circuitBreaker.cbFailureThreshold)
                 .cbSuccessThreshold(circuitBreaker.cbSuccessThreshold)
                 .cbTimeoutDurationSecs(circuitBreaker.cbTimeoutDurationSecs)
-                .disableCircuitBreaker(circuitBreaker.disableCircuitBreaker);
+                .disableCircuitBreaker(circuitBreaker.disableCircuitBreaker)
+                .maxConcurrentRequests(rateLimit.maxConcurrentRequests).queueSize(rateLimit.queueSize)
+                .queueTimeoutSecs(rateLimit.queueTimeoutSecs)
+                .rateLimitTokensPerSecond(rateLimit.rateLimitTokensPerSecond == null ? 0
+                        : rateLimit.rateLimitTokensPerSecond);
         if (metrics.prometheusDurationBuckets != null && !metrics.prometheusDurationBuckets.isEmpty()) {
             b.prometheusDurationBuckets(metrics.prometheusDurationBuckets);
         }

@@ -52,6 +52,7 @@ public final class GatewayMetrics {
     private final Counter routedChars;
     private final Counter predictedChars;
     private final Counter retries;
+    private final Counter rateLimit;
     private final Counter retriesExhausted;
     private final Histogram retryBackoff;
     private final Counter breakerTransitions;
@@ -120,6 +121,8 @@ public final class GatewayMetrics {
         cachedTokens = Counter.builder().name("homing_cached_tokens_total")
                 .help("Prompt tokens workers served from their prefix cache; divided by homing_prompt_tokens_total "
                         + "it is the realised cache hit rate").labelNames("model", "worker").register(registry);
+        rateLimit = Counter.builder().name("smg_http_rate_limit_total")
+                .help("Admission decisions on inference requests").labelNames("result").register(registry);
         retries = Counter.builder().name("smg_worker_retries_total")
                 .help("Attempts retried after a worker failure").labelNames("worker_type", "endpoint")
                 .register(registry);
@@ -207,6 +210,11 @@ public final class GatewayMetrics {
     public void retried(String endpoint, int retry, long delayMillis) {
         retries.labelValues(WORKER_TYPE, endpoint).inc();
         retryBackoff.labelValues(String.valueOf(retry + 1)).observe(delayMillis / 1000.0);
+    }
+
+    /** An admission decision: {@code allowed} or {@code rejected} (429 or 408). */
+    public void rateLimit(String result) {
+        rateLimit.labelValues(result).inc();
     }
 
     public void retriesExhausted(String endpoint) {
