@@ -16,6 +16,7 @@ import dev.homing.gateway.proxy.RoutingText;
 import dev.homing.gateway.proxy.SniffedRequest;
 import dev.homing.gateway.proxy.UpstreamProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.security.RouteAccess;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
@@ -37,7 +38,8 @@ import java.util.Set;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
- * proxied info routes, the fan-out admin routes and the worker API. Handlers run on event loops and never block.
+ * proxied info routes, the fan-out admin routes and the worker API, after {@link RouteAccess} has let the request
+ * through (and, for inference, admission control). Handlers run on event loops and never block.
  */
 final class GatewayServer implements Handler<HttpServerRequest> {
 
@@ -50,7 +52,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final GatewayMetrics metrics;
     private final RequestIds requestIds;
     private final Cors cors;
-    private final String expectedAuthorization;
+    /** Who may call which route; checked before anything else is read. */
+    private final RouteAccess routeAccess;
     private final FanOutRoutes fanOut;
     private final WorkerApi workerApi;
     private final CircuitBreakers breakers;
@@ -68,7 +71,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.metrics = metrics;
         this.requestIds = new RequestIds(config.requestIdHeaders());
         this.cors = new Cors(config.corsAllowedOrigins());
-        this.expectedAuthorization = config.apiKey() == null ? null : "Bearer " + config.apiKey();
+        this.routeAccess = new RouteAccess(config.apiKey(), config.adminApiKey(), config.allowUnauthenticatedAdmin());
         this.fanOut = new FanOutRoutes(registry, lifecycle);
         this.workerApi = new WorkerApi(registry, lifecycle);
     }
@@ -86,11 +89,18 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         if (cors.apply(req)) {
             return;
         }
+        if (routeAccess.check(path, req.getHeader("authorization")) instanceof RouteAccess.Refused refused) {
+            if (refused.status() == 401) {
+                response.putHeader("www-authenticate", "Bearer");
+            }
+            fail(req, new ApiError(refused.status(), refused.code(), refused.message()));
+            return;
+        }
         HttpMethod method = req.method();
         if (route != null) {
             if (method != HttpMethod.POST) {
                 fail(req, new ApiError(405, "method_not_allowed", path + " accepts POST only"));
-            } else if (authorized(req)) {
+            } else {
                 admission.admit(req, permit -> {
                     response.endHandler(v -> {
                         complete(record, response);
@@ -133,17 +143,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             }
         }
         if (path.equals("/get_loads") && method == HttpMethod.GET) {
-            if (authorized(req)) {
-                fanOut.loads(response);
-            }
+            fanOut.loads(response);
         } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
-            if (authorized(req)) {
-                fanOut.flushCache(response);
-            }
+            fanOut.flushCache(response);
         } else if (path.equals("/workers") || path.startsWith("/workers/")) {
-            if (authorized(req)) {
-                workerApi.handle(req, path);
-            }
+            workerApi.handle(req, path);
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
         }
@@ -163,14 +167,6 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                  "/get_server_info", "/engine_metrics", "/get_loads", "/flush_cache", "/workers" -> path;
             default -> "other";
         };
-    }
-
-    private boolean authorized(HttpServerRequest req) {
-        if (expectedAuthorization == null || expectedAuthorization.equals(req.getHeader("authorization"))) {
-            return true;
-        }
-        fail(req, new ApiError(401, "invalid_api_key", "Missing or wrong API key"));
-        return false;
     }
 
     private static void fail(HttpServerRequest req, ApiError error) {

@@ -363,6 +363,12 @@ public final class LaunchCommand implements Callable<Integer> {
     static final class AuthFlags {
         @Option(names = "--api-key", description = "Clients must send it as Bearer; also sent to --worker-urls.")
         String apiKey;
+        @Option(names = "--admin-api-key",
+                description = "Bearer key of the admin routes (Homing; default: --api-key).")
+        String adminApiKey;
+        @Option(names = "--allow-unauthenticated-admin",
+                description = "Admin routes open when no key is set (Homing; default: refused with 403).")
+        boolean allowUnauthenticatedAdmin;
         @Option(names = "--jwt-issuer", description = "(not supported yet)") String jwtIssuer;
         @Option(names = "--jwt-audience", description = "(not supported yet)") String jwtAudience;
         @Option(names = "--jwt-jwks-uri", description = "(not supported yet)") String jwtJwksUri;
@@ -533,7 +539,8 @@ public final class LaunchCommand implements Callable<Integer> {
                 .healthCheckTimeoutSecs(health.healthCheckTimeoutSecs)
                 .healthCheckIntervalSecs(health.healthCheckIntervalSecs)
                 .healthCheckEndpoint(health.healthCheckEndpoint).disableHealthCheck(health.disableHealthCheck)
-                .apiKey(auth.apiKey).backend(backend.backend)
+                .apiKey(auth.apiKey).adminApiKey(auth.adminApiKey)
+                .allowUnauthenticatedAdmin(auth.allowUnauthenticatedAdmin).backend(backend.backend)
                 .retryMaxRetries(retry.retryMaxRetries).retryInitialBackoffMs(retry.retryInitialBackoffMs)
                 .retryMaxBackoffMs(retry.retryMaxBackoffMs).retryBackoffMultiplier(retry.retryBackoffMultiplier)
                 .retryJitterFactor(retry.retryJitterFactor).disableRetries(retry.disableRetries)

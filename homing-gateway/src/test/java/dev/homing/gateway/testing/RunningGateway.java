@@ -34,10 +34,11 @@ public final class RunningGateway implements AutoCloseable {
         this.gateway = gateway;
     }
 
-    /** Test defaults: loopback, ephemeral ports, short timeouts. */
+    /** Test defaults: loopback, ephemeral ports, short timeouts, admin routes open (AdminAccessTest covers them). */
     public static GatewayConfig.Builder config(List<FakeWorker> workers) {
         return GatewayConfig.builder().host("127.0.0.1").port(0).prometheusHost("127.0.0.1").prometheusPort(0)
-                .workerUrls(workers.stream().map(FakeWorker::url).toList()).shutdownGracePeriodSecs(1);
+                .workerUrls(workers.stream().map(FakeWorker::url).toList()).shutdownGracePeriodSecs(1)
+                .allowUnauthenticatedAdmin(true);
     }
 
     public static RunningGateway start(GatewayConfig config) {
