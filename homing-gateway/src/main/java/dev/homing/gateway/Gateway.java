@@ -108,7 +108,7 @@ public final class Gateway implements AutoCloseable {
                     config.retryPolicy(), !config.disableHealthCheck());
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
-                    admission);
+                    admission, vertx);
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.port() == 0 ? -1 : config.port();

@@ -17,12 +17,14 @@ import dev.homing.gateway.proxy.SniffedRequest;
 import dev.homing.gateway.proxy.UpstreamProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.RouteAccess;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
@@ -30,6 +32,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,7 +63,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final InferenceAdmission admission;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
-                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission) {
+                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
+                  Vertx vertx) {
         this.breakers = breakers;
         this.admission = admission;
         this.config = config;
@@ -73,7 +77,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.cors = new Cors(config.corsAllowedOrigins());
         this.routeAccess = new RouteAccess(config.apiKey(), config.adminApiKey(), config.allowUnauthenticatedAdmin());
         this.fanOut = new FanOutRoutes(registry, lifecycle);
-        this.workerApi = new WorkerApi(registry, lifecycle);
+        this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.workerHostAllowList().isEmpty()
+                ? WorkerHostAllowList.defaults(config.workerUrls(), InetAddress::getAllByName)
+                : WorkerHostAllowList.of(config.workerHostAllowList(), InetAddress::getAllByName));
     }
 
     @Override

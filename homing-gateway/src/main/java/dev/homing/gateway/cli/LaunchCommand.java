@@ -369,6 +369,10 @@ public final class LaunchCommand implements Callable<Integer> {
         @Option(names = "--allow-unauthenticated-admin",
                 description = "Admin routes open when no key is set (Homing; default: refused with 403).")
         boolean allowUnauthenticatedAdmin;
+        @Option(names = "--worker-host-allow-list", arity = "0..*", split = ",", paramLabel = "HOST",
+                description = "Hosts POST /workers may add: names, *.suffix, addresses, CIDR blocks, or * for any "
+                        + "(Homing; default: the --worker-urls hosts and loopback).")
+        List<String> workerHostAllowList = new ArrayList<>();
         @Option(names = "--jwt-issuer", description = "(not supported yet)") String jwtIssuer;
         @Option(names = "--jwt-audience", description = "(not supported yet)") String jwtAudience;
         @Option(names = "--jwt-jwks-uri", description = "(not supported yet)") String jwtJwksUri;
@@ -540,7 +544,9 @@ public final class LaunchCommand implements Callable<Integer> {
                 .healthCheckIntervalSecs(health.healthCheckIntervalSecs)
                 .healthCheckEndpoint(health.healthCheckEndpoint).disableHealthCheck(health.disableHealthCheck)
                 .apiKey(auth.apiKey).adminApiKey(auth.adminApiKey)
-                .allowUnauthenticatedAdmin(auth.allowUnauthenticatedAdmin).backend(backend.backend)
+                .allowUnauthenticatedAdmin(auth.allowUnauthenticatedAdmin)
+                .workerHostAllowList(auth.workerHostAllowList == null ? List.of() : auth.workerHostAllowList)
+                .backend(backend.backend)
                 .retryMaxRetries(retry.retryMaxRetries).retryInitialBackoffMs(retry.retryInitialBackoffMs)
                 .retryMaxBackoffMs(retry.retryMaxBackoffMs).retryBackoffMultiplier(retry.retryBackoffMultiplier)
                 .retryJitterFactor(retry.retryJitterFactor).disableRetries(retry.disableRetries)

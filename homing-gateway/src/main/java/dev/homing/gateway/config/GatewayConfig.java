@@ -6,7 +6,9 @@ import dev.homing.core.policy.PolicyFactory;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.security.WorkerHostAllowList;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -69,6 +71,8 @@ import java.util.concurrent.TimeUnit;
  * @param rateLimitTokensPerSecond    {@code --rate-limit-tokens-per-second}: admissions per second; 0: no rate limit
  * @param adminApiKey                 {@code --admin-api-key}: (Homing) Bearer key of the admin routes; null: --api-key
  * @param allowUnauthenticatedAdmin   {@code --allow-unauthenticated-admin}: (Homing) admin routes open when no key is set
+ * @param workerHostAllowList         {@code --worker-host-allow-list}: (Homing) hosts {@code POST /workers} may add;
+ *                                    empty: the hosts of {@code workerUrls} plus loopback
  */
 public record GatewayConfig(
         String host,
@@ -121,7 +125,8 @@ public record GatewayConfig(
         long queueTimeoutSecs,
         double rateLimitTokensPerSecond,
         String adminApiKey,
-        boolean allowUnauthenticatedAdmin) {
+        boolean allowUnauthenticatedAdmin,
+        List<String> workerHostAllowList) {
 
     /** The reference's duration buckets: 1 ms to 240 s. */
     public static final List<Double> DEFAULT_DURATION_BUCKETS = List.of(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -146,13 +151,15 @@ public record GatewayConfig(
             5, 50, 30_000, 1.5, 0.2, false,
             10, 3, 60, false,
             -1, 100, 60, 0,
-            null, false);
+            null, false,
+            List.of());
 
     public GatewayConfig {
         workerUrls = List.copyOf(workerUrls);
         prometheusDurationBuckets = List.copyOf(prometheusDurationBuckets);
         requestIdHeaders = requestIdHeaders.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
         corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
+        workerHostAllowList = List.copyOf(workerHostAllowList);
     }
 
     /**
@@ -223,6 +230,11 @@ public record GatewayConfig(
         checkBuilds(problems, this::retryPolicy);
         checkBuilds(problems, this::circuitBreakerSettings);
         checkBuilds(problems, this::admissionSettings);
+        try {
+            WorkerHostAllowList.of(workerHostAllowList, host -> new InetAddress[0]);
+        } catch (IllegalArgumentException e) {
+            problems.add("--worker-host-allow-list: " + e.getMessage());
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
@@ -332,6 +344,7 @@ public record GatewayConfig(
         private double rateLimitTokensPerSecond;
         private String adminApiKey;
         private boolean allowUnauthenticatedAdmin;
+        private List<String> workerHostAllowList;
 
         private Builder(GatewayConfig c) {
             host = c.host; port = c.port; workerUrls = c.workerUrls; policy = c.policy;
@@ -367,6 +380,7 @@ public record GatewayConfig(
             rateLimitTokensPerSecond = c.rateLimitTokensPerSecond;
             adminApiKey = c.adminApiKey;
             allowUnauthenticatedAdmin = c.allowUnauthenticatedAdmin;
+            workerHostAllowList = c.workerHostAllowList;
         }
 
         public Builder host(String v) { host = v; return this; }
@@ -420,6 +434,7 @@ public record GatewayConfig(
         public Builder rateLimitTokensPerSecond(double v) { rateLimitTokensPerSecond = v; return this; }
         public Builder adminApiKey(String v) { adminApiKey = v; return this; }
         public Builder allowUnauthenticatedAdmin(boolean v) { allowUnauthenticatedAdmin = v; return this; }
+        public Builder workerHostAllowList(List<String> v) { workerHostAllowList = v; return this; }
 
         public GatewayConfig build() {
             return new GatewayConfig(host, port, workerUrls, policy, cacheThreshold, balanceAbsThreshold,
@@ -429,7 +444,8 @@ public record GatewayConfig(
                     prometheusHost, prometheusPort, prometheusDurationBuckets, requestIdHeaders, requestTimeoutSecs,
                     shutdownGracePeriodSecs, maxPayloadSize, corsAllowedOrigins, healthFailureThreshold,
                     healthSuccessThreshold, healthCheckTimeoutSecs, healthCheckIntervalSecs, healthCheckEndpoint,
-                    disableHealthCheck, apiKey, backend, retryMaxRetries, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitterFactor, disableRetries, cbFailureThreshold, cbSuccessThreshold, cbTimeoutDurationSecs, disableCircuitBreaker, maxConcurrentRequests, queueSize, queueTimeoutSecs, rateLimitTokensPerSecond, adminApiKey, allowUnauthenticatedAdmin);
+                    disableHealthCheck, apiKey, backend, retryMaxRetries, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitterFactor, disableRetries, cbFailureThreshold, cbSuccessThreshold, cbTimeoutDurationSecs, disableCircuitBreaker, maxConcurrentRequests, queueSize, queueTimeoutSecs, rateLimitTokensPerSecond, adminApiKey, allowUnauthenticatedAdmin,
+                    workerHostAllowList);
         }
     }
 }
