@@ -9,7 +9,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -19,7 +18,8 @@ import java.util.function.Consumer;
  * one gateway-wide timer pumps the queue when the next token is due.
  *
  * <p>Invariant: every permit granted is released exactly once, when its response ends or its connection closes
- * (the permit's release is idempotent, so both may try). Thread-safe: the queue locks itself; the pump flag is atomic.
+ * (the permit's release is idempotent, so both may try). Thread-safe: the queue locks itself; the pump timer flag is
+ * guarded by this object's monitor.
  */
 final class InferenceAdmission {
 
@@ -28,8 +28,8 @@ final class InferenceAdmission {
     private final GatewayMetrics metrics;
     private final boolean enabled;
     private final boolean rateLimited;
-    /** Whether the gateway-wide pump timer is set; at most one runs. */
-    private final AtomicBoolean pumping = new AtomicBoolean();
+    /** Whether the gateway-wide pump timer is set; at most one runs. Guarded by this. */
+    private boolean pumpTimerSet;
 
     InferenceAdmission(Vertx vertx, AdmissionQueue.Settings settings, GatewayMetrics metrics) {
         this.vertx = vertx;
@@ -57,16 +57,6 @@ final class InferenceAdmission {
             case AdmissionQueue.Rejected rejected -> refuse(req.response(), rejected);
             case AdmissionQueue.Queued queued -> await(req, queued.ticket(), proceed);
         }
-    }
-
-    /** Requests waiting for a permit now. */
-    int waiting() {
-        return queue.waiting();
-    }
-
-    /** Requests holding a permit now. */
-    int inFlight() {
-        return queue.inFlight();
     }
 
     private void await(HttpServerRequest req, AdmissionQueue.Ticket ticket, Consumer<AdmissionQueue.Permit> proceed) {
@@ -113,19 +103,23 @@ final class InferenceAdmission {
         }
     }
 
-    /** Admits what the rate limit allows and keeps one timer going while requests wait for a token. */
-    private void pump() {
-        if (!pumping.compareAndSet(false, true)) {
+    /**
+     * Admits what the rate limit allows and keeps one timer going while requests wait for a token. Synchronized so
+     * that a caller finding no timer set always pumps itself: none can see a timer that is about to stand down.
+     */
+    private synchronized void pump() {
+        if (pumpTimerSet) {
             return;
         }
         long nanos = queue.pump();
-        if (nanos < 0) {
-            pumping.set(false);
-            return;
+        if (nanos >= 0) {
+            pumpTimerSet = true;
+            vertx.setTimer(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos) + 1), id -> {
+                synchronized (this) {
+                    pumpTimerSet = false;
+                }
+                pump();
+            });
         }
-        vertx.setTimer(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)), id -> {
-            pumping.set(false);
-            pump();
-        });
     }
 }

@@ -40,10 +40,15 @@ class AdmissionWiringTest {
     }
 
     private void start(Behaviour behaviour, int maxConcurrent, int queueSize) {
+        start(behaviour, maxConcurrent, queueSize, 0);
+    }
+
+    private void start(Behaviour behaviour, int maxConcurrent, int queueSize, double tokensPerSecond) {
         worker = FakeWorker.start("model-a");
         worker.behaviour(behaviour);
         gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).maxConcurrentRequests(maxConcurrent)
-                .queueSize(queueSize).queueTimeoutSecs(1).requestTimeoutSecs(2).build());
+                .queueSize(queueSize).queueTimeoutSecs(1).requestTimeoutSecs(2)
+                .rateLimitTokensPerSecond(tokensPerSecond).build());
     }
 
     private CompletableFuture<HttpResponse<String>> postAsync(List<Integer> answeredInOrder) {
@@ -100,6 +105,25 @@ class AdmissionWiringTest {
         }
         assertThat(worker.received()).hasSize(3);
         assertThat(gateway.scrapeMetrics()).contains("smg_http_rate_limit_total{result=\"allowed\"} 3.0");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void withARateLimitWaitingRequestsAreAdmittedAsTokensComeDue() {
+        // One token in the bucket, refilled at five a second: the second and third requests wait for tokens, which
+        // the gateway's pump timer hands out well within the one-second queue timeout.
+        start(Behaviour.NORMAL, 1, 5, 5);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+
+        for (int i = 0; i < 3; i++) {
+            responses.add(postAsync(order));
+        }
+
+        for (CompletableFuture<HttpResponse<String>> response : responses) {
+            assertThat(response.join().statusCode()).isEqualTo(200);
+        }
+        assertThat(worker.received()).hasSize(3);
         await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
     }
 
