@@ -82,6 +82,25 @@ class RetryAndBreakerWiringTest {
     }
 
     @Test
+    void whenEveryAttemptFailsTheLastAnswerIsRelayedAndTheRequestCountsAsExhausted() {
+        FakeWorker first = worker(Behaviour.FAIL_503);
+        FakeWorker second = worker(Behaviour.FAIL_503);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(first, second)).retryMaxRetries(3)
+                .retryInitialBackoffMs(1).build());
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.body()).contains("overloaded");
+        assertThat(first.received().size() + second.received().size()).isEqualTo(3);
+        assertThat(first.received()).as("a retry avoids the worker that just failed").isNotEmpty();
+        assertThat(second.received()).isNotEmpty();
+        assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_exhausted_total{endpoint="
+                + "\"/v1/chat/completions\",worker_type=\"regular\"} 1.0");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
     void aClient4xxIsNotRetriedAndDoesNotOpenTheCircuit() {
         FakeWorker worker = worker(Behaviour.BAD_REQUEST);
         RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(2).build());
