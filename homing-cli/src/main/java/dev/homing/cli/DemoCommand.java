@@ -97,7 +97,8 @@ public final class DemoCommand implements Callable<Integer> {
             GatewayConfig config = GatewayConfig.builder().host("127.0.0.1").port(port).policy(policy)
                     .prometheusHost("127.0.0.1").prometheusPort(prometheusPort)
                     .workerUrls(servers.stream().map(SimEngineServer::url).toList()).shutdownGracePeriodSecs(5)
-                    .build();
+                    // Loopback only, and the demo is there to be poked at: its admin routes stay open.
+                    .allowUnauthenticatedAdmin(true).build();
             return new Demo(engineVertx, servers, Gateway.start(config));
         } catch (RuntimeException e) {
             servers.forEach(SimEngineServer::close);

@@ -5,6 +5,8 @@ import dev.homing.gateway.config.WorkerUrls;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerSpec;
@@ -48,14 +50,16 @@ public final class Gateway implements AutoCloseable {
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
     private final GatewayMetrics metrics;
+    private final CircuitBreakers breakers;
     /** One server per event loop, sharing the port: Vert.x spreads accepted connections over them. */
     private final List<HttpServer> servers;
     private final MetricsServer metricsServer;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
-                    WorkerLifecycle lifecycle, GatewayMetrics metrics, List<HttpServer> servers,
-                    MetricsServer metricsServer) {
+                    WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
+                    List<HttpServer> servers, MetricsServer metricsServer) {
+        this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
         this.client = client;
@@ -91,8 +95,20 @@ public final class Gateway implements AutoCloseable {
                             config.healthCheckIntervalSecs(), config.healthFailureThreshold(),
                             config.healthSuccessThreshold(), config.policy().equals("power_of_two"),
                             config.evictionIntervalSecs()));
-            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs());
-            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics);
+            CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
+                    (id, from, to) -> {
+                        Worker worker = registry.find(id);
+                        String name = worker == null ? id : worker.url();
+                        metrics.breakerTransition(name, from, to);
+                        LOG.warn("worker {}: circuit {} -> {}", name, from.label(), to.label());
+                    });
+            registry.onRemoved(worker -> breakers.remove(worker.id()));
+            metrics.watchBreakers(breakers, registry);
+            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs(),
+                    config.retryPolicy(), !config.disableHealthCheck());
+            InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
+            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
+                    admission, vertx);
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.port() == 0 ? -1 : config.port();
@@ -107,7 +123,7 @@ public final class Gateway implements AutoCloseable {
                     : await(MetricsServer.start(vertx, metrics.registry(), config.prometheusHost(),
                             config.prometheusPort()));
             lifecycle.start();
-            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, servers,
+            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
                     metricsServer);
             for (String url : config.workerUrls()) {
                 gateway.addWorker(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
@@ -171,6 +187,11 @@ public final class Gateway implements AutoCloseable {
 
     public GatewayMetrics metrics() {
         return metrics;
+    }
+
+    /** Every worker's circuit breaker, by worker id. */
+    public CircuitBreakers breakers() {
+        return breakers;
     }
 
     /** Graceful shutdown with the configured grace period. */

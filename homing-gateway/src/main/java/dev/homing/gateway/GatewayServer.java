@@ -15,12 +15,16 @@ import dev.homing.gateway.proxy.InferenceRoute;
 import dev.homing.gateway.proxy.RoutingText;
 import dev.homing.gateway.proxy.SniffedRequest;
 import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.security.RouteAccess;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
@@ -28,14 +32,17 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
- * proxied info routes, the fan-out admin routes and the worker API. Handlers run on event loops and never block.
+ * proxied info routes, the fan-out admin routes and the worker API, after {@link RouteAccess} has let the request
+ * through (and, for inference, admission control). Handlers run on event loops and never block.
  */
 final class GatewayServer implements Handler<HttpServerRequest> {
 
@@ -48,12 +55,18 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final GatewayMetrics metrics;
     private final RequestIds requestIds;
     private final Cors cors;
-    private final String expectedAuthorization;
+    /** Who may call which route; checked before anything else is read. */
+    private final RouteAccess routeAccess;
     private final FanOutRoutes fanOut;
     private final WorkerApi workerApi;
+    private final CircuitBreakers breakers;
+    private final InferenceAdmission admission;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
-                  HttpClient client, GatewayMetrics metrics) {
+                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
+                  Vertx vertx) {
+        this.breakers = breakers;
+        this.admission = admission;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -62,9 +75,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.metrics = metrics;
         this.requestIds = new RequestIds(config.requestIdHeaders());
         this.cors = new Cors(config.corsAllowedOrigins());
-        this.expectedAuthorization = config.apiKey() == null ? null : "Bearer " + config.apiKey();
+        this.routeAccess = new RouteAccess(config.apiKey(), config.adminApiKey(), config.allowUnauthenticatedAdmin());
         this.fanOut = new FanOutRoutes(registry, lifecycle);
-        this.workerApi = new WorkerApi(registry, lifecycle);
+        this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.workerHostAllowList().isEmpty()
+                ? WorkerHostAllowList.defaults(config.workerUrls(), InetAddress::getAllByName)
+                : WorkerHostAllowList.of(config.workerHostAllowList(), InetAddress::getAllByName));
     }
 
     @Override
@@ -76,17 +91,29 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 req.method().name(), route != null ? path : metricPath(path));
         HttpServerResponse response = req.response();
         response.putHeader("x-request-id", record.requestId());
-        response.endHandler(v -> record.complete(response.getStatusCode(),
-                response.headers().get("x-smg-error-code")));
+        response.endHandler(v -> complete(record, response));
         if (cors.apply(req)) {
+            return;
+        }
+        if (routeAccess.check(path, req.getHeader("authorization")) instanceof RouteAccess.Refused refused) {
+            if (refused.status() == 401) {
+                response.putHeader("www-authenticate", "Bearer");
+            }
+            fail(req, new ApiError(refused.status(), refused.code(), refused.message()));
             return;
         }
         HttpMethod method = req.method();
         if (route != null) {
             if (method != HttpMethod.POST) {
                 fail(req, new ApiError(405, "method_not_allowed", path + " accepts POST only"));
-            } else if (authorized(req)) {
-                BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+            } else {
+                admission.admit(req, permit -> {
+                    response.endHandler(v -> {
+                        complete(record, response);
+                        admission.release(permit);
+                    });
+                    BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+                });
             }
             return;
         }
@@ -122,20 +149,18 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             }
         }
         if (path.equals("/get_loads") && method == HttpMethod.GET) {
-            if (authorized(req)) {
-                fanOut.loads(response);
-            }
+            fanOut.loads(response);
         } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
-            if (authorized(req)) {
-                fanOut.flushCache(response);
-            }
+            fanOut.flushCache(response);
         } else if (path.equals("/workers") || path.startsWith("/workers/")) {
-            if (authorized(req)) {
-                workerApi.handle(req, path);
-            }
+            workerApi.handle(req, path);
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
         }
+    }
+
+    private static void complete(RequestRecord record, HttpServerResponse response) {
+        record.complete(response.getStatusCode(), response.headers().get("x-smg-error-code"));
     }
 
     /** Keeps metric label cardinality bounded: unknown paths share one label. */
@@ -148,14 +173,6 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                  "/get_server_info", "/engine_metrics", "/get_loads", "/flush_cache", "/workers" -> path;
             default -> "other";
         };
-    }
-
-    private boolean authorized(HttpServerRequest req) {
-        if (expectedAuthorization == null || expectedAuthorization.equals(req.getHeader("authorization"))) {
-            return true;
-        }
-        fail(req, new ApiError(401, "invalid_api_key", "Missing or wrong API key"));
-        return false;
     }
 
     private static void fail(HttpServerRequest req, ApiError error) {
@@ -182,10 +199,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         RoutingRequest routing = new RoutingRequest(sniffed.routingText(), req.getHeader("x-smg-routing-key"),
                 req.getHeader("x-smg-target-worker"), implicitKey(req));
-        ModelPool.Selection selection = pool.select(routing);
+        ModelPool.Selection selection = pool.select(routing, Set.of(), breakers);
         if (!selection.found()) {
             fail(req, new ApiError(503, "no_available_workers",
-                    "No available workers (all unhealthy or draining) for model " + pool.model()));
+                    "No available workers (all circuits open, unhealthy or draining) for model " + pool.model()));
             return;
         }
         String policy = pool.policy().name();
@@ -193,16 +210,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
         metrics.routed(pool.model(), selection.slot().worker().url(), route.path(), sniffed.stream(), policy,
                 selection.decision());
-        java.util.Set<Worker> tried = new java.util.HashSet<>();
-        proxy.forward(req, body, route, sniffed, selection.slot(), record, unreachable -> {
-            tried.add(unreachable);
-            if (!config.disableHealthCheck()) {
-                // Health probes bring it back; with health checks off nothing would, so it stays in rotation.
-                unreachable.markUnreachable();
-            }
-            ModelPool.Selection next = pool.select(routing, tried);
-            return next.found() ? next.slot() : null;
-        });
+        proxy.forward(req, body, route, sniffed, selection, record,
+                failedWorkerIds -> pool.select(routing, failedWorkerIds, breakers));
     }
 
     private static String implicitKey(HttpServerRequest req) {

@@ -4,10 +4,12 @@ import dev.homing.gateway.config.WorkerUrls;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.JsonResponses;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerSpec;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -23,7 +25,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The worker API: {@code POST /workers} (202, registered in the background), {@code GET /workers},
+ * The worker API: {@code POST /workers} (202, registered in the background; 403 for a host outside the
+ * {@link WorkerHostAllowList}), {@code GET /workers},
  * {@code GET/PUT/DELETE /workers/{id}} where the id may also be the worker's URL, URL-encoded. Keys are never shown.
  */
 final class WorkerApi {
@@ -32,12 +35,16 @@ final class WorkerApi {
     /** Worker-API bodies are small; anything larger is a mistake. */
     private static final long BODY_LIMIT = 1 << 20;
 
+    private final Vertx vertx;
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
+    private final WorkerHostAllowList allowList;
 
-    WorkerApi(WorkerRegistry registry, WorkerLifecycle lifecycle) {
+    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, WorkerHostAllowList allowList) {
+        this.vertx = vertx;
         this.registry = registry;
         this.lifecycle = lifecycle;
+        this.allowList = allowList;
     }
 
     void handle(HttpServerRequest req, String path) {
@@ -94,6 +101,19 @@ final class WorkerApi {
             fail(req, ApiError.badRequest("invalid worker: " + e.getMessage()));
             return;
         }
+        // The check may wait on DNS, so it runs off the event loop; its answer comes back on this request's loop.
+        vertx.executeBlocking(() -> allowList.check(spec.url())).onComplete(checked -> {
+            if (checked.failed()) {
+                fail(req, new ApiError(500, "worker_host_check_failed", String.valueOf(checked.cause())));
+            } else if (checked.result() instanceof WorkerHostAllowList.Refused refused) {
+                fail(req, new ApiError(403, "worker_host_not_allowed", refused.reason()));
+            } else {
+                register(req, spec);
+            }
+        });
+    }
+
+    private void register(HttpServerRequest req, WorkerSpec spec) {
         try {
             WorkerLifecycle.Registration registration = lifecycle.register(spec);
             Map<String, Object> out = new LinkedHashMap<>(describe(registration.worker()));

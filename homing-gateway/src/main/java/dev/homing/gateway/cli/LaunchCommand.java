@@ -40,11 +40,6 @@ public final class LaunchCommand implements Callable<Integer> {
             "--pd-disaggregation", "--prefill", "--decode", "--prefill-policy", "--decode-policy", "--mini-lb",
             "--service-discovery", "--selector", "--service-discovery-port", "--service-discovery-namespace",
             "--prefill-selector", "--decode-selector", "--bootstrap-port-annotation",
-            "--max-concurrent-requests", "--queue-size", "--queue-timeout-secs", "--rate-limit-tokens-per-second",
-            "--retry-max-retries", "--retry-initial-backoff-ms", "--retry-max-backoff-ms",
-            "--retry-backoff-multiplier", "--retry-jitter-factor",
-            "--cb-failure-threshold", "--cb-success-threshold", "--cb-timeout-duration-secs",
-            "--cb-window-duration-secs",
             "--model-path", "--tokenizer-path", "--chat-template", "--tokenizer-cache-enable-l0",
             "--tokenizer-cache-l0-max-entries", "--tokenizer-cache-enable-l1", "--tokenizer-cache-l1-max-memory",
             "--reasoning-parser", "--tool-call-parser", "--mcp-config-path",
@@ -91,13 +86,13 @@ public final class LaunchCommand implements Callable<Integer> {
     @ArgGroup(validate = false, heading = "%nRequests%n", order = 8)
     RequestFlags requests = new RequestFlags();
 
-    @ArgGroup(validate = false, heading = "%nRate limiting (not supported yet)%n", order = 9)
+    @ArgGroup(validate = false, heading = "%nAdmission control and rate limiting%n", order = 9)
     RateLimitFlags rateLimit = new RateLimitFlags();
 
-    @ArgGroup(validate = false, heading = "%nRetries (not supported yet; requests are not retried)%n", order = 10)
+    @ArgGroup(validate = false, heading = "%nRetries%n", order = 10)
     RetryFlags retry = new RetryFlags();
 
-    @ArgGroup(validate = false, heading = "%nCircuit breaker (not supported yet)%n", order = 11)
+    @ArgGroup(validate = false, heading = "%nCircuit breaker%n", order = 11)
     CircuitBreakerFlags circuitBreaker = new CircuitBreakerFlags();
 
     @ArgGroup(validate = false, heading = "%nHealth checks%n", order = 12)
@@ -245,41 +240,43 @@ public final class LaunchCommand implements Callable<Integer> {
     }
 
     static final class RateLimitFlags {
-        @Option(names = "--max-concurrent-requests", description = "Concurrency limit (-1: off).")
-        int maxConcurrentRequests = -1;
-        @Option(names = "--queue-size", description = "Requests waiting for a slot.")
-        int queueSize = 100;
-        @Option(names = "--queue-timeout-secs", description = "Longest wait for a slot.")
-        long queueTimeoutSecs = 60;
-        @Option(names = "--rate-limit-tokens-per-second", description = "Token refill rate (default: the limit).")
+        @Option(names = "--max-concurrent-requests",
+                description = "Inference requests admitted at once, a strict cap (-1: off).")
+        int maxConcurrentRequests = GatewayConfig.DEFAULTS.maxConcurrentRequests();
+        @Option(names = "--queue-size", description = "Requests waiting for admission, in order; beyond it 429.")
+        int queueSize = GatewayConfig.DEFAULTS.queueSize();
+        @Option(names = "--queue-timeout-secs", description = "Longest wait for admission; beyond it 408.")
+        long queueTimeoutSecs = GatewayConfig.DEFAULTS.queueTimeoutSecs();
+        @Option(names = "--rate-limit-tokens-per-second",
+                description = "Admissions per second on top of the cap (default: no rate limit).")
         Integer rateLimitTokensPerSecond;
     }
 
     static final class RetryFlags {
-        @Option(names = "--retry-max-retries", description = "Attempts per request.")
-        int retryMaxRetries = 5;
+        @Option(names = "--retry-max-retries", description = "Attempts per request in all, the first included.")
+        int retryMaxRetries = GatewayConfig.DEFAULTS.retryMaxRetries();
         @Option(names = "--retry-initial-backoff-ms", description = "First backoff.")
-        long retryInitialBackoffMs = 50;
+        long retryInitialBackoffMs = GatewayConfig.DEFAULTS.retryInitialBackoffMs();
         @Option(names = "--retry-max-backoff-ms", description = "Longest backoff.")
-        long retryMaxBackoffMs = 30_000;
+        long retryMaxBackoffMs = GatewayConfig.DEFAULTS.retryMaxBackoffMs();
         @Option(names = "--retry-backoff-multiplier", description = "Backoff growth.")
-        double retryBackoffMultiplier = 1.5;
+        double retryBackoffMultiplier = GatewayConfig.DEFAULTS.retryBackoffMultiplier();
         @Option(names = "--retry-jitter-factor", description = "Backoff jitter.")
-        double retryJitterFactor = 0.2;
-        @Option(names = "--disable-retries", description = "Never retry (what Homing does today).")
+        double retryJitterFactor = GatewayConfig.DEFAULTS.retryJitterFactor();
+        @Option(names = "--disable-retries", description = "One attempt per request.")
         boolean disableRetries;
     }
 
     static final class CircuitBreakerFlags {
         @Option(names = "--cb-failure-threshold", description = "Failures in a row that open the circuit.")
-        int cbFailureThreshold = 10;
+        int cbFailureThreshold = GatewayConfig.DEFAULTS.cbFailureThreshold();
         @Option(names = "--cb-success-threshold", description = "Successes in a row that close it.")
-        int cbSuccessThreshold = 3;
+        int cbSuccessThreshold = GatewayConfig.DEFAULTS.cbSuccessThreshold();
         @Option(names = "--cb-timeout-duration-secs", description = "How long it stays open.")
-        long cbTimeoutDurationSecs = 60;
-        @Option(names = "--cb-window-duration-secs", description = "Unused by the reference too.")
+        long cbTimeoutDurationSecs = GatewayConfig.DEFAULTS.cbTimeoutDurationSecs();
+        @Option(names = "--cb-window-duration-secs", description = "Accepted and unused, as by the reference.")
         long cbWindowDurationSecs = 120;
-        @Option(names = "--disable-circuit-breaker", description = "No circuit breaker (what Homing does today).")
+        @Option(names = "--disable-circuit-breaker", description = "Circuits never open.")
         boolean disableCircuitBreaker;
     }
 
@@ -366,6 +363,16 @@ public final class LaunchCommand implements Callable<Integer> {
     static final class AuthFlags {
         @Option(names = "--api-key", description = "Clients must send it as Bearer; also sent to --worker-urls.")
         String apiKey;
+        @Option(names = "--admin-api-key",
+                description = "Bearer key of the admin routes (Homing; default: --api-key).")
+        String adminApiKey;
+        @Option(names = "--allow-unauthenticated-admin",
+                description = "Admin routes open when no key is set (Homing; default: refused with 403).")
+        boolean allowUnauthenticatedAdmin;
+        @Option(names = "--worker-host-allow-list", arity = "0..*", split = ",", paramLabel = "HOST",
+                description = "Hosts POST /workers may add: names, *.suffix, addresses, CIDR blocks, or * for any "
+                        + "(Homing; default: the --worker-urls hosts and loopback).")
+        List<String> workerHostAllowList = new ArrayList<>();
         @Option(names = "--jwt-issuer", description = "(not supported yet)") String jwtIssuer;
         @Option(names = "--jwt-audience", description = "(not supported yet)") String jwtAudience;
         @Option(names = "--jwt-jwks-uri", description = "(not supported yet)") String jwtJwksUri;
@@ -536,7 +543,21 @@ public final class LaunchCommand implements Callable<Integer> {
                 .healthCheckTimeoutSecs(health.healthCheckTimeoutSecs)
                 .healthCheckIntervalSecs(health.healthCheckIntervalSecs)
                 .healthCheckEndpoint(health.healthCheckEndpoint).disableHealthCheck(health.disableHealthCheck)
-                .apiKey(auth.apiKey).backend(backend.backend);
+                .apiKey(auth.apiKey).adminApiKey(auth.adminApiKey)
+                .allowUnauthenticatedAdmin(auth.allowUnauthenticatedAdmin)
+                .workerHostAllowList(auth.workerHostAllowList == null ? List.of() : auth.workerHostAllowList)
+                .backend(backend.backend)
+                .retryMaxRetries(retry.retryMaxRetries).retryInitialBackoffMs(retry.retryInitialBackoffMs)
+                .retryMaxBackoffMs(retry.retryMaxBackoffMs).retryBackoffMultiplier(retry.retryBackoffMultiplier)
+                .retryJitterFactor(retry.retryJitterFactor).disableRetries(retry.disableRetries)
+                .cbFailureThreshold(circuitBreaker.cbFailureThreshold)
+                .cbSuccessThreshold(circuitBreaker.cbSuccessThreshold)
+                .cbTimeoutDurationSecs(circuitBreaker.cbTimeoutDurationSecs)
+                .disableCircuitBreaker(circuitBreaker.disableCircuitBreaker)
+                .maxConcurrentRequests(rateLimit.maxConcurrentRequests).queueSize(rateLimit.queueSize)
+                .queueTimeoutSecs(rateLimit.queueTimeoutSecs)
+                .rateLimitTokensPerSecond(rateLimit.rateLimitTokensPerSecond == null ? 0
+                        : rateLimit.rateLimitTokensPerSecond);
         if (metrics.prometheusDurationBuckets != null && !metrics.prometheusDurationBuckets.isEmpty()) {
             b.prometheusDurationBuckets(metrics.prometheusDurationBuckets);
         }

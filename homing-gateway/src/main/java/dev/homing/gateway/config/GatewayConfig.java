@@ -3,10 +3,17 @@ package dev.homing.gateway.config;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 
+import dev.homing.gateway.resilience.AdmissionQueue;
+import dev.homing.gateway.resilience.CircuitBreaker;
+import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.security.WorkerHostAllowList;
+
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Every setting of a running gateway, immutable, with the reference gateway's defaults ({@link #DEFAULTS}). The
@@ -48,6 +55,24 @@ import java.util.Objects;
  * @param disableHealthCheck          {@code --disable-health-check}: workers are always healthy
  * @param apiKey                      {@code --api-key}: clients must send it as Bearer; also sent to CLI workers
  * @param backend                     {@code --backend}: engine kind behind the workers (OpenAI-compatible HTTP)
+ * @param retryMaxRetries             {@code --retry-max-retries}: attempts per request in all, the first included
+ * @param retryInitialBackoffMs       {@code --retry-initial-backoff-ms}: wait before the first retry
+ * @param retryMaxBackoffMs           {@code --retry-max-backoff-ms}: cap on one backoff
+ * @param retryBackoffMultiplier      {@code --retry-backoff-multiplier}: growth of the backoff per retry
+ * @param retryJitterFactor           {@code --retry-jitter-factor}: +- share of each backoff drawn at random, so retries spread
+ * @param disableRetries              {@code --disable-retries}: one attempt per request
+ * @param cbFailureThreshold          {@code --cb-failure-threshold}: consecutive worker failures that open its circuit
+ * @param cbSuccessThreshold          {@code --cb-success-threshold}: consecutive half-open successes that close it (and its probe budget)
+ * @param cbTimeoutDurationSecs       {@code --cb-timeout-duration-secs}: how long an open circuit refuses traffic
+ * @param disableCircuitBreaker       {@code --disable-circuit-breaker}: circuits never open
+ * @param maxConcurrentRequests       {@code --max-concurrent-requests}: inference requests admitted at once; -1: no admission control
+ * @param queueSize                   {@code --queue-size}: requests that may wait for admission; beyond it 429
+ * @param queueTimeoutSecs            {@code --queue-timeout-secs}: longest wait for admission; beyond it 408
+ * @param rateLimitTokensPerSecond    {@code --rate-limit-tokens-per-second}: admissions per second; 0: no rate limit
+ * @param adminApiKey                 {@code --admin-api-key}: (Homing) Bearer key of the admin routes; null: --api-key
+ * @param allowUnauthenticatedAdmin   {@code --allow-unauthenticated-admin}: (Homing) admin routes open when no key is set
+ * @param workerHostAllowList         {@code --worker-host-allow-list}: (Homing) hosts {@code POST /workers} may add;
+ *                                    empty: the hosts of {@code workerUrls} plus loopback
  */
 public record GatewayConfig(
         String host,
@@ -84,7 +109,24 @@ public record GatewayConfig(
         String healthCheckEndpoint,
         boolean disableHealthCheck,
         String apiKey,
-        String backend) {
+        String backend,
+        int retryMaxRetries,
+        long retryInitialBackoffMs,
+        long retryMaxBackoffMs,
+        double retryBackoffMultiplier,
+        double retryJitterFactor,
+        boolean disableRetries,
+        int cbFailureThreshold,
+        int cbSuccessThreshold,
+        long cbTimeoutDurationSecs,
+        boolean disableCircuitBreaker,
+        int maxConcurrentRequests,
+        int queueSize,
+        long queueTimeoutSecs,
+        double rateLimitTokensPerSecond,
+        String adminApiKey,
+        boolean allowUnauthenticatedAdmin,
+        List<String> workerHostAllowList) {
 
     /** The reference's duration buckets: 1 ms to 240 s. */
     public static final List<Double> DEFAULT_DURATION_BUCKETS = List.of(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -105,13 +147,19 @@ public record GatewayConfig(
             List.of("x-request-id", "x-correlation-id", "x-trace-id", "request-id"), 1800, 180, 536_870_912L,
             List.of(),
             3, 2, 5, 60, "/health", false,
-            null, "sglang");
+            null, "sglang",
+            5, 50, 30_000, 1.5, 0.2, false,
+            10, 3, 60, false,
+            -1, 100, 60, 0,
+            null, false,
+            List.of());
 
     public GatewayConfig {
         workerUrls = List.copyOf(workerUrls);
         prometheusDurationBuckets = List.copyOf(prometheusDurationBuckets);
         requestIdHeaders = requestIdHeaders.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
         corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
+        workerHostAllowList = List.copyOf(workerHostAllowList);
     }
 
     /**
@@ -178,10 +226,47 @@ public record GatewayConfig(
                 "--backend must be one of " + String.join(", ", BACKENDS) + " (others are not supported yet), got '"
                         + backend + "'");
         check(problems, apiKey == null || !apiKey.isBlank(), "--api-key must not be blank");
+        check(problems, adminApiKey == null || !adminApiKey.isBlank(), "--admin-api-key must not be blank");
+        checkBuilds(problems, this::retryPolicy);
+        checkBuilds(problems, this::circuitBreakerSettings);
+        checkBuilds(problems, this::admissionSettings);
+        try {
+            WorkerHostAllowList.of(workerHostAllowList, host -> new InetAddress[0]);
+        } catch (IllegalArgumentException e) {
+            problems.add("--worker-host-allow-list: " + e.getMessage());
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
         return this;
+    }
+
+    /** Records the message of a settings record that refuses its values (each names its flag). */
+    private static void checkBuilds(List<String> problems, Runnable build) {
+        try {
+            build.run();
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
+    }
+
+    /** The retry settings; one attempt when retries are disabled. */
+    public RetryPolicy retryPolicy() {
+        RetryPolicy policy = new RetryPolicy(retryMaxRetries, retryInitialBackoffMs, retryBackoffMultiplier,
+                retryMaxBackoffMs, retryJitterFactor);
+        return disableRetries ? policy.disabled() : policy;
+    }
+
+    /** The settings shared by every worker's circuit breaker. */
+    public CircuitBreaker.Settings circuitBreakerSettings() {
+        return new CircuitBreaker.Settings(cbFailureThreshold, cbSuccessThreshold, cbTimeoutDurationSecs,
+                TimeUnit.SECONDS, disableCircuitBreaker);
+    }
+
+    /** The admission-control settings; off when {@code maxConcurrentRequests} is -1. */
+    public AdmissionQueue.Settings admissionSettings() {
+        return new AdmissionQueue.Settings(maxConcurrentRequests, queueSize, TimeUnit.SECONDS.toNanos(queueTimeoutSecs),
+                rateLimitTokensPerSecond);
     }
 
     private static void check(List<String> problems, boolean ok, String message) {
@@ -243,6 +328,23 @@ public record GatewayConfig(
         private boolean disableHealthCheck;
         private String apiKey;
         private String backend;
+        private int retryMaxRetries;
+        private long retryInitialBackoffMs;
+        private long retryMaxBackoffMs;
+        private double retryBackoffMultiplier;
+        private double retryJitterFactor;
+        private boolean disableRetries;
+        private int cbFailureThreshold;
+        private int cbSuccessThreshold;
+        private long cbTimeoutDurationSecs;
+        private boolean disableCircuitBreaker;
+        private int maxConcurrentRequests;
+        private int queueSize;
+        private long queueTimeoutSecs;
+        private double rateLimitTokensPerSecond;
+        private String adminApiKey;
+        private boolean allowUnauthenticatedAdmin;
+        private List<String> workerHostAllowList;
 
         private Builder(GatewayConfig c) {
             host = c.host; port = c.port; workerUrls = c.workerUrls; policy = c.policy;
@@ -262,6 +364,23 @@ public record GatewayConfig(
             healthCheckTimeoutSecs = c.healthCheckTimeoutSecs; healthCheckIntervalSecs = c.healthCheckIntervalSecs;
             healthCheckEndpoint = c.healthCheckEndpoint; disableHealthCheck = c.disableHealthCheck;
             apiKey = c.apiKey; backend = c.backend;
+            retryMaxRetries = c.retryMaxRetries;
+            retryInitialBackoffMs = c.retryInitialBackoffMs;
+            retryMaxBackoffMs = c.retryMaxBackoffMs;
+            retryBackoffMultiplier = c.retryBackoffMultiplier;
+            retryJitterFactor = c.retryJitterFactor;
+            disableRetries = c.disableRetries;
+            cbFailureThreshold = c.cbFailureThreshold;
+            cbSuccessThreshold = c.cbSuccessThreshold;
+            cbTimeoutDurationSecs = c.cbTimeoutDurationSecs;
+            disableCircuitBreaker = c.disableCircuitBreaker;
+            maxConcurrentRequests = c.maxConcurrentRequests;
+            queueSize = c.queueSize;
+            queueTimeoutSecs = c.queueTimeoutSecs;
+            rateLimitTokensPerSecond = c.rateLimitTokensPerSecond;
+            adminApiKey = c.adminApiKey;
+            allowUnauthenticatedAdmin = c.allowUnauthenticatedAdmin;
+            workerHostAllowList = c.workerHostAllowList;
         }
 
         public Builder host(String v) { host = v; return this; }
@@ -299,6 +418,23 @@ public record GatewayConfig(
         public Builder disableHealthCheck(boolean v) { disableHealthCheck = v; return this; }
         public Builder apiKey(String v) { apiKey = v; return this; }
         public Builder backend(String v) { backend = v; return this; }
+        public Builder retryMaxRetries(int v) { retryMaxRetries = v; return this; }
+        public Builder retryInitialBackoffMs(long v) { retryInitialBackoffMs = v; return this; }
+        public Builder retryMaxBackoffMs(long v) { retryMaxBackoffMs = v; return this; }
+        public Builder retryBackoffMultiplier(double v) { retryBackoffMultiplier = v; return this; }
+        public Builder retryJitterFactor(double v) { retryJitterFactor = v; return this; }
+        public Builder disableRetries(boolean v) { disableRetries = v; return this; }
+        public Builder cbFailureThreshold(int v) { cbFailureThreshold = v; return this; }
+        public Builder cbSuccessThreshold(int v) { cbSuccessThreshold = v; return this; }
+        public Builder cbTimeoutDurationSecs(long v) { cbTimeoutDurationSecs = v; return this; }
+        public Builder disableCircuitBreaker(boolean v) { disableCircuitBreaker = v; return this; }
+        public Builder maxConcurrentRequests(int v) { maxConcurrentRequests = v; return this; }
+        public Builder queueSize(int v) { queueSize = v; return this; }
+        public Builder queueTimeoutSecs(long v) { queueTimeoutSecs = v; return this; }
+        public Builder rateLimitTokensPerSecond(double v) { rateLimitTokensPerSecond = v; return this; }
+        public Builder adminApiKey(String v) { adminApiKey = v; return this; }
+        public Builder allowUnauthenticatedAdmin(boolean v) { allowUnauthenticatedAdmin = v; return this; }
+        public Builder workerHostAllowList(List<String> v) { workerHostAllowList = v; return this; }
 
         public GatewayConfig build() {
             return new GatewayConfig(host, port, workerUrls, policy, cacheThreshold, balanceAbsThreshold,
@@ -308,7 +444,8 @@ public record GatewayConfig(
                     prometheusHost, prometheusPort, prometheusDurationBuckets, requestIdHeaders, requestTimeoutSecs,
                     shutdownGracePeriodSecs, maxPayloadSize, corsAllowedOrigins, healthFailureThreshold,
                     healthSuccessThreshold, healthCheckTimeoutSecs, healthCheckIntervalSecs, healthCheckEndpoint,
-                    disableHealthCheck, apiKey, backend);
+                    disableHealthCheck, apiKey, backend, retryMaxRetries, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitterFactor, disableRetries, cbFailureThreshold, cbSuccessThreshold, cbTimeoutDurationSecs, disableCircuitBreaker, maxConcurrentRequests, queueSize, queueTimeoutSecs, rateLimitTokensPerSecond, adminApiKey, allowUnauthenticatedAdmin,
+                    workerHostAllowList);
         }
     }
 }

@@ -5,6 +5,9 @@ import dev.homing.core.policy.Decision;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.resilience.CircuitBreaker;
+import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.resilience.UpstreamOutcome;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
@@ -48,6 +51,12 @@ public final class GatewayMetrics {
     private final Counter cachedTokens;
     private final Counter routedChars;
     private final Counter predictedChars;
+    private final Counter retries;
+    private final Counter rateLimit;
+    private final Counter retriesExhausted;
+    private final Histogram retryBackoff;
+    private final Counter breakerTransitions;
+    private final Counter breakerOutcomes;
 
     public GatewayMetrics(WorkerRegistry workers, List<Double> durationBuckets, String backend) {
         this.backend = backend;
@@ -112,6 +121,22 @@ public final class GatewayMetrics {
         cachedTokens = Counter.builder().name("homing_cached_tokens_total")
                 .help("Prompt tokens workers served from their prefix cache; divided by homing_prompt_tokens_total "
                         + "it is the realised cache hit rate").labelNames("model", "worker").register(registry);
+        rateLimit = Counter.builder().name("smg_http_rate_limit_total")
+                .help("Admission decisions on inference requests").labelNames("result").register(registry);
+        retries = Counter.builder().name("smg_worker_retries_total")
+                .help("Attempts retried after a worker failure").labelNames("worker_type", "endpoint")
+                .register(registry);
+        retriesExhausted = Counter.builder().name("smg_worker_retries_exhausted_total")
+                .help("Requests that failed after their last allowed attempt").labelNames("worker_type", "endpoint")
+                .register(registry);
+        retryBackoff = Histogram.builder().name("smg_worker_retry_backoff_seconds")
+                .help("Backoff before each retry, by retry number").labelNames("attempt").classicOnly()
+                .classicUpperBounds(buckets).register(registry);
+        breakerTransitions = Counter.builder().name("smg_worker_cb_transitions_total")
+                .help("Circuit breaker state changes").labelNames("worker", "from", "to").register(registry);
+        breakerOutcomes = Counter.builder().name("smg_worker_cb_outcomes_total")
+                .help("Attempt outcomes handed to circuit breakers").labelNames("worker", "outcome")
+                .register(registry);
         GaugeWithCallback.builder().name("smg_worker_requests_active")
                 .help("Requests in flight per worker (the load cache_aware balances)").labelNames("worker")
                 .callback(cb -> {
@@ -156,6 +181,44 @@ public final class GatewayMetrics {
         } catch (IllegalArgumentException alreadyRegistered) {
             // JVM metrics are process-wide; a second gateway in the same JVM (tests) goes without them.
         }
+    }
+
+    /**
+     * Exports {@code smg_worker_cb_state} (0 closed, 1 open, 2 half-open) for every breaker of a registered worker,
+     * labelled by worker URL like the other per-worker metrics.
+     */
+    public void watchBreakers(CircuitBreakers breakers, WorkerRegistry workers) {
+        GaugeWithCallback.builder().name("smg_worker_cb_state")
+                .help("Circuit breaker state: 0 closed, 1 open, 2 half-open").labelNames("worker")
+                .callback(cb -> breakers.states().forEach((id, state) -> {
+                    Worker worker = workers.find(id);
+                    if (worker != null) {
+                        cb.call(state.gaugeValue(), worker.url());
+                    }
+                })).register(registry);
+    }
+
+    public void breakerTransition(String worker, CircuitBreaker.State from, CircuitBreaker.State to) {
+        breakerTransitions.labelValues(worker, from.label(), to.label()).inc();
+    }
+
+    public void breakerOutcome(String worker, UpstreamOutcome outcome) {
+        breakerOutcomes.labelValues(worker, outcome.name().toLowerCase(java.util.Locale.ROOT)).inc();
+    }
+
+    /** A failed attempt is tried again after {@code delayMillis}; {@code retry} counts from 0. */
+    public void retried(String endpoint, int retry, long delayMillis) {
+        retries.labelValues(WORKER_TYPE, endpoint).inc();
+        retryBackoff.labelValues(String.valueOf(retry + 1)).observe(delayMillis / 1000.0);
+    }
+
+    /** An admission decision: {@code allowed} or {@code rejected} (429 or 408). */
+    public void rateLimit(String result) {
+        rateLimit.labelValues(result).inc();
+    }
+
+    public void retriesExhausted(String endpoint) {
+        retriesExhausted.labelValues(WORKER_TYPE, endpoint).inc();
     }
 
     public PrometheusRegistry registry() {

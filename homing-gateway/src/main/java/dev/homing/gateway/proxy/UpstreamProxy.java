@@ -4,7 +4,12 @@ import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.core.policy.EngineReport;
+import dev.homing.gateway.resilience.BreakerLease;
+import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.resilience.RetryState;
+import dev.homing.gateway.resilience.UpstreamOutcome;
 import dev.homing.gateway.workers.InFlightSlot;
+import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Vertx;
@@ -18,6 +23,8 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
 import java.net.ConnectException;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,16 +34,21 @@ import java.util.concurrent.TimeUnit;
  * needs no locks.
  * <ol>
  *   <li>The request body was read whole (bounded by {@code --max-payload-size}), sniffed, and a worker slot taken.
- *   <li>The original body bytes go to the worker on its keep-alive pool. If the worker refuses the connection it
- *       cannot have seen the request: the slot moves to another worker ({@link Failover}) and this step repeats.
+ *   <li>The original body bytes go to the worker on its keep-alive pool.
+ *   <li>Retry. The connection fails, or the worker answers a retryable status (429, 408, 500, 502, 503, 504) while
+ *       nothing has reached the client yet: its answer is drained and dropped, the attempt's outcome goes to the
+ *       worker's circuit breaker, its slot is released, and after the backoff of {@link RetryState} the request is
+ *       placed again ({@link Reselect}, avoiding the workers that failed it) and this step repeats. No worker
+ *       available at all: 503 at once. The request timeout keeps running across attempts.
  *   <li>The worker's status and headers are copied (minus hop-by-hop) and the head is written at once, so the
- *       client sees its stream start before the first token.
+ *       client sees its stream start before the first token. From here nothing is retried.
  *   <li>Each chunk from the worker is written to the client as it arrives, unchanged: SSE events pass through with
  *       no re-framing.
  *   <li>A slow client fills its write queue: the worker's response is paused, Netty stops reading that socket, and
  *       TCP flow control pushes back to the engine. Gateway memory per stream stays bounded by the write queue.
  *   <li>The client drains: the worker's response resumes.
- *   <li>The worker's response ends: the client's response ends and the slot is released.
+ *   <li>The worker's response ends: the client's response ends and the slot is released. A worker that breaks
+ *       off a stream gets the stream ended with an SSE error event, so the client sees an error, not a short answer.
  *   <li>The client goes away: the upstream request is reset, so the engine sees the connection close and stops
  *       generating; the slot is released.
  *   <li>{@code --request-timeout-secs} passes: the upstream request is reset; the client gets 504 if nothing was
@@ -54,35 +66,45 @@ public final class UpstreamProxy {
 
     /** Connect timeout to workers: a worker that does not accept within this is treated as down (reference: 10 s). */
     private static final long CONNECT_TIMEOUT_MS = 10_000;
-    /** Workers tried per request when connections are refused: enough to step over a dead worker or two. */
-    static final int MAX_CONNECT_ATTEMPTS = 3;
 
     private final Vertx vertx;
     private final HttpClient client;
     private final GatewayMetrics metrics;
     private final long requestTimeoutMs;
+    private final RetryPolicy retryPolicy;
+    private final boolean markUnreachable;
 
-    public UpstreamProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, long requestTimeoutSecs) {
+    /**
+     * @param markUnreachable take a worker that refuses a connection out of rotation until health probes bring it
+     *                        back; false when health checks are off, as nothing would bring it back
+     */
+    public UpstreamProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, long requestTimeoutSecs,
+                         RetryPolicy retryPolicy, boolean markUnreachable) {
         this.vertx = vertx;
         this.client = client;
         this.metrics = metrics;
         this.requestTimeoutMs = TimeUnit.SECONDS.toMillis(requestTimeoutSecs);
+        this.retryPolicy = retryPolicy;
+        this.markUnreachable = markUnreachable;
     }
 
-    /** Another worker for a request whose worker could not be reached; null when there is none. */
+    /** Places a request again after a failed attempt. */
     @FunctionalInterface
-    public interface Failover {
-        InFlightSlot next(Worker unreachable);
+    public interface Reselect {
+        /**
+         * A new worker, slot and breaker lease, avoiding the {@code failedWorkerIds} when another worker is
+         * available; a selection that is not found when no worker is available at all.
+         */
+        ModelPool.Selection next(Set<String> failedWorkerIds);
     }
 
     /**
-     * Forwards {@code body} to the slot's worker at the same path; releases the slot exactly once at the end. When the
-     * worker refuses the connection (so it cannot have seen the request) the request moves to the worker
-     * {@code failover} offers, up to {@link #MAX_CONNECT_ATTEMPTS} workers in all.
+     * Forwards {@code body} to the selected worker at the same path, retrying failed attempts elsewhere as
+     * {@code retryPolicy} allows; every attempt's slot and breaker lease are handed back exactly once.
      */
     public void forward(HttpServerRequest request, Buffer body, InferenceRoute route, SniffedRequest sniffed,
-                        InFlightSlot slot, RequestRecord record, Failover failover) {
-        new Exchange(request, body, route, sniffed, slot, record, failover).start();
+                        ModelPool.Selection selection, RequestRecord record, Reselect reselect) {
+        new Exchange(request, body, route, sniffed, selection, record, reselect).start();
     }
 
     /** One request's trip to a worker and back. Confined to the client connection's event loop. */
@@ -93,11 +115,13 @@ public final class UpstreamProxy {
         private final InferenceRoute route;
         private final SniffedRequest sniffed;
         private final RequestRecord record;
-        private final Failover failover;
+        private final Reselect reselect;
+        private final RetryState retry = retryPolicy.start();
         private InFlightSlot slot;
-        private int attempts;
+        private BreakerLease lease;
         private HttpClientRequest upstreamRequest;
         private long timer = -1;
+        private long retryTimer = -1;
         private long sentNanos;
         private boolean done;
         private final UsageTail usage = new UsageTail();
@@ -105,15 +129,16 @@ public final class UpstreamProxy {
         private UsageTail.Usage reported;
 
         Exchange(HttpServerRequest request, Buffer body, InferenceRoute route, SniffedRequest sniffed,
-                 InFlightSlot slot, RequestRecord record, Failover failover) {
+                 ModelPool.Selection selection, RequestRecord record, Reselect reselect) {
             this.request = request;
             this.response = request.response();
             this.body = body;
             this.route = route;
             this.sniffed = sniffed;
-            this.slot = slot;
+            this.slot = selection.slot();
+            this.lease = selection.lease();
             this.record = record;
-            this.failover = failover;
+            this.reselect = reselect;
         }
 
         void start() {
@@ -123,7 +148,7 @@ public final class UpstreamProxy {
         }
 
         private void send() {
-            attempts++;
+            retry.attemptStarted();
             Worker worker = slot.worker();
             RequestOptions options = new RequestOptions()
                     .setMethod(HttpMethod.POST)
@@ -149,7 +174,18 @@ public final class UpstreamProxy {
             if (done) {
                 return;
             }
-            metrics.upstreamResponse(upstream.statusCode());
+            int status = upstream.statusCode();
+            metrics.upstreamResponse(status);
+            UpstreamOutcome outcome = UpstreamOutcome.ofStatus(status);
+            if (UpstreamOutcome.isRetryable(outcome, status) && retryElsewhere(outcome, status)) {
+                // Drained so its connection goes back to the pool; nothing of it reaches the client.
+                upstream.exceptionHandler(err -> { });
+                upstream.handler(chunk -> { });
+                return;
+            }
+            retry.firstByteSent();
+            String contentType = upstream.getHeader("content-type");
+            boolean sse = contentType != null && contentType.startsWith("text/event-stream");
             response.setStatusCode(upstream.statusCode());
             ForwardedHeaders.toClient(upstream.headers(), response.headers());
             response.putHeader("x-request-id", record.requestId());
@@ -187,8 +223,7 @@ public final class UpstreamProxy {
                 }
                 // Finish before ending: on HTTP/2 ending the response closes the stream, which runs the close
                 // handler at once, and that must not read as a client disconnect.
-                finish(upstream.statusCode(), upstream.statusCode() >= 400 ? "upstream_" + upstream.statusCode()
-                        : null, null);
+                finish(status, status >= 400 ? "upstream_" + status : null, null, outcome);
                 response.end();
             });
             upstream.exceptionHandler(err -> {
@@ -196,9 +231,15 @@ public final class UpstreamProxy {
                     return;
                 }
                 metrics.workerError("stream_error");
-                // Headers are out; the only honest signal left is closing the connection.
-                response.reset();
-                finish(502, "upstream_stream_failed", "stream_error");
+                finish(502, "upstream_stream_failed", "stream_error", UpstreamOutcome.CONNECTION_FAILED);
+                if (sse) {
+                    // The status is out; an event the client parses is the only way to say the answer is cut
+                    // short rather than finished.
+                    response.end(streamFailedEvent());
+                } else {
+                    // Headers are out and the body has no framing of its own: closing is the only honest signal.
+                    response.reset();
+                }
             });
             // Write the head now so a streaming client sees the stream open before the first token.
             response.writeHead();
@@ -217,19 +258,65 @@ public final class UpstreamProxy {
                     : new ApiError(502, "call_upstream_failed",
                             "Request to worker " + slot.worker().url() + " failed: " + err.getMessage());
             metrics.workerError(connect ? "connection_failed" : "request_failed");
-            if (connect && upstreamRequest == null && attempts < MAX_CONNECT_ATTEMPTS) {
-                InFlightSlot next = failover.next(slot.worker());
-                if (next != null) {
-                    slot.release();
-                    slot = next;
-                    record.rerouted(next.worker().url());
-                    send();
-                    return;
-                }
+            if (connect && markUnreachable) {
+                slot.worker().markUnreachable();
+            }
+            if (retryElsewhere(UpstreamOutcome.CONNECTION_FAILED, 0)) {
+                return;
             }
             // Release before answering, so a client that sees the error sees the worker's load already down.
-            finish(error.status(), error.code(), error.code());
+            finish(error.status(), error.code(), error.code(), UpstreamOutcome.CONNECTION_FAILED);
             error.send(response);
+        }
+
+        /**
+         * The current attempt failed with {@code outcome}: when the retry state allows, hands back the attempt's
+         * lease and slot and schedules the next attempt, and returns true; else returns false and the caller answers
+         * the client with this failure.
+         */
+        private boolean retryElsewhere(UpstreamOutcome outcome, int status) {
+            RetryState.Decision decision = retry.failed(slot.worker().id(), outcome, status,
+                    ThreadLocalRandom.current());
+            if (!(decision instanceof RetryState.RetryAfter after)) {
+                if (decision instanceof RetryState.GiveUp(String reason) && reason.equals("retries_exhausted")) {
+                    metrics.retriesExhausted(route.path());
+                }
+                return false;
+            }
+            recordOutcome(outcome);
+            // The policy hears of the abandoned attempt as of a request the engine reported nothing for.
+            slot.release();
+            upstreamRequest = null;
+            metrics.retried(route.path(), after.retry(), after.delayMillis());
+            retryTimer = vertx.setTimer(after.delayMillis(), id -> {
+                retryTimer = -1;
+                attemptAgain();
+            });
+            return true;
+        }
+
+        private void attemptAgain() {
+            if (done) {
+                return;
+            }
+            ModelPool.Selection next = reselect.next(retry.excludedWorkerIds());
+            if (!next.found()) {
+                // Every worker is down or its circuit open: say so now rather than wait out more backoff.
+                ApiError error = new ApiError(503, "no_available_workers",
+                        "No available workers (all circuits open or unhealthy)");
+                finish(error.status(), error.code(), error.code(), null);
+                error.send(response);
+                return;
+            }
+            slot = next.slot();
+            lease = next.lease();
+            record.rerouted(slot.worker().url());
+            send();
+        }
+
+        private void recordOutcome(UpstreamOutcome outcome) {
+            lease.record(outcome);
+            metrics.breakerOutcome(slot.worker().url(), outcome);
         }
 
         private void clientGone() {
@@ -237,7 +324,7 @@ public final class UpstreamProxy {
                 return;
             }
             // Finish first: resetting the upstream fails its future at once, and that path must find us done.
-            finish(499, "client_disconnected", "client_disconnected");
+            finish(499, "client_disconnected", "client_disconnected", null);
             if (upstreamRequest != null) {
                 upstreamRequest.reset();
             }
@@ -249,7 +336,7 @@ public final class UpstreamProxy {
                 return;
             }
             metrics.workerError("timeout");
-            finish(504, "call_upstream_timeout", "timeout");
+            finish(504, "call_upstream_timeout", "timeout", UpstreamOutcome.TIMEOUT);
             if (response.headWritten()) {
                 response.reset();
             } else {
@@ -261,15 +348,32 @@ public final class UpstreamProxy {
             }
         }
 
+        private static Buffer streamFailedEvent() {
+            return Buffer.buffer("data: {\"error\":{\"message\":\"The worker broke off the stream\","
+                    + "\"type\":\"upstream_stream_failed\",\"code\":502}}\n\n");
+        }
+
         private static int saturated(long tokens) {
             return (int) Math.min(Integer.MAX_VALUE, tokens);
         }
 
-        private void finish(int status, String errorCode, String errorType) {
+        /**
+         * Ends the exchange once: hands back the slot and the breaker lease ({@code outcome} null: the worker is not
+         * to blame or praise, the client left or no attempt was running) and records the request.
+         */
+        private void finish(int status, String errorCode, String errorType, UpstreamOutcome outcome) {
             if (done) {
                 return;
             }
             done = true;
+            if (outcome == null) {
+                lease.release();
+            } else {
+                recordOutcome(outcome);
+            }
+            if (retryTimer >= 0) {
+                vertx.cancelTimer(retryTimer);
+            }
             // Tells the policy what the engine really had cached: policies that learn from it compare it with
             // what their tree predicted.
             slot.release(reported == null ? EngineReport.unknown(sentNanos == 0)

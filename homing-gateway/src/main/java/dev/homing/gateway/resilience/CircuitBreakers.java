@@ -27,6 +27,13 @@ public final class CircuitBreakers {
         return byWorker.computeIfAbsent(workerId, id -> new CircuitBreaker(id, settings, nanoClock, listener));
     }
 
+    /** A lease on the worker's breaker for one attempt, or null when its circuit refuses the attempt. */
+    public BreakerLease tryLease(String workerId) {
+        CircuitBreaker breaker = of(workerId);
+        CircuitBreaker.Permit permit = breaker.tryAcquire();
+        return permit == null ? null : new BreakerLease(breaker, permit);
+    }
+
     /** Forgets a removed worker's breaker, so a worker re-added under the same id starts closed. */
     public void remove(String workerId) {
         byWorker.remove(workerId);

@@ -5,8 +5,13 @@ import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
 
+import dev.homing.gateway.resilience.BreakerLease;
+import dev.homing.gateway.resilience.CircuitBreakers;
+
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The workers of one model and the model's own policy instance (so one prefix tree per model). The worker list is
@@ -49,34 +54,50 @@ public final class ModelPool {
     }
 
     /**
-     * Asks the policy for a worker and takes its in-flight slot. Returns null when the policy finds no available
-     * worker.
+     * Asks the policy for a worker, takes a lease on its circuit breaker and its in-flight slot. Workers whose circuit
+     * refuses traffic are shown to the policy as unavailable, and so are the {@code avoid} ids (the workers that
+     * already failed this request) unless no other worker is available: then the request may go back to one of them
+     * rather than fail. A worker whose breaker refuses the lease at the last moment (another request took the last
+     * half-open probe place) is set aside and the policy asked again, at most once per worker. The selection is not
+     * found when no worker is available at all.
      */
-    public Selection select(RoutingRequest request) {
-        return select(request, java.util.Set.of());
+    public Selection select(RoutingRequest request, Set<String> avoid, CircuitBreakers breakers) {
+        Selection selection = selectOutside(request, avoid, breakers);
+        return selection.found() || avoid.isEmpty() ? selection : selectOutside(request, Set.of(), breakers);
     }
 
-    /** As {@link #select(RoutingRequest)}, with {@code excluded} workers shown to the policy as unavailable. */
-    public Selection select(RoutingRequest request, java.util.Set<Worker> excluded) {
+    private Selection selectOutside(RoutingRequest request, Set<String> avoid, CircuitBreakers breakers) {
         List<Worker> snapshot = workers;
-        List<WorkerView> views = new ArrayList<>(snapshot.size());
-        for (Worker w : snapshot) {
-            WorkerView view = w.view();
-            views.add(excluded.contains(w) ? new WorkerView(view.id(), false, view.inFlight(), view.reportedLoad())
-                    : view);
+        Set<String> refused = new HashSet<>();
+        Decision decision = Decision.noHealthyWorkers();
+        for (int round = 0; round <= snapshot.size(); round++) {
+            List<WorkerView> views = new ArrayList<>(snapshot.size());
+            for (Worker w : snapshot) {
+                WorkerView view = w.view();
+                boolean usable = !avoid.contains(w.id()) && !refused.contains(w.id())
+                        && breakers.of(w.id()).allowsRequests();
+                views.add(usable ? view : new WorkerView(view.id(), false, view.inFlight(), view.reportedLoad()));
+            }
+            decision = policy.select(views, request);
+            if (!decision.found() || decision.workerIndex() >= snapshot.size()) {
+                break;
+            }
+            Worker chosen = snapshot.get(decision.workerIndex());
+            BreakerLease lease = breakers.tryLease(chosen.id());
+            if (lease == null) {
+                refused.add(chosen.id());
+                continue;
+            }
+            InFlightSlot slot = chosen.startRequest(new PolicyFeedback(policy, request, decision));
+            return new Selection(this, slot, lease, decision);
         }
-        Decision decision = policy.select(views, request);
-        if (!decision.found() || decision.workerIndex() >= snapshot.size()) {
-            return new Selection(this, null, decision);
-        }
-        Worker chosen = snapshot.get(decision.workerIndex());
-        return new Selection(this, chosen.startRequest(new PolicyFeedback(policy, request, decision)), decision);
+        return new Selection(this, null, null, decision);
     }
 
     /**
-     * A policy's choice and the slot it took; {@code slot} is null when nothing could be chosen.
+     * A policy's choice with the slot and breaker lease it took; both are null when nothing could be chosen.
      */
-    public record Selection(ModelPool pool, InFlightSlot slot, Decision decision) {
+    public record Selection(ModelPool pool, InFlightSlot slot, BreakerLease lease, Decision decision) {
         public boolean found() {
             return slot != null;
         }

@@ -22,6 +22,8 @@ public final class WorkerRegistry {
     private final PolicyConfig policyConfig;
     private final Map<String, Worker> byId = new ConcurrentHashMap<>();
     private final Map<String, ModelPool> pools = new ConcurrentHashMap<>();
+    /** Told of each removed worker, so state kept per worker elsewhere (its circuit breaker) goes with it. */
+    private volatile java.util.function.Consumer<Worker> removalListener = w -> { };
 
     public WorkerRegistry(String policyName, PolicyConfig policyConfig) {
         this.policyName = policyName;
@@ -84,7 +86,13 @@ public final class WorkerRegistry {
                 pools.remove(model);
             }
         }
+        removalListener.accept(worker);
         return worker;
+    }
+
+    /** Sets the one listener told of each removed worker, after it has left the registry. */
+    public void onRemoved(java.util.function.Consumer<Worker> listener) {
+        this.removalListener = listener;
     }
 
     /** A worker by id, or by URL; null if unknown. */

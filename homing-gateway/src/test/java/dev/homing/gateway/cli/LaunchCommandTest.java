@@ -1,6 +1,8 @@
 package dev.homing.gateway.cli;
 
 import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.resilience.CircuitBreaker;
+import dev.homing.gateway.resilience.RetryPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,6 +17,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,10 +103,25 @@ class LaunchCommandTest {
 
     @Test
     void anUnbuiltFeatureWithAValueIsRejectedByName() {
-        assertThatThrownBy(() -> LaunchCommand.parse("--retry-max-retries", "3"))
-                .isInstanceOf(ParameterException.class).hasMessageContaining("--retry-max-retries");
+        assertThatThrownBy(() -> LaunchCommand.parse("--history-backend", "postgres"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("--history-backend");
         assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", "certs/gateway.pem"))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-cert-path");
+    }
+
+    @Test
+    void retryAndCircuitBreakerFlagsReachTheConfig() {
+        GatewayConfig config = LaunchCommand.parse("--retry-max-retries", "3", "--retry-initial-backoff-ms", "10",
+                "--retry-max-backoff-ms", "100", "--retry-backoff-multiplier", "2", "--retry-jitter-factor", "0",
+                "--cb-failure-threshold", "4", "--cb-success-threshold", "2", "--cb-timeout-duration-secs", "15");
+
+        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 2, 100, 0));
+        assertThat(config.circuitBreakerSettings())
+                .isEqualTo(new CircuitBreaker.Settings(4, 2, 15, TimeUnit.SECONDS, false));
+        assertThat(LaunchCommand.parse("--disable-retries").retryPolicy().maxAttempts()).isEqualTo(1);
+        assertThat(LaunchCommand.parse("--disable-circuit-breaker").circuitBreakerSettings().disabled()).isTrue();
+        assertThatThrownBy(() -> LaunchCommand.parse("--retry-max-retries", "0"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("--retry-max-retries");
     }
 
     @Test

@@ -24,6 +24,12 @@ public final class FakeWorker implements AutoCloseable {
         NORMAL,
         /** 500 with a JSON error. */
         FAIL_500,
+        /** 503 with a JSON error: overloaded or draining, worth asking elsewhere. */
+        FAIL_503,
+        /** 400 with a JSON error: the client's fault, not the worker's. */
+        BAD_REQUEST,
+        /** Starts an SSE stream, sends one event, then drops the connection. */
+        BROKEN_STREAM,
         /** Never answers. */
         HANG,
         /** Answers like NORMAL after 300 ms. */
@@ -130,6 +136,14 @@ public final class FakeWorker implements AutoCloseable {
         switch (behaviour) {
             case FAIL_500 -> resp.setStatusCode(500).putHeader("content-type", "application/json")
                     .end("{\"error\":{\"message\":\"boom\"}}");
+            case FAIL_503 -> resp.setStatusCode(503).putHeader("content-type", "application/json")
+                    .end("{\"error\":{\"message\":\"overloaded\"}}");
+            case BAD_REQUEST -> resp.setStatusCode(400).putHeader("content-type", "application/json")
+                    .end("{\"error\":{\"message\":\"context too long\"}}");
+            case BROKEN_STREAM -> {
+                resp.setChunked(true).putHeader("content-type", "text/event-stream");
+                resp.write(STREAM_EVENTS.getFirst()).onComplete(done -> req.connection().close());
+            }
             case HANG -> { }
             case SLOW -> TestVertx.get().setTimer(300, id -> resp.putHeader("content-type", "application/json")
                     .end(answer()));

@@ -34,10 +34,11 @@ public final class RunningGateway implements AutoCloseable {
         this.gateway = gateway;
     }
 
-    /** Test defaults: loopback, ephemeral ports, short timeouts. */
+    /** Test defaults: loopback, ephemeral ports, short timeouts, admin routes open (AdminAccessTest covers them). */
     public static GatewayConfig.Builder config(List<FakeWorker> workers) {
         return GatewayConfig.builder().host("127.0.0.1").port(0).prometheusHost("127.0.0.1").prometheusPort(0)
-                .workerUrls(workers.stream().map(FakeWorker::url).toList()).shutdownGracePeriodSecs(1);
+                .workerUrls(workers.stream().map(FakeWorker::url).toList()).shutdownGracePeriodSecs(1)
+                .allowUnauthenticatedAdmin(true);
     }
 
     public static RunningGateway start(GatewayConfig config) {
@@ -93,6 +94,12 @@ public final class RunningGateway implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The gateway's Prometheus exposition, as scraped from its metrics port. */
+    public String scrapeMetrics() {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.metricsPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(10)).GET().build()).body();
     }
 
     /** Sum of in-flight counts over every registered worker. */

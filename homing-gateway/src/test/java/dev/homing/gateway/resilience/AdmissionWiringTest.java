@@ -1,0 +1,150 @@
+package dev.homing.gateway.resilience;
+
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.FakeWorker.Behaviour;
+import dev.homing.gateway.testing.RunningGateway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Admission control on the inference routes, over loopback HTTP: a strict cap, a FIFO queue, 429 and 408. */
+class AdmissionWiringTest {
+
+    private static final String BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private FakeWorker worker;
+    private RunningGateway gateway;
+
+    @AfterEach
+    void stop() {
+        if (gateway != null) {
+            gateway.close();
+        }
+        worker.close();
+    }
+
+    private void start(Behaviour behaviour, int maxConcurrent, int queueSize) {
+        start(behaviour, maxConcurrent, queueSize, 0);
+    }
+
+    private void start(Behaviour behaviour, int maxConcurrent, int queueSize, double tokensPerSecond) {
+        worker = FakeWorker.start("model-a");
+        worker.behaviour(behaviour);
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).maxConcurrentRequests(maxConcurrent)
+                .queueSize(queueSize).queueTimeoutSecs(1).requestTimeoutSecs(2)
+                .rateLimitTokensPerSecond(tokensPerSecond).build());
+    }
+
+    private CompletableFuture<HttpResponse<String>> postAsync(List<Integer> answeredInOrder) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(gateway.url("/v1/chat/completions")))
+                .timeout(Duration.ofSeconds(10)).header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+        return CLIENT.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
+            if (r != null) {
+                answeredInOrder.add(r.statusCode());
+            }
+        });
+    }
+
+    @Test
+    void aFullQueueAnswers429AndAnOverdueWaiterAnswers408InThatOrder() {
+        start(Behaviour.HANG, 1, 1);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+
+        CompletableFuture<HttpResponse<String>> holder = postAsync(order);
+        await().atMost(Duration.ofSeconds(5)).until(() -> worker.received().size() == 1);
+        CompletableFuture<HttpResponse<String>> waiter = postAsync(order);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics()
+                .contains("smg_http_rate_limit_total{result=\"allowed\"} 1.0"));
+        HttpResponse<String> refused = postAsync(order).join();
+
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+        assertThat(refused.headers().firstValue("x-smg-error-code")).hasValue("rate_limit_exceeded");
+        HttpResponse<String> timedOut = waiter.join();
+        assertThat(timedOut.statusCode()).isEqualTo(408);
+        assertThat(timedOut.headers().firstValue("retry-after")).isPresent();
+        assertThat(holder.join().statusCode()).isEqualTo(504);
+        assertThat(order).containsExactly(429, 408, 504);
+        assertThat(worker.received()).hasSize(1);
+
+        worker.behaviour(Behaviour.NORMAL);
+        assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("every permit came back")
+                .isEqualTo(200);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void waitingRequestsAreAdmittedOneAtATimeAsPermitsComeBack() {
+        start(Behaviour.SLOW, 1, 5);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+
+        for (int i = 0; i < 3; i++) {
+            responses.add(postAsync(order));
+        }
+
+        for (CompletableFuture<HttpResponse<String>> response : responses) {
+            assertThat(response.join().statusCode()).isEqualTo(200);
+        }
+        assertThat(worker.received()).hasSize(3);
+        assertThat(gateway.scrapeMetrics()).contains("smg_http_rate_limit_total{result=\"allowed\"} 3.0");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void withARateLimitWaitingRequestsAreAdmittedAsTokensComeDue() {
+        // One token in the bucket, refilled at five a second: the second and third requests wait for tokens, which
+        // the gateway's pump timer hands out well within the one-second queue timeout.
+        start(Behaviour.NORMAL, 1, 5, 5);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+
+        for (int i = 0; i < 3; i++) {
+            responses.add(postAsync(order));
+        }
+
+        for (CompletableFuture<HttpResponse<String>> response : responses) {
+            assertThat(response.join().statusCode()).isEqualTo(200);
+        }
+        assertThat(worker.received()).hasSize(3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aClientThatLeavesMidStreamGivesItsPermitBack() throws Exception {
+        start(Behaviour.ENDLESS_STREAM, 1, 0);
+        String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
+
+        try (Socket socket = new Socket("127.0.0.1", gateway.gateway().port())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                    + "content-length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            await().atMost(Duration.ofSeconds(5)).until(() -> worker.received().size() == 1);
+            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("the cap is taken")
+                    .isEqualTo(429);
+        }
+
+        worker.behaviour(Behaviour.NORMAL);
+        await().atMost(Duration.ofSeconds(5)).until(
+                () -> gateway.post("/v1/chat/completions", BODY).statusCode() == 200);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+}

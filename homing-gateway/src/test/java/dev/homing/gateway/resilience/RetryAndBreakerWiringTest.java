@@ -1,0 +1,189 @@
+package dev.homing.gateway.resilience;
+
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.FakeWorker.Behaviour;
+import dev.homing.gateway.testing.RunningGateway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Retries and circuit breakers on the request path, against scripted workers over loopback HTTP. */
+class RetryAndBreakerWiringTest {
+
+    private static final String BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    private static final String STREAM_BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
+
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : started.reversed()) {
+            c.close();
+        }
+    }
+
+    private FakeWorker worker(Behaviour behaviour) {
+        FakeWorker worker = FakeWorker.start("model-a");
+        worker.behaviour(behaviour);
+        started.add(worker);
+        return worker;
+    }
+
+    private RunningGateway gateway(dev.homing.gateway.config.GatewayConfig config) {
+        RunningGateway gateway = RunningGateway.start(config);
+        started.add(gateway);
+        return gateway;
+    }
+
+    private static CircuitBreaker.State circuitOf(RunningGateway gateway, FakeWorker worker) {
+        String id = gateway.gateway().registry().find(worker.url()).id();
+        return gateway.gateway().breakers().of(id).state();
+    }
+
+    @Test
+    void aWorkerAnswering503IsRetriedOnAnotherWorkerAndTheClientGets200() {
+        FakeWorker failing = worker(Behaviour.FAIL_503);
+        FakeWorker healthy = worker(Behaviour.NORMAL);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy)).policy("round_robin")
+                .build());
+
+        for (int i = 0; i < 4; i++) {
+            HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("x-worker")).hasValue(healthy.url());
+        }
+
+        assertThat(failing.received()).isNotEmpty();
+        assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","
+                + "worker_type=\"regular\"} " + failing.received().size() + ".0");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aStreamIsRetriedBeforeItsFirstByteAndArrivesWhole() {
+        FakeWorker failing = worker(Behaviour.FAIL_503);
+        FakeWorker healthy = worker(Behaviour.NORMAL);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy)).policy("round_robin")
+                .build());
+
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void whenEveryAttemptFailsTheLastAnswerIsRelayedAndTheRequestCountsAsExhausted() {
+        FakeWorker first = worker(Behaviour.FAIL_503);
+        FakeWorker second = worker(Behaviour.FAIL_503);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(first, second)).retryMaxRetries(3)
+                .retryInitialBackoffMs(1).build());
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.body()).contains("overloaded");
+        assertThat(first.received().size() + second.received().size()).isEqualTo(3);
+        assertThat(first.received()).as("a retry avoids the worker that just failed").isNotEmpty();
+        assertThat(second.received()).isNotEmpty();
+        assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_exhausted_total{endpoint="
+                + "\"/v1/chat/completions\",worker_type=\"regular\"} 1.0");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aClient4xxIsNotRetriedAndDoesNotOpenTheCircuit() {
+        FakeWorker worker = worker(Behaviour.BAD_REQUEST);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(2).build());
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(400);
+        }
+
+        assertThat(worker.received()).hasSize(5);
+        assertThat(circuitOf(gateway, worker)).isEqualTo(CircuitBreaker.State.CLOSED);
+        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_retries_total{");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void tenConsecutive5xxOpenACircuitThatGetsNoTrafficUntilAProbeClosesIt() {
+        FakeWorker broken = worker(Behaviour.FAIL_500);
+        FakeWorker healthy = worker(Behaviour.NORMAL);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(broken, healthy)).policy("round_robin")
+                .disableRetries(true).cbTimeoutDurationSecs(1).cbSuccessThreshold(1).build());
+
+        for (int i = 0; i < 40 && circuitOf(gateway, broken) != CircuitBreaker.State.OPEN; i++) {
+            gateway.post("/v1/chat/completions", BODY);
+        }
+        assertThat(circuitOf(gateway, broken)).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(broken.received()).hasSize(10);
+
+        broken.behaviour(Behaviour.NORMAL);
+        broken.clear();
+        for (int i = 0; i < 6; i++) {
+            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
+        }
+        assertThat(broken.received()).isEmpty();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> circuitOf(gateway, broken) == CircuitBreaker.State.HALF_OPEN);
+        for (int i = 0; i < 4 && broken.received().isEmpty(); i++) {
+            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
+        }
+        assertThat(broken.received()).hasSize(1);
+        // The client may hold the whole body a moment before the worker's end reaches the gateway.
+        await().atMost(Duration.ofSeconds(5)).until(() -> circuitOf(gateway, broken) == CircuitBreaker.State.CLOSED);
+        String metrics = gateway.scrapeMetrics();
+        assertThat(metrics).contains("smg_worker_cb_transitions_total{from=\"closed\",to=\"open\",worker=\""
+                + broken.url() + "\"} 1.0");
+        assertThat(metrics).contains("smg_worker_cb_state{worker=\"" + broken.url() + "\"} 0.0");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void withNoAvailableWorkerTheClientGets503AtOnceNotAfterTheBackoffSum() {
+        FakeWorker worker = worker(Behaviour.FAIL_503);
+        // Backoff sum 200 + 300 + 450 + 675 ms; the circuit opens on the first failure.
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(1)
+                .retryInitialBackoffMs(200).retryJitterFactor(0).build());
+
+        long start = System.nanoTime();
+        HttpResponse<String> first = gateway.post("/v1/chat/completions", BODY);
+        long firstMillis = (System.nanoTime() - start) / 1_000_000;
+        start = System.nanoTime();
+        HttpResponse<String> second = gateway.post("/v1/chat/completions", BODY);
+        long secondMillis = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(first.statusCode()).isEqualTo(503);
+        assertThat(first.headers().firstValue("x-smg-error-code")).hasValue("no_available_workers");
+        assertThat(firstMillis).as("one backoff, then no worker left").isLessThan(1_000);
+        assertThat(second.statusCode()).isEqualTo(503);
+        assertThat(secondMillis).as("circuit open: nothing to wait for").isLessThan(150);
+        assertThat(worker.received()).hasSize(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aStreamBrokenAfterItsFirstByteEndsWithAnErrorEventTheClientCanSee() {
+        FakeWorker worker = worker(Behaviour.BROKEN_STREAM);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).build());
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).startsWith(FakeWorker.STREAM_EVENTS.getFirst())
+                .endsWith("data: {\"error\":{\"message\":\"The worker broke off the stream\","
+                        + "\"type\":\"upstream_stream_failed\",\"code\":502}}\n\n");
+        assertThat(worker.received()).hasSize(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+}
