@@ -34,7 +34,8 @@ public final class RoutingText {
     }
 
     /**
-     * @throws BadRequestException for malformed JSON, a body that is not an object, or a read field of the wrong type
+     * @throws BadRequestException for malformed JSON, a body that is not an object, a read field of the wrong type,
+     *                             or a missing field the endpoint cannot work without (so it never reaches a worker)
      */
     public static SniffedRequest sniff(InferenceRoute route, byte[] body) throws BadRequestException {
         try (JsonParser p = JSON.createParser(body)) {
@@ -49,6 +50,9 @@ public final class RoutingText {
             }
             if (p.nextToken() != null) {
                 throw new BadRequestException("unexpected content after the JSON object");
+            }
+            if (!f.hasRequired) {
+                throw new BadRequestException(requiredFieldMessage(route));
             }
             return new SniffedRequest(f.model, f.stream, f.text(route));
         } catch (JacksonException e) {
@@ -65,6 +69,8 @@ public final class RoutingText {
         String instructions = "";
         final StringBuilder main = new StringBuilder();
         String inputIds = "";
+        /** The endpoint's required field was present (for chat: a non-empty messages array). */
+        boolean hasRequired;
 
         Fields(byte[] body) {
             this.body = body;
@@ -93,11 +99,34 @@ public final class RoutingText {
                     case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", f.main);
                     case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", f.main);
                 };
-                if (!read) {
+                if (read) {
+                    f.hasRequired |= isRequired(route, name, f);
+                } else {
                     p.skipChildren();
                 }
             }
         }
+    }
+
+    /** Whether {@code name}, just read, is what the endpoint cannot work without. */
+    private static boolean isRequired(InferenceRoute route, String name, Fields f) {
+        return switch (route) {
+            case CHAT -> name.equals("messages") && !f.main.isEmpty();
+            case GENERATE -> name.equals("text") || name.equals("input_ids");
+            case COMPLETIONS -> name.equals("prompt");
+            case EMBEDDINGS, CLASSIFY, RESPONSES -> name.equals("input");
+            case RERANK, RERANK_LEGACY -> name.equals("query");
+        };
+    }
+
+    private static String requiredFieldMessage(InferenceRoute route) {
+        return switch (route) {
+            case CHAT -> "'messages' is required and must hold at least one message";
+            case GENERATE -> "one of 'text' or 'input_ids' is required";
+            case COMPLETIONS -> "'prompt' is required";
+            case EMBEDDINGS, CLASSIFY, RESPONSES -> "'input' is required";
+            case RERANK, RERANK_LEGACY -> "'query' is required";
+        };
     }
 
     private static boolean readGenerate(String name, JsonParser p, Fields f) {

@@ -19,7 +19,8 @@ class RoutingTextTest {
 
     @Test
     void modelAndStreamAreRead() throws Exception {
-        SniffedRequest r = sniff(InferenceRoute.CHAT, "{\"model\":\"m1\",\"stream\":true,\"messages\":[]}");
+        SniffedRequest r = sniff(InferenceRoute.CHAT,
+                "{\"model\":\"m1\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
 
         assertThat(r.model()).isEqualTo("m1");
         assertThat(r.stream()).isTrue();
