@@ -145,9 +145,11 @@ public final class RoundRobinLoad implements Callable<Integer> {
         List<Future<DriverSummary>> runs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Lane lane = lanes.get(i);
-            // 256 groups of 16 short prompts (~60 tokens); each lane its own seed, so lanes send different prompts.
-            GeneratedSharedPrefix workload = new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(256, 16, 32, 16,
-                    outputTokens, laneRate, true, seedBase + i));
+            // Groups of 16 short prompts (~60 tokens), at least 256 groups and enough for the request cap; each lane
+            // its own seed, so lanes send different prompts.
+            int groups = (int) Math.max(256, Math.min(Integer.MAX_VALUE / 16, requestCap / n / 16 + 1));
+            GeneratedSharedPrefix workload = new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(groups, 16, 32,
+                    16, outputTokens, laneRate, true, seedBase + i));
             runs.add(new WorkloadDriver(lane.context(), lane.client(), new RequestEncoder(Endpoint.CHAT, "", stream,
                     false), pacing, new RunCaps(Math.max(1, requestCap / n), cap), results).run(workload));
         }
