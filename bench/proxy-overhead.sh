@@ -209,7 +209,8 @@ targets() {
 }
 
 # saturate ROW NAME SECONDS PORTS...: wrk at SAT_CONNS connections (split over the engines for the direct row);
-# prints "requests_per_second errors proxy_cpu_us_per_request".
+# sets $sat_result to "requests_per_second errors proxy_cpu_us_per_request". Runs in the main shell (not in a
+# command substitution) so the wrk PIDs reach the exit trap.
 saturate() {
   local row=$1 name=$2 secs=$3; shift 3
   local urls=() url i=0 ticks0 ticks1 total=0 errors=0
@@ -230,8 +231,8 @@ saturate() {
                              END {print s + 0}' "$out/logs/$name-$i.wrk")))
   done
   local tck; tck=$(getconf CLK_TCK)
-  awk -v rps="$total" -v e="$errors" -v d=$((ticks1 - ticks0)) -v hz="$tck" -v s="$secs" \
-      'BEGIN {n = rps * s; printf "%.0f %d %s\n", rps, e, (d > 0 && n > 0) ? sprintf("%.0f", d / hz * 1e6 / n) : "-"}'
+  sat_result=$(awk -v rps="$total" -v e="$errors" -v d=$((ticks1 - ticks0)) -v hz="$tck" -v s="$secs" \
+      'BEGIN {n = rps * s; printf "%.0f %d %s\n", rps, e, (d > 0 && n > 0) ? sprintf("%.0f", d / hz * 1e6 / n) : "-"}')
 }
 
 # load ROW NAME ARGS...: RoundRobinLoad (homing-bench) on the load core, against the proxy, or against every engine
@@ -261,8 +262,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
     start_engines FAST_ENGINE $e1 $e2
     start_proxy "$row" $e1 $e2
     idle=$([ -n "$proxy_pid" ] && rss_mb "$proxy_pid" || echo "")
-    saturate "$row" "$tag-warm" "$WARM_SECS" $e1 $e2 >/dev/null   # JIT and connection pools warm up
-    read -r rps errs cpu_us < <(saturate "$row" "$tag-sat" "$SAT_SECS" $e1 $e2)
+    saturate "$row" "$tag-warm" "$WARM_SECS" $e1 $e2   # JIT and connection pools warm up
+    saturate "$row" "$tag-sat" "$SAT_SECS" $e1 $e2
+    read -r rps errs cpu_us <<<"$sat_result"
     load "$row" "$tag-rate" --no-stream --output-tokens 1 --rate "$RATE" --warmup-seconds "$WARM_SECS" \
         --seconds $((RATE_SECS + 5)) --max-requests $((RATE * RATE_SECS))
     stop_proxy; stop_engines
