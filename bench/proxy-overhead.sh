@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# Proxy overhead: Homing (round_robin, cache_aware) side by side with HAProxy and nginx, and the engines directly,
+# all in front of the same simulated engines on loopback, in one run. See docs/BENCHMARKS.md, "Proxy overhead".
+#
+#   bench/proxy-overhead.sh [--quick] [OUT_DIR]        (default OUT_DIR: results/proxy-overhead)
+#
+# Needs root on Debian for the first run (installs haproxy, nginx-light, wrk, jq with apt-get if absent) and a
+# built homing.jar (built here if missing). Every load step has a duration cap; every process started here is
+# stopped by PID on exit.
+set -euo pipefail
+
+quick=0
+if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$(mkdir -p "${1:-$repo/results/proxy-overhead}" && cd "${1:-$repo/results/proxy-overhead}" && pwd)
+mkdir -p "$out/logs" "$out/json" "$out/conf"
+
+# --- Settings -------------------------------------------------------------------------------------------------------
+# Two cores: the proxy under test gets core 0 alone; the load generators and the engines share core 1. The direct
+# run (a) leaves core 0 idle, so every row has the same CPU for client and engines and the proxy's own core is the
+# only difference. Override with PROXY_CPU / LOAD_CPU on a bigger machine.
+PROXY_CPU=${PROXY_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+BASE_PORT=${BASE_PORT:-18100}
+e1=$((BASE_PORT + 1)); e2=$((BASE_PORT + 2)); proxy_port=$((BASE_PORT + 10)); prom_port=$((BASE_PORT + 11))
+h1=$((BASE_PORT + 21)); h2=$((BASE_PORT + 22))   # the slow engines of the stream-holding test
+if [ $quick = 1 ]; then
+  SAT_SECS=5; RATE_SECS=6; STREAM_SECS=6; ROUNDS=1; HOLD_COUNTS="1000"; WARM_SECS=2
+else
+  SAT_SECS=8; RATE_SECS=12; STREAM_SECS=8; ROUNDS=2; HOLD_COUNTS="1000 10000"; WARM_SECS=6
+fi
+SAT_CONNS=64          # wrk connections at saturation (direct: 32 per engine)
+RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
+STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
+HOLD_TOKENS=8         # output of a held stream: one token a second, so a stream lasts about 8 s
+
+# Fast engines: at --time-scale 1000 a prefill or a short decode takes microseconds of simulated time, but the
+# engine's clock is a Vert.x millisecond timer, so a request costs about 1 ms of real time: small next to the HTTP
+# work, so the engines are not the bottleneck of a proxy. Time scale 4 for the 200-token streams makes one decode
+# step (8 ms simulated) about 2 ms real, so tokens arrive one per event, 2 ms apart, and a stream lasts ~0.4 s.
+FAST_ENGINE=(--time-scale 1000 --max-running-requests 1024 --kv-tokens 2000000)
+STREAM_ENGINE=(--time-scale 4 --max-running-requests 1024 --kv-tokens 2000000)
+# Engines for holding thousands of streams: real time, one decode step a second whatever the batch, a batch as
+# large as the test, so every stream is running (not queued in the engine) and sends one small event a second.
+HOLD_ENGINE=(--time-scale 1 --decode-step-us 1000000 --decode-us-per-request 0 --decode-ns-per-context-token 0
+             --prefill-step-us 1000 --max-running-requests 20000 --kv-tokens 4000000)
+# The prompts (~60 tokens, 256 groups of 16) are RoundRobinLoad's.
+
+# --- Processes: every one started here is remembered by PID and stopped on exit ------------------------------------
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start NAME CPU COMMAND...: runs COMMAND on CPU in the background; sets $last_pid.
+start() {
+  local name=$1 cpu=$2; shift 2
+  taskset -c "$cpu" "$@" >"$out/logs/$name.log" 2>&1 &
+  last_pid=$!
+  pids+=("$last_pid")
+}
+stop() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+# wait_ok URL SECONDS: polls until URL answers 200.
+wait_ok() {
+  local deadline=$((SECONDS + $2))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' "$1" 2>/dev/null)" = 200 ]; do
+    [ $SECONDS -lt $deadline ] || { echo "timed out waiting for $1" >&2; return 1; }
+    sleep 0.01
+  done
+}
+log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# --- Tools --------------------------------------------------------------------------------------------------------
+need=()
+for tool in haproxy:haproxy nginx:nginx-light wrk:wrk jq:jq curl:curl; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${tool%%:*}" ] || need+=("${tool#*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >"$out/logs/apt.log"
+fi
+PATH=$PATH:/usr/sbin
+# Debian starts the packaged services on install: they would share the cores, so stop them if they run.
+if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+  systemctl stop haproxy nginx 2>/dev/null || true
+fi
+. "$repo/bin/jdk.sh"
+homing_find_java
+jcmd="$(dirname "$HOMING_JAVA")/jcmd"
+[ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
+homing="$repo/bin/homing"
+# 10,000 streams through a proxy hold 10,000 client sockets in it plus its upstream ones, and 10,000 in the client.
+# Raise the soft limit as far as allowed (a container may cap the hard limit); the proxies are told the result.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+fd_limit=$(ulimit -n)
+max_conns=$(((fd_limit - 200) / 2))
+
+# --- Engines --------------------------------------------------------------------------------------------------------
+# start_engines KIND PORT PORT...: starts one simulated engine per port with the settings of KIND; sets $engine_pids.
+start_engines() {
+  local -n settings=$1; shift
+  engine_pids=()
+  local port
+  for port in "$@"; do
+    start "engine-$port" "$LOAD_CPU" "$homing" sim-engine --port "$port" --host 127.0.0.1 "${settings[@]}"
+    engine_pids+=("$last_pid")
+  done
+  for port in "$@"; do wait_ok "http://127.0.0.1:$port/health" 60; done
+}
+stop_engines() { local pid; for pid in "${engine_pids[@]}"; do stop "$pid"; done; }
+
+# render TEMPLATE: the template in bench/ with each @NAME@ replaced by the environment variable NAME.
+render() {
+  awk '{ while (match($0, /@[A-Z]+@/)) $0 = substr($0, 1, RSTART - 1) ENVIRON[substr($0, RSTART + 1, RLENGTH - 2)] \
+                                          substr($0, RSTART + RLENGTH); print }' "$repo/bench/$1"
+}
+
+# --- Proxies ----------------------------------------------------------------------------------------------------------
+# start_proxy ROW ENGINE_PORT...: starts the proxy of ROW on core PROXY_CPU in front of the engines; sets
+# $proxy_pid (empty for the direct row) and $ready_ms (process start to ready).
+start_proxy() {
+  local row=$1; shift
+  local ports=("$@") t0 port
+  proxy_pid=""
+  t0=$(date +%s%N)
+  case $row in
+    direct) ready_ms=""; return ;;
+    homing-rr|homing-ca)
+      local policy=round_robin urls=""
+      [ "$row" = homing-ca ] && policy=cache_aware
+      for port in "${ports[@]}"; do urls+="${urls:+,}http://127.0.0.1:$port"; done
+      local opts=${GATEWAY_JAVA_OPTS:-}
+      # JFR=1: record the gateway for the profile (jfr print --events jdk.ExecutionSample FILE).
+      if [ "${JFR:-0}" = 1 ]; then
+        mkdir -p "$out/jfr"
+        opts+=" -XX:StartFlightRecording=filename=$out/jfr/$row-$(date +%H%M%S).jfr,settings=profile"
+      fi
+      HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "$homing" launch --host 127.0.0.1 \
+          --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" --policy "$policy" \
+          --worker-urls "$urls" --log-level warn
+      ;;
+    haproxy|haproxy-hash)
+      local servers=""
+      for port in "${ports[@]}"; do servers+="  server e$port 127.0.0.1:$port"$'\n'; done
+      # The best affinity a plain proxy offers: a consistent hash of a session header the client sends.
+      local balance="  balance roundrobin"
+      [ "$row" = haproxy-hash ] && balance=$'  balance hdr(X-Session-Id)\n  hash-type consistent'
+      PORT=$proxy_port MAXCONN=$max_conns BALANCE=$balance SERVERS=$servers render haproxy.cfg.in >"$out/conf/$row.cfg"
+      start "$row" "$PROXY_CPU" haproxy -db -f "$out/conf/$row.cfg"
+      ;;
+    nginx)
+      local servers=""
+      for port in "${ports[@]}"; do servers+="    server 127.0.0.1:$port;"$'\n'; done
+      mkdir -p "$out/conf/nginx"
+      PORT=$proxy_port DIR=$out/conf/nginx NOFILE=$fd_limit MAXCONN=$max_conns SERVERS=$servers render nginx.conf.in >"$out/conf/nginx.conf"
+      start nginx "$PROXY_CPU" nginx -p "$out/conf/nginx" -c "$out/conf/nginx.conf"
+      ;;
+  esac
+  proxy_pid=$last_pid
+  if [[ $row == homing-* ]]; then
+    wait_ok "http://127.0.0.1:$proxy_port/readiness" 60
+  else
+    wait_ok "http://127.0.0.1:$proxy_port/health" 60
+  fi
+  ready_ms=$((($(date +%s%N) - t0) / 1000000))
+}
+stop_proxy() { [ -z "$proxy_pid" ] || stop "$proxy_pid"; }
+
+# The processes whose CPU a proxy row spends: nginx's worker is a child of its master.
+proxy_tree() { echo "$1"; pgrep -P "$1" || true; }
+cpu_ticks() {
+  local pid total=0
+  for pid in $(proxy_tree "$1"); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+rss_mb() {
+  local pid total=0
+  for pid in $(proxy_tree "$1"); do
+    total=$((total + $(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)))
+  done
+  echo $((total / 1024))
+}
+# Live heap of a Homing gateway after a full GC, in MB: the sum of the generations' "used" (Serial, Parallel: young
+# and old lines; G1: one line), without metaspace. Pinned to one core, the JVM picks the Serial collector.
+heap_mb() {
+  "$jcmd" "$1" GC.run >/dev/null 2>&1 || true
+  "$jcmd" "$1" GC.heap_info 2>/dev/null |
+      awk '/ used [0-9]+K/ && !/space|Metaspace/ { match($0, /used [0-9]+K/); kb += substr($0, RSTART + 5, RLENGTH - 6) }
+           END { printf "%d", kb / 1024 }'
+}
+
+# --- Load steps -----------------------------------------------------------------------------------------------------
+# The wrk target URLs of a row: the proxy, or each engine for the direct row.
+targets() {
+  local row=$1; shift
+  local port
+  if [ "$row" = direct ]; then for port in "$@"; do echo "http://127.0.0.1:$port"; done
+  else echo "http://127.0.0.1:$proxy_port"; fi
+}
+
+# saturate ROW NAME SECONDS PORTS...: wrk at SAT_CONNS connections (split over the engines for the direct row);
+# sets $sat_result to "requests_per_second errors proxy_cpu_us_per_request". Runs in the main shell (not in a
+# command substitution) so the wrk PIDs reach the exit trap.
+saturate() {
+  local row=$1 name=$2 secs=$3; shift 3
+  local urls=() url i=0 ticks0 ticks1 total=0 errors=0
+  mapfile -t urls < <(targets "$row" "$@")
+  local conns=$((SAT_CONNS / ${#urls[@]}))
+  ticks0=$([ -n "$proxy_pid" ] && cpu_ticks "$proxy_pid" || echo 0)
+  local wrk_pids=()
+  for url in "${urls[@]}"; do
+    taskset -c "$LOAD_CPU" wrk -t1 -c"$conns" -d"${secs}s" --timeout 10s -s "$repo/bench/chat-post.lua" \
+        "$url/v1/chat/completions" >"$out/logs/$name-$i.wrk" 2>&1 &
+    wrk_pids+=($!); pids+=($!); i=$((i + 1))
+  done
+  for i in "${wrk_pids[@]}"; do wait "$i" || true; done
+  ticks1=$([ -n "$proxy_pid" ] && cpu_ticks "$proxy_pid" || echo 0)
+  for ((i = 0; i < ${#urls[@]}; i++)); do
+    total=$(awk -v t="$total" '/^Requests\/sec/ {t += $2} END {print t}' "$out/logs/$name-$i.wrk")
+    errors=$((errors + $(awk '/Non-2xx|Socket errors/ {for (f = 1; f <= NF; f++) if ($f ~ /^[0-9]+,?$/) s += $f}
+                             END {print s + 0}' "$out/logs/$name-$i.wrk")))
+  done
+  local tck; tck=$(getconf CLK_TCK)
+  sat_result=$(awk -v rps="$total" -v e="$errors" -v d=$((ticks1 - ticks0)) -v hz="$tck" -v s="$secs" \
+      'BEGIN {n = rps * s; printf "%.0f %d %s\n", rps, e, (d > 0 && n > 0) ? sprintf("%.0f", d / hz * 1e6 / n) : "-"}')
+}
+
+# load ROW NAME ARGS...: RoundRobinLoad (homing-bench) on the load core, against the proxy, or against every engine
+# with client-side round robin for the direct row; it warms up in the same JVM first. JSON into json/NAME.json.
+load() {
+  local row=$1 name=$2; shift 2
+  local urls
+  urls=$(targets "$row" $e1 $e2 | paste -sd, -)
+  start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+      dev.homing.bench.overhead.RoundRobinLoad --urls "$urls" --output "$out/json/$name.json" "$@"
+  wait "$last_pid" || true
+}
+# pct NAME SECTION FIELD: one latency figure of a step, in ms; failed NAME: its failed requests ("-": no result).
+pct() { jq -r --arg s "$2" --arg f "$3" '.[$s][$f]' "$out/json/$1.json" 2>/dev/null | awk '{printf "%.3f", $1}' || echo -; }
+failed() { jq -r .requests.failed "$out/json/$1.json" 2>/dev/null || echo -; }
+
+# --- Run ------------------------------------------------------------------------------------------------------------
+rows=(direct homing-rr homing-ca haproxy haproxy-hash nginx)
+results="$out/results.tsv"
+printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\n' >"$results"
+log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU; $(nproc) cores; ulimit -n $fd_limit"
+
+for ((round = 1; round <= ROUNDS; round++)); do
+  for row in "${rows[@]}"; do
+    tag="$row-r$round"
+    log "$tag: saturation and moderate rate (fast engines)"
+    start_engines FAST_ENGINE $e1 $e2
+    start_proxy "$row" $e1 $e2
+    idle=$([ -n "$proxy_pid" ] && rss_mb "$proxy_pid" || echo "")
+    saturate "$row" "$tag-warm" "$WARM_SECS" $e1 $e2   # JIT and connection pools warm up
+    saturate "$row" "$tag-sat" "$SAT_SECS" $e1 $e2
+    read -r rps errs cpu_us <<<"$sat_result"
+    load "$row" "$tag-rate" --no-stream --output-tokens 1 --rate "$RATE" --warmup-seconds "$WARM_SECS" \
+        --seconds $((RATE_SECS + 5)) --max-requests $((RATE * RATE_SECS))
+    stop_proxy; stop_engines
+
+    log "$tag: 200-token streams"
+    start_engines STREAM_ENGINE $e1 $e2
+    start_proxy "$row" $e1 $e2
+    load "$row" "$tag-stream" --stream --output-tokens 200 --rate "$STREAM_RATE" --warmup-seconds "$WARM_SECS" \
+        --seconds $((STREAM_SECS + 5)) --max-requests $((STREAM_RATE * STREAM_SECS))
+    stop_proxy; stop_engines
+
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" "${ready_ms:--}" "${idle:--}" \
+        "$rps" "$errs" "$cpu_us" \
+        "$(pct "$tag-rate" endToEnd p50Ms)" "$(pct "$tag-rate" endToEnd p99Ms)" "$(failed "$tag-rate")" \
+        "$(pct "$tag-stream" timeToFirstToken p50Ms)" "$(pct "$tag-stream" timeToFirstToken p99Ms)" \
+        "$(pct "$tag-stream" interTokenGap p50Ms)" "$(pct "$tag-stream" interTokenGap p99Ms)" \
+        "$(failed "$tag-stream")" >>"$results"
+  done
+done
+
+# Holding streams: N streams opened at once through Homing (cache_aware) with a 1 GiB heap cap, each sending an
+# event a second for HOLD_TOKENS seconds; heap (after a full GC) and RSS sampled while they are open.
+hold="$out/hold.tsv"
+printf 'streams\tclient_sockets_open\tupstream_sockets_open\theap_mb\trss_mb\tsucceeded\tfailed\terrors\n' >"$hold"
+for n in $HOLD_COUNTS; do
+  log "holding $n streams through Homing"
+  start_engines HOLD_ENGINE $h1 $h2
+  GATEWAY_JAVA_OPTS="-Xmx1g" start_proxy homing-ca $h1 $h2
+  start "hold-$n" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+      dev.homing.bench.overhead.RoundRobinLoad --urls "http://127.0.0.1:$proxy_port" --stream \
+      --output-tokens $HOLD_TOKENS --concurrency "$n" --max-requests "$n" --warmup-seconds 0 \
+      --seconds 150 --output "$out/json/hold-$n.json"
+  client_pid=$last_pid
+  # Sample at the peak: once the gateway holds all N client sockets (or after 30 s), give the upstream side two
+  # seconds to open, then read the socket counts, heap and RSS.
+  deadline=$((SECONDS + 30))
+  peak_clients=0; peak_upstream=0
+  while [ $SECONDS -lt $deadline ]; do
+    clients=$(ss -Htn state established "( sport = :$proxy_port )" | wc -l)
+    upstream=$(ss -Htn state established "( dport = :$h1 or dport = :$h2 )" | wc -l)
+    [ "$clients" -gt "$peak_clients" ] && peak_clients=$clients
+    [ "$upstream" -gt "$peak_upstream" ] && peak_upstream=$upstream
+    [ "$clients" -ge "$n" ] && break
+    sleep 0.5
+  done
+  sleep 2
+  clients=$(ss -Htn state established "( sport = :$proxy_port )" | wc -l)
+  upstream=$(ss -Htn state established "( dport = :$h1 or dport = :$h2 )" | wc -l)
+  [ "$clients" -gt "$peak_clients" ] && peak_clients=$clients
+  [ "$upstream" -gt "$peak_upstream" ] && peak_upstream=$upstream
+  heap=$(heap_mb "$proxy_pid"); rss=$(rss_mb "$proxy_pid")
+  wait "$client_pid" || true
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$peak_clients" "$peak_upstream" "$heap" "$rss" \
+      "$(jq .requests.succeeded "$out/json/hold-$n.json")" "$(failed "hold-$n")" "$(jq -c .errors "$out/json/hold-$n.json")" >>"$hold"
+  stop_proxy; stop_engines
+done
+
+# --- Report ---------------------------------------------------------------------------------------------------------
+"$repo/bench/overhead-table.sh" "$results" "$hold" | tee "$out/table.md"

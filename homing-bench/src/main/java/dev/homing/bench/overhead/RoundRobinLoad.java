@@ -1,0 +1,164 @@
+package dev.homing.bench.overhead;
+
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+import dev.homing.bench.live.DriverSummary;
+import dev.homing.bench.live.Endpoint;
+import dev.homing.bench.live.LatencySummary;
+import dev.homing.bench.live.LoadClient;
+import dev.homing.bench.live.LoadTarget;
+import dev.homing.bench.live.Pacing;
+import dev.homing.bench.live.RequestEncoder;
+import dev.homing.bench.live.ResultAggregator;
+import dev.homing.bench.live.RunCaps;
+import dev.homing.bench.live.WorkloadDriver;
+import dev.homing.bench.workload.GeneratedSharedPrefix;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The load of the proxy-overhead benchmark: short generated-shared-prefix chats sent to one or more URLs with
+ * client-side round robin (one {@link LoadClient} and {@link WorkloadDriver} per URL, each with an equal share of the
+ * rate or the concurrency, all recording into one {@link ResultAggregator}, so the percentiles are of the whole), after
+ * a warm-up in the same JVM so that neither the client's JIT nor its connection set-up lands in the measured numbers.
+ *
+ * <p>Against a proxy it takes the proxy's one URL; against the engines directly, every engine's URL. The JSON result
+ * uses {@code homing bench}'s field names for what it has ({@code requests}, {@code errors}, {@code throughput},
+ * {@code timeToFirstToken}, {@code interTokenGap}, {@code endToEnd}).
+ */
+@Command(name = "round-robin-load", mixinStandardHelpOptions = true,
+        description = "Warm up, then drive short chats at one or more URLs with client-side round robin.")
+public final class RoundRobinLoad implements Callable<Integer> {
+
+    /** A request that has seen nothing for this long failed: far beyond any step of the benchmark. */
+    private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(120);
+    /** Time after the duration cap for cancellations to land. */
+    private static final Duration GRACE = Duration.ofSeconds(30);
+    /** Connections per URL in open loop: enough that no request waits for one at the benchmark's rates. */
+    private static final int OPEN_LOOP_CONNECTIONS = 1024;
+
+    @Option(names = "--urls", split = ",", required = true, description = "Base URLs; requests alternate over them.")
+    List<String> urls;
+
+    @Option(names = "--rate", description = "Open loop: requests per second in all.")
+    Double rate;
+
+    @Option(names = "--concurrency", description = "Closed loop: requests in flight in all.")
+    Integer concurrency;
+
+    @Option(names = "--stream", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Stream the answers (default: ${DEFAULT-VALUE}).")
+    boolean stream;
+
+    @Option(names = "--output-tokens", defaultValue = "1", description = "Output tokens a request.")
+    int outputTokens;
+
+    @Option(names = "--warmup-seconds", defaultValue = "3", description = "Warm-up, not measured (0: none).")
+    double warmupSeconds;
+
+    @Option(names = "--seconds", defaultValue = "10", description = "Duration cap of the measured part.")
+    double seconds;
+
+    @Option(names = "--max-requests", defaultValue = "100000", description = "Request cap of the measured part.")
+    long maxRequests;
+
+    @Option(names = "--output", required = true, description = "JSON result file.")
+    Path output;
+
+    /** The measured part, in {@code homing bench}'s shape. */
+    record Result(List<String> urls, String pacing, double elapsedSeconds, Requests requests,
+                  Map<String, Long> errors, Throughput throughput, LatencySummary timeToFirstToken,
+                  LatencySummary interTokenGap, LatencySummary endToEnd) {
+
+        record Requests(long sent, long succeeded, long failed) {
+        }
+
+        record Throughput(double requestsPerSecond) {
+        }
+    }
+
+    /** One URL's client, kept across the warm-up and the measured part so its connections stay open. */
+    private record Lane(Context context, LoadClient client) {
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new RoundRobinLoad()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if ((rate == null) == (concurrency == null)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "give --rate or --concurrency");
+        }
+        Vertx vertx = Vertx.vertx();
+        try {
+            List<Lane> lanes = new ArrayList<>();
+            for (String url : urls) {
+                int connections = concurrency != null ? Math.max(1, concurrency / urls.size()) : OPEN_LOOP_CONNECTIONS;
+                lanes.add(new Lane(vertx.getOrCreateContext(),
+                        new LoadClient(vertx, new LoadTarget(url, Endpoint.CHAT, "", connections, IDLE_TIMEOUT))));
+            }
+            if (warmupSeconds > 0) {
+                drive(lanes, new ResultAggregator(), warmupSeconds, maxRequests, 1000);
+            }
+            ResultAggregator results = new ResultAggregator();
+            double elapsed = drive(lanes, results, seconds, maxRequests, 1);
+            ResultAggregator.Snapshot s = results.snapshot();
+            Result result = new Result(urls, rate != null ? "open-loop " + rate + "/s" : "closed-loop " + concurrency,
+                    elapsed, new Result.Requests(s.sent(), s.succeeded(), s.failed()), s.errors(),
+                    new Result.Throughput(s.succeeded() / Math.max(1e-9, elapsed)),
+                    LatencySummary.of(s.ttftMicros()), LatencySummary.of(s.gapMicros()),
+                    LatencySummary.of(s.e2eMicros()));
+            Files.writeString(output, JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
+                    .writeValueAsString(result));
+            System.out.printf("%s: %d sent, %d succeeded, %d failed, e2e p50 %.2f ms p99 %.2f ms%n", urls, s.sent(),
+                    s.succeeded(), s.failed(), result.endToEnd().p50Ms(), result.endToEnd().p99Ms());
+            for (Lane lane : lanes) {
+                lane.context().runOnContext(v -> lane.client().close());
+            }
+            return 0;
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+        }
+    }
+
+    /** Drives every lane at its share for up to {@code capSeconds}; returns the elapsed seconds of the slowest. */
+    private double drive(List<Lane> lanes, ResultAggregator results, double capSeconds, long requestCap, long seedBase)
+            throws Exception {
+        int n = lanes.size();
+        Duration cap = Duration.ofMillis((long) (capSeconds * 1000));
+        // A closed loop starts everything at once; an open loop is Poisson at an equal share of the rate per lane.
+        Pacing pacing = concurrency != null ? new Pacing.ClosedLoop(Math.max(1, concurrency / n)) : new Pacing.OpenLoop();
+        double laneRate = concurrency != null ? Double.POSITIVE_INFINITY : rate / n;
+        List<Future<DriverSummary>> runs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Lane lane = lanes.get(i);
+            // Groups of 16 short prompts (~60 tokens), at least 256 groups and enough for the request cap; each lane
+            // its own seed, so lanes send different prompts.
+            int groups = (int) Math.max(256, Math.min(Integer.MAX_VALUE / 16, requestCap / n / 16 + 1));
+            GeneratedSharedPrefix workload = new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(groups, 16, 32,
+                    16, outputTokens, laneRate, true, seedBase + i));
+            runs.add(new WorkloadDriver(lane.context(), lane.client(), new RequestEncoder(Endpoint.CHAT, "", stream,
+                    false), pacing, new RunCaps(Math.max(1, requestCap / n), cap), results).run(workload));
+        }
+        double elapsed = 0;
+        for (Future<DriverSummary> run : runs) {
+            DriverSummary summary = run.toCompletionStage().toCompletableFuture()
+                    .get(cap.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
+            elapsed = Math.max(elapsed, summary.elapsedSeconds());
+        }
+        return elapsed;
+    }
+}
