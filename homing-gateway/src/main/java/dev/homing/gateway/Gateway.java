@@ -38,8 +38,13 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
     /** Idle keep-alive connections to workers are closed after this (the reference uses 50 s). */
     private static final int POOL_IDLE_TIMEOUT_SECS = 50;
-    /** Connections per worker; the reference allows 500 idle per host. */
-    private static final int POOL_MAX_PER_WORKER = 500;
+    /**
+     * Connections per worker. HTTP/1.1 carries one request a connection, so this caps a worker's concurrent requests
+     * through the gateway; a request beyond it waits for a connection and fails after the connect timeout. The
+     * reference caps only idle connections (500 a host), not open ones; 16,384 keeps thousands of streams per worker
+     * flowing (the engine queues what it cannot run) while bounding file descriptors.
+     */
+    private static final int POOL_MAX_PER_WORKER = 16_384;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     /** As many servers as cores: each runs on its own event loop, so client I/O uses every core. */
     private static final int SERVER_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
