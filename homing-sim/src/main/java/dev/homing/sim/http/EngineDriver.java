@@ -41,12 +41,11 @@ final class EngineDriver {
      * @throws IllegalArgumentException if the engine can never run it
      */
     long submit(GenerationRequest request, Consumer<Progress> listener) {
-        // Advance no further than the arrival time here: the caller hears of its own request only from a later
-        // wake-up, after it has finished setting up its response.
-        long now = virtualNow();
-        long id = engine.submit(request, now);
+        // The caller hears of its own request only from a later turn of the event loop, after it has finished
+        // setting up its response: pumping here could deliver its first progress before its headers are written.
+        long id = engine.submit(request, virtualNow());
         listeners.put(id, listener);
-        pump(now);
+        vertx.runOnContext(v -> pump());
         return id;
     }
 
