@@ -4,10 +4,10 @@ import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 import dev.homing.sim.model.EngineConfig;
-import dev.homing.sim.model.TimingModel;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -15,14 +15,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code homing sim-engine}: runs one simulated SGLang engine until the process is stopped. Every default comes from
- * {@link EngineConfig#DEFAULTS}, {@link TimingModel#H100_8B} and {@link Faults#NONE}.
+ * {@link EngineConfig#DEFAULTS} (see {@link EngineFlags}) and {@link Faults#NONE}.
  */
 @Command(name = "sim-engine", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Run a simulated SGLang engine: real HTTP API, simulated KV cache, scheduler and GPU timing.")
 public final class SimEngineCommand implements Callable<Integer> {
     private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
-    private static final TimingModel TIMING = ENGINE.timing();
     private static final Faults FAULTS = Faults.NONE;
+
+    @Mixin
+    EngineFlags engineFlags = new EngineFlags();
 
     @Spec
     CommandSpec spec;
@@ -41,41 +43,15 @@ public final class SimEngineCommand implements Callable<Integer> {
         description = "Run this many times faster than real time (default: ${DEFAULT-VALUE}).")
     double timeScale = 1;
 
-    @Option(names = "--kv-tokens", description = "KV cache capacity in tokens (default: ${DEFAULT-VALUE}).")
-    int kvTokens = ENGINE.kvTokens();
 
-    @Option(names = "--page-size", description = "Tokens per KV page (default: ${DEFAULT-VALUE}).")
-    int pageSize = ENGINE.pageSize();
 
-    @Option(names = "--max-running-requests",
-        description = "Most requests in the running batch (default: ${DEFAULT-VALUE}).")
-    int maxRunningRequests = ENGINE.maxRunningRequests();
 
-    @Option(names = "--chunked-prefill-size",
-        description = "Most uncached prompt tokens per prefill step (default: ${DEFAULT-VALUE}).")
-    int chunkedPrefillSize = ENGINE.chunkedPrefillSize();
 
-    @Option(names = "--context-length",
-        description = "Longest prompt plus output in tokens (default: ${DEFAULT-VALUE}).")
-    int contextLength = ENGINE.contextLength();
 
-    @Option(names = "--prefill-tokens-per-second",
-        description = "Prefill throughput for uncached tokens (default: ${DEFAULT-VALUE}).")
-    double prefillTokensPerSecond = TIMING.prefillTokensPerSecond();
 
-    @Option(names = "--prefill-step-us", description = "Fixed cost of a prefill step (default: ${DEFAULT-VALUE}).")
-    long prefillStepMicros = TIMING.prefillStepNanos() / 1000;
 
-    @Option(names = "--decode-step-us", description = "Fixed cost of a decode step (default: ${DEFAULT-VALUE}).")
-    long decodeStepMicros = TIMING.decodeStepNanos() / 1000;
 
-    @Option(names = "--decode-us-per-request",
-        description = "Decode step cost per request in the batch (default: ${DEFAULT-VALUE}).")
-    long decodeMicrosPerRequest = TIMING.decodeNanosPerRequest() / 1000;
 
-    @Option(names = "--decode-ns-per-context-token",
-        description = "Decode step cost per token of context in the batch (default: ${DEFAULT-VALUE}).")
-    long decodeNanosPerContextToken = TIMING.decodeNanosPerContextToken();
 
     @Option(names = "--seed", description = "Seed of the output words and the fault dice (default: ${DEFAULT-VALUE}).")
     long seed = ENGINE.seed();
@@ -104,10 +80,7 @@ public final class SimEngineCommand implements Callable<Integer> {
 
     /** The options these flags describe. */
     public SimEngineOptions options() {
-        TimingModel timing = new TimingModel(prefillTokensPerSecond, prefillStepMicros * 1000,
-            decodeStepMicros * 1000, decodeMicrosPerRequest * 1000, decodeNanosPerContextToken);
-        EngineConfig engine = new EngineConfig(kvTokens, pageSize, maxRunningRequests, chunkedPrefillSize,
-            contextLength, timing, seed);
+        EngineConfig engine = engineFlags.config(seed);
         Faults faults = new Faults(failRate, failStatus, stallAfterTokens, resetAfterTokens, dieAfterRequests,
             slowHealthMillis, seed);
         return new SimEngineOptions(host, port, modelName, timeScale, engine, faults);

@@ -11,13 +11,14 @@ import dev.homing.bench.workload.MultiTurnChat;
 import dev.homing.bench.workload.Workload;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
+import dev.homing.sim.EngineFlags;
 import dev.homing.sim.model.EngineConfig;
-import dev.homing.sim.model.TimingModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,8 +28,6 @@ import picocli.CommandLine.Option;
  */
 public final class SimulationOptions {
 
-    private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
-    private static final TimingModel TIMING = ENGINE.timing();
     private static final PolicyConfig POLICY = PolicyConfig.DEFAULTS;
     private static final GeneratedSharedPrefix.Shape GSP = GeneratedSharedPrefix.Shape.DEFAULT;
 
@@ -116,42 +115,18 @@ public final class SimulationOptions {
     @Option(names = "--workers", description = "Simulated engines (default: ${DEFAULT-VALUE}).")
     int workers = 8;
 
-    @Option(names = "--kv-tokens", description = "KV cache capacity of each engine in tokens "
-            + "(default: ${DEFAULT-VALUE}).")
-    int kvTokens = ENGINE.kvTokens();
+    @Mixin
+    EngineFlags engineFlags = new EngineFlags();
 
-    @Option(names = "--max-running-requests",
-            description = "Most requests in an engine's running batch (default: ${DEFAULT-VALUE}).")
-    int maxRunningRequests = ENGINE.maxRunningRequests();
 
-    @Option(names = "--chunked-prefill-size",
-            description = "Most uncached prompt tokens per prefill step (default: ${DEFAULT-VALUE}).")
-    int chunkedPrefillSize = ENGINE.chunkedPrefillSize();
 
-    @Option(names = "--page-size", description = "Tokens per KV page (default: ${DEFAULT-VALUE}).")
-    int pageSize = ENGINE.pageSize();
 
-    @Option(names = "--context-length",
-            description = "Longest prompt plus output in tokens (default: ${DEFAULT-VALUE}).")
-    int contextLength = ENGINE.contextLength();
 
-    @Option(names = "--prefill-tokens-per-second",
-            description = "Prefill throughput for uncached tokens (default: ${DEFAULT-VALUE}).")
-    double prefillTokensPerSecond = TIMING.prefillTokensPerSecond();
 
-    @Option(names = "--prefill-step-us", description = "Fixed cost of a prefill step (default: ${DEFAULT-VALUE}).")
-    long prefillStepMicros = TIMING.prefillStepNanos() / 1000;
 
-    @Option(names = "--decode-step-us", description = "Fixed cost of a decode step (default: ${DEFAULT-VALUE}).")
-    long decodeStepMicros = TIMING.decodeStepNanos() / 1000;
 
-    @Option(names = "--decode-us-per-request",
-            description = "Decode step cost per request in the batch (default: ${DEFAULT-VALUE}).")
-    long decodeMicrosPerRequest = TIMING.decodeNanosPerRequest() / 1000;
 
-    @Option(names = "--decode-ns-per-context-token",
-            description = "Decode step cost per token of context in the batch (default: ${DEFAULT-VALUE}).")
-    long decodeNanosPerContextToken = TIMING.decodeNanosPerContextToken();
+
 
     // Policies, with the gateway's names
     @Option(names = "--policy", split = ",", paramLabel = "NAME",
@@ -248,10 +223,7 @@ public final class SimulationOptions {
     }
 
     SimulationSettings settings() {
-        TimingModel timing = new TimingModel(prefillTokensPerSecond, prefillStepMicros * 1000,
-                decodeStepMicros * 1000, decodeMicrosPerRequest * 1000, decodeNanosPerContextToken);
-        EngineConfig engine = new EngineConfig(kvTokens, pageSize, maxRunningRequests, chunkedPrefillSize,
-                contextLength, timing, seed);
+        EngineConfig engine = engineFlags.config(seed);
         if (!(loadSampleIntervalSecs >= 0) || !(evictionIntervalSecs > 0)) {
             throw new IllegalArgumentException("--load-sample-interval-secs must be >= 0 and "
                     + "--eviction-interval-secs > 0");
