@@ -2,6 +2,7 @@ package dev.homing.gateway;
 
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.config.WorkerUrls;
+import dev.homing.gateway.http.InvalidRequests;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.UpstreamProxy;
@@ -151,6 +152,7 @@ public final class Gateway implements AutoCloseable {
             conn.closeHandler(v -> metrics.connectionClosed());
         });
         server.requestHandler(handler);
+        server.invalidRequestHandler(new InvalidRequests());
         return server;
     }
 

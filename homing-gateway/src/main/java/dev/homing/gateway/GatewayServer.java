@@ -46,6 +46,15 @@ import java.util.Set;
  */
 final class GatewayServer implements Handler<HttpServerRequest> {
 
+    /**
+     * The methods each fixed non-inference route accepts, for the {@code Allow} header of a 405 (the inference routes
+     * accept POST; {@code /workers} answers its own 405s).
+     */
+    private static final Map<String, String> KNOWN_ROUTES = Map.ofEntries(
+            Map.entry("/health", "GET"), Map.entry("/liveness", "GET"), Map.entry("/readiness", "GET"),
+            Map.entry("/health_generate", "GET"), Map.entry("/v1/models", "GET"), Map.entry("/get_model_info", "GET"),
+            Map.entry("/get_server_info", "GET"), Map.entry("/engine_metrics", "GET"), Map.entry("/get_loads", "GET"),
+            Map.entry("/flush_cache", "POST"));
 
     private final GatewayConfig config;
     private final WorkerRegistry registry;
@@ -105,7 +114,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         HttpMethod method = req.method();
         if (route != null) {
             if (method != HttpMethod.POST) {
-                fail(req, new ApiError(405, "method_not_allowed", path + " accepts POST only"));
+                ApiError.sendMethodNotAllowed(response, path, "POST");
             } else {
                 admission.admit(req, permit -> {
                     response.endHandler(v -> {
@@ -154,6 +163,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             fanOut.flushCache(response);
         } else if (path.equals("/workers") || path.startsWith("/workers/")) {
             workerApi.handle(req, path);
+        } else if (KNOWN_ROUTES.containsKey(path)) {
+            ApiError.sendMethodNotAllowed(response, path, KNOWN_ROUTES.get(path));
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
         }

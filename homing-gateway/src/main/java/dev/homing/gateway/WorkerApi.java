@@ -57,7 +57,7 @@ final class WorkerApi {
             } else if (method == HttpMethod.POST) {
                 BodyReader.read(req, BODY_LIMIT, body -> addWorker(req, body));
             } else {
-                fail(req, new ApiError(405, "method_not_allowed", "/workers accepts GET and POST"));
+                ApiError.sendMethodNotAllowed(req.response(), "/workers", "GET, POST");
             }
             return;
         }
@@ -77,7 +77,7 @@ final class WorkerApi {
         } else if (method == HttpMethod.PUT) {
             BodyReader.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
         } else {
-            fail(req, new ApiError(405, "method_not_allowed", "/workers/{id} accepts GET, PUT and DELETE"));
+            ApiError.sendMethodNotAllowed(req.response(), "/workers/{id}", "GET, PUT, DELETE");
         }
     }
 

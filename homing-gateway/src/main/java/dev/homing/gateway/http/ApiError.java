@@ -27,6 +27,20 @@ public record ApiError(int status, String code, String message) {
         return new ApiError(404, "not_found", what);
     }
 
+    /**
+     * Answers 405 with the {@code Allow} header the status requires (RFC 9110 section 15.5.6).
+     *
+     * @param allow the methods {@code path} accepts, such as {@code "GET"} or {@code "GET, POST"}
+     */
+    public static void sendMethodNotAllowed(HttpServerResponse response, String path, String allow) {
+        if (response.headWritten() || response.ended() || response.closed()) {
+            return;
+        }
+        response.putHeader("allow", allow);
+        new ApiError(405, "method_not_allowed", path + " accepts only " + allow)
+                .send(response);
+    }
+
     public String json() {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("message", message);

@@ -38,6 +38,7 @@ public final class RoutingText {
      *                             or a missing field the endpoint cannot work without (so it never reaches a worker)
      */
     public static SniffedRequest sniff(InferenceRoute route, byte[] body) throws BadRequestException {
+        requireUtf8Object(body);
         try (JsonParser p = JSON.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new BadRequestException("request body must be a JSON object");
@@ -57,6 +58,21 @@ public final class RoutingText {
             return new SniffedRequest(f.model, f.stream, f.text(route));
         } catch (JacksonException e) {
             throw new BadRequestException("malformed JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * Refuses a body whose first byte, after an optional UTF-8 byte-order mark and JSON blanks, is not '{'. JSON
+     * between systems must be UTF-8 (RFC 8259 section 8.1), and the parser would otherwise detect UTF-16 or UTF-32 from
+     * the bytes and accept a body the worker may read differently.
+     */
+    private static void requireUtf8Object(byte[] body) throws BadRequestException {
+        int i = body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF ? 3 : 0;
+        while (i < body.length && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r')) {
+            i++;
+        }
+        if (i == body.length || body[i] != '{') {
+            throw new BadRequestException("request body must be a JSON object in UTF-8");
         }
     }
 

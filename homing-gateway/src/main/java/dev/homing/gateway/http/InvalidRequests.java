@@ -1,0 +1,44 @@
+package dev.homing.gateway.http;
+
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+
+/**
+ * Answers requests the HTTP decoder refused before any route saw them, in the OpenAI error shape rather than the
+ * decoder's empty body: a request line over {@link HttpServerOptions#getMaxInitialLineLength()} bytes gets 414, a
+ * head over {@link HttpServerOptions#getMaxHeaderSize()} bytes gets 431, anything else (a Content-Length that is not
+ * a number, a malformed request line) gets 400. The decoder stops reading at the limit, so an oversized head never
+ * costs more memory than the limit, and the connection is closed after the answer: the rest of what the client sent
+ * cannot be framed. Stateless and thread-safe.
+ */
+public final class InvalidRequests implements Handler<HttpServerRequest> {
+
+    /** Decoder messages quote the client's own bytes; a sentence of them is enough to say what was wrong. */
+    private static final int MAX_DETAIL_CHARS = 200;
+
+    @Override
+    public void handle(HttpServerRequest request) {
+        ApiError error = errorFor(request.decoderResult().cause());
+        request.response().putHeader("connection", "close");
+        error.send(request.response());
+        request.connection().close();
+    }
+
+    static ApiError errorFor(Throwable cause) {
+        if (cause instanceof TooLongHttpLineException) {
+            return new ApiError(414, "uri_too_long", "The request line is longer than the gateway accepts");
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
+            return new ApiError(431, "header_fields_too_large",
+                    "The request headers are larger than the gateway accepts");
+        }
+        String detail = cause == null || cause.getMessage() == null ? "" : cause.getMessage();
+        if (detail.length() > MAX_DETAIL_CHARS) {
+            detail = detail.substring(0, MAX_DETAIL_CHARS) + "...";
+        }
+        return ApiError.badRequest("Malformed HTTP request" + (detail.isEmpty() ? "" : ": " + detail));
+    }
+}
