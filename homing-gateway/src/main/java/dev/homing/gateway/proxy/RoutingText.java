@@ -62,16 +62,17 @@ public final class RoutingText {
     }
 
     /**
-     * Refuses a body whose first byte, after an optional UTF-8 byte-order mark and JSON blanks, is not '{'. JSON
-     * between systems must be UTF-8 (RFC 8259 section 8.1), and the parser would otherwise detect UTF-16 or UTF-32 from
-     * the bytes and accept a body the worker may read differently.
+     * Refuses a body whose first byte, after an optional UTF-8 byte-order mark and JSON blanks, is not '{', or whose
+     * next byte is NUL (UTF-16LE or UTF-32LE without a mark; UTF-8 JSON never holds a raw NUL). JSON between systems
+     * must be UTF-8 (RFC 8259 section 8.1), and the parser would otherwise detect UTF-16 or UTF-32 from the bytes and
+     * accept a body the worker may read differently.
      */
     private static void requireUtf8Object(byte[] body) throws BadRequestException {
         int i = body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF ? 3 : 0;
         while (i < body.length && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r')) {
             i++;
         }
-        if (i == body.length || body[i] != '{') {
+        if (i == body.length || body[i] != '{' || (i + 1 < body.length && body[i + 1] == 0)) {
             throw new BadRequestException("request body must be a JSON object in UTF-8");
         }
     }
