@@ -2,6 +2,8 @@ package dev.homing.gateway;
 
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.config.WorkerUrls;
+import dev.homing.gateway.http.ClientDeadlines;
+import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.InvalidRequests;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
@@ -19,6 +21,7 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.net.PemKeyCertOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +89,11 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config) {
         config.validate();
         WorkerRegistry registry = new WorkerRegistry(config.policy(), config.policyConfig(0));
-        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(false));
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
+                .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
+                        config.clientHeaderTimeoutSecs(), config.clientBodyTimeoutSecs(),
+                        config.clientKeepaliveTimeoutSecs())))
+                .build();
         try {
             HttpClient client = vertx.createHttpClient(
                     new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
@@ -120,7 +127,7 @@ public final class Gateway implements AutoCloseable {
             int listenPort = config.port() == 0 ? -1 : config.port();
             List<HttpServer> servers = new ArrayList<>();
             for (int i = 0; i < SERVER_INSTANCES; i++) {
-                HttpServer server = newServer(vertx, handler, metrics);
+                HttpServer server = newServer(vertx, config, handler, metrics);
                 await(server.listen(listenPort, config.host()));
                 servers.add(server);
             }
@@ -134,8 +141,8 @@ public final class Gateway implements AutoCloseable {
             for (String url : config.workerUrls()) {
                 gateway.addWorker(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
             }
-            LOG.info("Homing gateway listening on {}:{} (policy {}, metrics port {}), {} worker(s) registering",
-                    config.host(), first.actualPort(), config.policy(),
+            LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
+                    config.tls() ? "https" : "http", config.host(), first.actualPort(), config.policy(),
                     metricsServer == null ? "off" : metricsServer.port(), config.workerUrls().size());
             return gateway;
         } catch (RuntimeException e) {
@@ -144,9 +151,18 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    private static HttpServer newServer(Vertx vertx, GatewayServer handler, GatewayMetrics metrics) {
-        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true)
-                .setDecompressionSupported(false));
+    private static HttpServer newServer(Vertx vertx, GatewayConfig config, GatewayServer handler,
+                                        GatewayMetrics metrics) {
+        // Vert.x's default head limits (4096-byte request line, 8192-byte head) stay; InvalidRequests answers them.
+        HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
+                // The idle handler is where ClientDeadlines goes in the pipeline; ClientDeadlines decides what idle is.
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.clientKeepaliveTimeoutSecs()))
+                .setIdleTimeoutUnit(TimeUnit.SECONDS);
+        if (config.tls()) {
+            options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCertPath())
+                    .setKeyPath(config.tlsKeyPath()));
+        }
+        HttpServer server = vertx.createHttpServer(options);
         server.connectionHandler(conn -> {
             metrics.connectionOpened();
             conn.closeHandler(v -> metrics.connectionClosed());

@@ -48,7 +48,7 @@ public final class LaunchCommand implements Callable<Integer> {
             "--oracle-password", "--oracle-pool-min", "--oracle-pool-max", "--oracle-pool-timeout-secs",
             "--postgres-db-url", "--postgres-pool-max-size", "--redis-url", "--redis-pool-max-size",
             "--redis-retention-days",
-            "--tls-cert-path", "--tls-key-path", "--client-cert-path", "--client-key-path", "--ca-cert-paths",
+            "--client-cert-path", "--client-key-path", "--ca-cert-paths",
             "--enable-trace", "--otlp-traces-endpoint",
             "--jwt-issuer", "--jwt-audience", "--jwt-jwks-uri", "--jwt-role-claim", "--jwt-role-mapping",
             "--control-plane-api-keys",
@@ -110,7 +110,7 @@ public final class LaunchCommand implements Callable<Integer> {
     @ArgGroup(validate = false, heading = "%nHistory storage (not supported yet)%n", order = 16)
     StorageFlags storage = new StorageFlags();
 
-    @ArgGroup(validate = false, heading = "%nTLS (not supported yet)%n", order = 17)
+    @ArgGroup(validate = false, heading = "%nTLS%n", order = 17)
     TlsFlags tls = new TlsFlags();
 
     @ArgGroup(validate = false, heading = "%nTracing (not supported yet)%n", order = 18)
@@ -127,6 +127,16 @@ public final class LaunchCommand implements Callable<Integer> {
         String host = GatewayConfig.DEFAULTS.host();
         @Option(names = "--port", description = "Port to listen on.")
         int port = GatewayConfig.DEFAULTS.port();
+        @Option(names = "--client-header-timeout-secs",
+                description = "A request head must arrive whole within this of the connection or its first byte, "
+                        + "else 408 (Homing).")
+        long clientHeaderTimeoutSecs = GatewayConfig.DEFAULTS.clientHeaderTimeoutSecs();
+        @Option(names = "--client-body-timeout-secs",
+                description = "Longest pause between request body bytes while the gateway reads, else 408 (Homing).")
+        long clientBodyTimeoutSecs = GatewayConfig.DEFAULTS.clientBodyTimeoutSecs();
+        @Option(names = "--client-keepalive-timeout-secs",
+                description = "An idle keep-alive client connection is closed after this (Homing).")
+        long clientKeepaliveTimeoutSecs = GatewayConfig.DEFAULTS.clientKeepaliveTimeoutSecs();
     }
 
     static final class WorkerFlags {
@@ -348,11 +358,17 @@ public final class LaunchCommand implements Callable<Integer> {
     }
 
     static final class TlsFlags {
-        @Option(names = "--tls-cert-path") String tlsCertPath;
-        @Option(names = "--tls-key-path") String tlsKeyPath;
-        @Option(names = "--client-cert-path") String clientCertPath;
-        @Option(names = "--client-key-path") String clientKeyPath;
-        @Option(names = "--ca-cert-paths", arity = "1..*") List<String> caCertPaths;
+        @Option(names = "--tls-cert-path", paramLabel = "PEM",
+                description = "Serve HTTPS with this certificate chain (with --tls-key-path; metrics stay HTTP).")
+        String tlsCertPath;
+        @Option(names = "--tls-key-path", paramLabel = "PEM", description = "Private key of --tls-cert-path.")
+        String tlsKeyPath;
+        @Option(names = "--client-cert-path", description = "mTLS to workers (not supported yet).")
+        String clientCertPath;
+        @Option(names = "--client-key-path", description = "mTLS to workers (not supported yet).")
+        String clientKeyPath;
+        @Option(names = "--ca-cert-paths", arity = "1..*", description = "CAs of workers (not supported yet).")
+        List<String> caCertPaths;
     }
 
     static final class TracingFlags {
@@ -523,6 +539,10 @@ public final class LaunchCommand implements Callable<Integer> {
     GatewayConfig toConfig() {
         GatewayConfig.Builder b = GatewayConfig.builder()
                 .host(server.host).port(server.port)
+                .tlsCertPath(tls.tlsCertPath).tlsKeyPath(tls.tlsKeyPath)
+                .clientHeaderTimeoutSecs(server.clientHeaderTimeoutSecs)
+                .clientBodyTimeoutSecs(server.clientBodyTimeoutSecs)
+                .clientKeepaliveTimeoutSecs(server.clientKeepaliveTimeoutSecs)
                 .workerUrls(workers.workerUrls == null ? List.of() : workers.workerUrls)
                 .policy(policy.policy).cacheThreshold(policy.cacheThreshold)
                 .balanceAbsThreshold(policy.balanceAbsThreshold).balanceRelThreshold(policy.balanceRelThreshold)

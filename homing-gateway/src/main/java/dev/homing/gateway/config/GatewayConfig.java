@@ -21,6 +21,15 @@ import java.util.concurrent.TimeUnit;
  *
  * @param host                        {@code --host}: address the data plane listens on (all interfaces, like the reference)
  * @param port                        {@code --port}: data-plane port; 0 picks a free port (tests, demo)
+ * @param tlsCertPath                 {@code --tls-cert-path}: PEM certificate chain of the data-plane listener; null:
+ *                                    plain HTTP (given with {@code tlsKeyPath} or not at all)
+ * @param tlsKeyPath                  {@code --tls-key-path}: PEM private key of that certificate
+ * @param clientHeaderTimeoutSecs     {@code --client-header-timeout-secs}: (Homing) a request head must be complete
+ *                                    this long after the connection opened or its first byte arrived, else 408
+ * @param clientBodyTimeoutSecs       {@code --client-body-timeout-secs}: (Homing) longest pause between body bytes
+ *                                    while the gateway reads a body, else 408
+ * @param clientKeepaliveTimeoutSecs  {@code --client-keepalive-timeout-secs}: (Homing) an idle keep-alive client
+ *                                    connection is closed after this
  * @param workerUrls                  {@code --worker-urls}: workers registered in the background at start
  * @param policy                      {@code --policy}: routing policy, one instance per model
  * @param cacheThreshold              {@code --cache-threshold}: match ratio above which cache_aware follows the match
@@ -77,6 +86,11 @@ import java.util.concurrent.TimeUnit;
 public record GatewayConfig(
         String host,
         int port,
+        String tlsCertPath,
+        String tlsKeyPath,
+        long clientHeaderTimeoutSecs,
+        long clientBodyTimeoutSecs,
+        long clientKeepaliveTimeoutSecs,
         List<String> workerUrls,
         String policy,
         double cacheThreshold,
@@ -139,7 +153,9 @@ public record GatewayConfig(
 
     /** The reference gateway's command-line defaults (Rust CLI where Rust and Python differ). */
     public static final GatewayConfig DEFAULTS = new GatewayConfig(
-            "0.0.0.0", 30000, List.of(), "cache_aware",
+            "0.0.0.0", 30000,
+            null, null, 10, 30, 75,
+            List.of(), "cache_aware",
             0.3, 64, 1.5, 120, 67_108_864L, 14_400, "random", 256, 1.25, 5,
             1800, 30,
             null, "info", false,
@@ -170,6 +186,13 @@ public record GatewayConfig(
     public GatewayConfig validate() {
         List<String> problems = new ArrayList<>();
         check(problems, port >= 0 && port <= 65535, "--port must be 0..65535, got " + port);
+        problems.addAll(TlsFiles.problems(tlsCertPath, tlsKeyPath));
+        check(problems, clientHeaderTimeoutSecs > 0,
+                "--client-header-timeout-secs must be > 0, got " + clientHeaderTimeoutSecs);
+        check(problems, clientBodyTimeoutSecs > 0,
+                "--client-body-timeout-secs must be > 0, got " + clientBodyTimeoutSecs);
+        check(problems, clientKeepaliveTimeoutSecs > 0,
+                "--client-keepalive-timeout-secs must be > 0, got " + clientKeepaliveTimeoutSecs);
         check(problems, prometheusPort >= -1 && prometheusPort <= 65535,
                 "--prometheus-port must be -1..65535, got " + prometheusPort);
         for (String url : workerUrls) {
@@ -250,6 +273,11 @@ public record GatewayConfig(
         }
     }
 
+    /** Whether the data-plane listener speaks TLS. */
+    public boolean tls() {
+        return tlsCertPath != null;
+    }
+
     /** The retry settings; one attempt when retries are disabled. */
     public RetryPolicy retryPolicy() {
         RetryPolicy policy = new RetryPolicy(retryMaxRetries, retryInitialBackoffMs, retryBackoffMultiplier,
@@ -295,6 +323,11 @@ public record GatewayConfig(
     public static final class Builder {
         private String host;
         private int port;
+        private String tlsCertPath;
+        private String tlsKeyPath;
+        private long clientHeaderTimeoutSecs;
+        private long clientBodyTimeoutSecs;
+        private long clientKeepaliveTimeoutSecs;
         private List<String> workerUrls;
         private String policy;
         private double cacheThreshold;
@@ -348,6 +381,9 @@ public record GatewayConfig(
 
         private Builder(GatewayConfig c) {
             host = c.host; port = c.port; workerUrls = c.workerUrls; policy = c.policy;
+            tlsCertPath = c.tlsCertPath; tlsKeyPath = c.tlsKeyPath;
+            clientHeaderTimeoutSecs = c.clientHeaderTimeoutSecs; clientBodyTimeoutSecs = c.clientBodyTimeoutSecs;
+            clientKeepaliveTimeoutSecs = c.clientKeepaliveTimeoutSecs;
             cacheThreshold = c.cacheThreshold; balanceAbsThreshold = c.balanceAbsThreshold;
             balanceRelThreshold = c.balanceRelThreshold; evictionIntervalSecs = c.evictionIntervalSecs;
             maxTreeSize = c.maxTreeSize; maxIdleSecs = c.maxIdleSecs; assignmentMode = c.assignmentMode;
@@ -385,6 +421,11 @@ public record GatewayConfig(
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
+        public Builder tlsCertPath(String v) { tlsCertPath = v; return this; }
+        public Builder tlsKeyPath(String v) { tlsKeyPath = v; return this; }
+        public Builder clientHeaderTimeoutSecs(long v) { clientHeaderTimeoutSecs = v; return this; }
+        public Builder clientBodyTimeoutSecs(long v) { clientBodyTimeoutSecs = v; return this; }
+        public Builder clientKeepaliveTimeoutSecs(long v) { clientKeepaliveTimeoutSecs = v; return this; }
         public Builder workerUrls(List<String> v) { workerUrls = v; return this; }
         public Builder policy(String v) { policy = v; return this; }
         public Builder cacheThreshold(double v) { cacheThreshold = v; return this; }
@@ -437,7 +478,9 @@ public record GatewayConfig(
         public Builder workerHostAllowList(List<String> v) { workerHostAllowList = v; return this; }
 
         public GatewayConfig build() {
-            return new GatewayConfig(host, port, workerUrls, policy, cacheThreshold, balanceAbsThreshold,
+            return new GatewayConfig(host, port,
+                    tlsCertPath, tlsKeyPath, clientHeaderTimeoutSecs, clientBodyTimeoutSecs, clientKeepaliveTimeoutSecs,
+                    workerUrls, policy, cacheThreshold, balanceAbsThreshold,
                     balanceRelThreshold, evictionIntervalSecs, maxTreeSize, maxIdleSecs, assignmentMode,
                     prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs, workerStartupTimeoutSecs,
                     workerStartupCheckIntervalSecs, logDir, Objects.requireNonNull(logLevel), logJson,

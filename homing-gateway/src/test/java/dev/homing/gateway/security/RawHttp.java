@@ -74,7 +74,7 @@ final class RawHttp {
      * Reads the head, then the body by its Content-Length, or to the end of the stream. A server may answer early
      * (413) and leave the connection open for the body it declined, so a timeout keeps what was read.
      */
-    private static Response read(InputStream in) throws IOException {
+    static Response read(InputStream in) throws IOException {
         ByteArrayOutputStream received = new ByteArrayOutputStream();
         byte[] buffer = new byte[8192];
         int headEnd = -1;

@@ -1,0 +1,326 @@
+package dev.homing.gateway.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Deadlines on the client side of one HTTP/1.x connection, so that a client who dribbles a request head, stalls
+ * half way through a body or idles between requests cannot hold a connection (and its memory) for ever. The
+ * connection is always in one phase, and each phase has at most one deadline:
+ *
+ * <pre>
+ *   HEAD     from the connection's start, or from the first byte after an idle spell, the head must be whole
+ *            within the header timeout: else 408 and close (just close when no byte came at all)
+ *   BODY     while a request body is read, no pause between body bytes longer than the body timeout: else 408 and
+ *            close (just close when the response has already started); a pause the gateway itself causes (it
+ *            stopped reading: a request waiting for admission, backpressure) does not count
+ *   WAITING  a request is read and its response has not ended: no deadline (--request-timeout-secs bounds it)
+ *   IDLE     no request open: closed after the keep-alive timeout, without an answer
+ * </pre>
+ *
+ * It sits after Vert.x's HTTP codec and before Vert.x's connection handler, so it sees decoded requests and the
+ * responses Vert.x writes; {@link FirstBytes}, at the head of the pipeline, tells it when raw bytes arrive (the
+ * start of a head the codec has not decoded yet). A connection that turns out to be HTTP/2 is left alone: the
+ * handler stops timing at the first undecoded frame it sees. A deadline that passes is checked again against the
+ * state of the moment, so progress only moves a timestamp, never a timer.
+ *
+ * <p>Not thread-safe: confined to its channel's event loop, as every Netty handler.
+ */
+public final class ClientDeadlines extends ChannelDuplexHandler {
+
+    /**
+     * The three timeouts.
+     *
+     * @param headerNanos    how long a request head may take to arrive whole
+     * @param bodyIdleNanos  the longest pause between body bytes
+     * @param keepAliveNanos how long a connection may idle between requests
+     */
+    public record Settings(long headerNanos, long bodyIdleNanos, long keepAliveNanos) {
+        public static Settings ofSeconds(long header, long bodyIdle, long keepAlive) {
+            return new Settings(TimeUnit.SECONDS.toNanos(header), TimeUnit.SECONDS.toNanos(bodyIdle),
+                    TimeUnit.SECONDS.toNanos(keepAlive));
+        }
+    }
+
+    enum Phase { HEAD, BODY, WAITING, IDLE, OFF }
+
+    private final Settings settings;
+    private ChannelHandlerContext ctx;
+    private ScheduledFuture<?> check;
+    private Phase scheduledFor;
+    /** Requests whose head was read and whose response has not ended (more than one only when pipelined). */
+    private int openExchanges;
+    private long headsRead;
+    private long responsesStarted;
+    private boolean readingBody;
+    private boolean headStarted = true;
+    private boolean headBytes;
+    private long headStartNanos = System.nanoTime();
+    private long lastBodyNanos;
+    private long idleSinceNanos;
+    private boolean off;
+
+    public ClientDeadlines(Settings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        update();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stop();
+        super.channelInactive(ctx);
+    }
+
+    /** Raw bytes arrived (reported by {@link FirstBytes}): the start of a head when nothing else is going on. */
+    void bytesArrived() {
+        if (ctx == null || off) {
+            return;
+        }
+        if (openExchanges == 0 && !readingBody && !headStarted) {
+            headStarted = true;
+            headStartNanos = System.nanoTime();
+        }
+        headBytes |= headStarted;
+        update();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!(msg instanceof HttpObject)) {
+            // Undecoded frames after the codec: an HTTP/2 connection (prior knowledge or upgrade). Not ours to time.
+            stepAside();
+        } else if (!off) {
+            if (msg instanceof HttpRequest) {
+                headStarted = false;
+                headBytes = false;
+                openExchanges++;
+                headsRead++;
+                readingBody = true;
+                lastBodyNanos = System.nanoTime();
+            }
+            if (msg instanceof HttpContent) {
+                lastBodyNanos = System.nanoTime();
+                if (msg instanceof LastHttpContent) {
+                    readingBody = false;
+                }
+            }
+            update();
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            // Vert.x's idle handler is only this handler's anchor in the pipeline: the phases above decide, and an
+            // HTTP/2 connection keeps having no idle limit (a long silent answer is not an idle connection).
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        boolean interim = msg instanceof HttpResponse r && r.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+        if (!interim && !off) {
+            if (msg instanceof HttpResponse) {
+                responsesStarted++;
+            }
+            if (msg instanceof LastHttpContent && openExchanges > 0 && --openExchanges == 0) {
+                idleSinceNanos = System.nanoTime();
+            }
+            update();
+        }
+        super.write(ctx, msg, promise);
+    }
+
+    private Phase phase() {
+        if (off) {
+            return Phase.OFF;
+        }
+        if (readingBody) {
+            return Phase.BODY;
+        }
+        if (openExchanges > 0) {
+            return Phase.WAITING;
+        }
+        return headStarted ? Phase.HEAD : Phase.IDLE;
+    }
+
+    private long deadline(Phase phase) {
+        return switch (phase) {
+            case HEAD -> headStartNanos + settings.headerNanos();
+            case BODY -> lastBodyNanos + settings.bodyIdleNanos();
+            case IDLE -> idleSinceNanos + settings.keepAliveNanos();
+            case WAITING, OFF -> Long.MAX_VALUE;
+        };
+    }
+
+    /** Reschedules only when the phase changed; within a phase a check that comes early schedules the next. */
+    private void update() {
+        Phase phase = phase();
+        if (phase != scheduledFor) {
+            cancel();
+            scheduledFor = phase;
+            schedule(phase);
+        }
+    }
+
+    private void schedule(Phase phase) {
+        long deadline = deadline(phase);
+        if (deadline != Long.MAX_VALUE && ctx != null) {
+            check = ctx.executor().schedule(this::checkDeadline, Math.max(0, deadline - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void checkDeadline() {
+        check = null;
+        Phase phase = phase();
+        if (phase != scheduledFor || !ctx.channel().isActive()) {
+            return;
+        }
+        if (phase == Phase.BODY && !ctx.channel().config().isAutoRead()) {
+            // The gateway is holding the body back; the client is not the one pausing.
+            lastBodyNanos = System.nanoTime();
+        }
+        if (System.nanoTime() < deadline(phase)) {
+            schedule(phase);
+            return;
+        }
+        switch (phase) {
+            case HEAD -> {
+                if (headBytes) {
+                    timeOut("client_header_timeout", "The request head did not arrive within "
+                            + TimeUnit.NANOSECONDS.toSeconds(settings.headerNanos()) + " s");
+                } else {
+                    ctx.close();
+                }
+            }
+            case BODY -> {
+                if (responsesStarted >= headsRead) {
+                    ctx.close();
+                } else {
+                    timeOut("client_body_timeout", "No request body bytes arrived for "
+                            + TimeUnit.NANOSECONDS.toSeconds(settings.bodyIdleNanos()) + " s");
+                }
+            }
+            case IDLE -> ctx.close();
+            case WAITING, OFF -> { }
+        }
+    }
+
+    /** Answers 408 from here (Vert.x has no response of its own under way) and closes once it is written. */
+    private void timeOut(String code, String message) {
+        stop();
+        ByteBuf body = Unpooled.copiedBuffer(new ApiError(408, code, message).json(), StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.REQUEST_TIMEOUT, body);
+        response.headers().set("content-type", "application/json").set("content-length", body.readableBytes())
+                .set("connection", "close").set("x-smg-error-code", code);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Stops timing for good but stays in place, still holding Vert.x's idle events back. */
+    private void stepAside() {
+        if (off) {
+            return;
+        }
+        stop();
+        FirstBytes first = ctx.pipeline().get(FirstBytes.class);
+        if (first != null) {
+            ctx.pipeline().remove(first);
+        }
+    }
+
+    private void stop() {
+        off = true;
+        cancel();
+    }
+
+    private void cancel() {
+        if (check != null) {
+            check.cancel(false);
+            check = null;
+        }
+    }
+
+    /**
+     * At the head of the pipeline from the moment of accept: reports raw bytes to its {@link ClientDeadlines}, and
+     * puts that handler in place once Vert.x has set the connection's pipeline up (right after Vert.x's {@code idle}
+     * handler, before which Vert.x inserts its HTTP codec).
+     */
+    public static final class FirstBytes extends ChannelInboundHandlerAdapter {
+
+        /** The name of Vert.x's idle-state handler, the anchor; present when the server has an idle timeout. */
+        static final String ANCHOR = "idle";
+
+        private final ClientDeadlines deadlines;
+        private boolean placed;
+
+        public FirstBytes(ClientDeadlines deadlines) {
+            this.deadlines = deadlines;
+        }
+
+        @Override
+        public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+            ctx.fireChannelRegistered();
+            place(ctx);
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            if (!placed && ssl != null) {
+                // TLS: Vert.x sets the HTTP pipeline up once the handshake is done; this listener runs after its own.
+                ssl.handshakeFuture().addListener(done -> {
+                    if (done.isSuccess()) {
+                        place(ctx);
+                    }
+                });
+            } else if (!placed) {
+                ctx.pipeline().remove(this);
+            }
+        }
+
+        private void place(ChannelHandlerContext ctx) {
+            if (!placed && ctx.pipeline().get(ANCHOR) != null) {
+                placed = true;
+                ctx.pipeline().addAfter(ANCHOR, "clientDeadlines", deadlines);
+            }
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            deadlines.bytesArrived();
+            ctx.fireChannelRead(msg);
+        }
+    }
+}

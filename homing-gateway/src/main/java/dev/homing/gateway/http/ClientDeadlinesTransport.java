@@ -1,0 +1,145 @@
+package dev.homing.gateway.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.vertx.core.datagram.DatagramSocketOptions;
+import io.vertx.core.net.ClientOptionsBase;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.core.transport.Transport;
+
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * Vert.x's NIO transport with one addition: every connection a server accepts gets {@link ClientDeadlines} at the
+ * moment of accept. Vert.x has no public hook that early (its connection handler runs only once a first request is
+ * decoded, too late to time that request's head), so the hook is the transport, which configures each server
+ * bootstrap. Servers without an idle timeout are left as they are (see {@link ClientDeadlines.FirstBytes}).
+ */
+public final class ClientDeadlinesTransport implements Transport {
+
+    private final Hooked implementation;
+
+    public ClientDeadlinesTransport(ClientDeadlines.Settings settings) {
+        this.implementation = new Hooked(Transport.NIO.implementation(), settings);
+    }
+
+    @Override
+    public String name() {
+        return "nio+client-deadlines";
+    }
+
+    @Override
+    public boolean available() {
+        return true;
+    }
+
+    @Override
+    public Throwable unavailabilityCause() {
+        return null;
+    }
+
+    @Override
+    public io.vertx.core.spi.transport.Transport implementation() {
+        return implementation;
+    }
+
+    /** Sees each accepted channel before Vert.x initialises it, and puts the deadline handlers at its head. */
+    @ChannelHandler.Sharable
+    private static final class OnAccept extends ChannelInboundHandlerAdapter {
+        private final ClientDeadlines.Settings settings;
+
+        OnAccept(ClientDeadlines.Settings settings) {
+            this.settings = settings;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Channel child) {
+                child.pipeline().addFirst(new ClientDeadlines.FirstBytes(new ClientDeadlines(settings)));
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    /** The NIO transport, delegated to in everything but the server bootstrap. */
+    private record Hooked(io.vertx.core.spi.transport.Transport nio, ClientDeadlines.Settings settings)
+            implements io.vertx.core.spi.transport.Transport {
+
+        @Override
+        public void configure(NetServerOptions options, boolean domainSocket, ServerBootstrap bootstrap) {
+            nio.configure(options, domainSocket, bootstrap);
+            bootstrap.handler(new OnAccept(settings));
+        }
+
+        @Override
+        public IoHandlerFactory ioHandlerFactory() {
+            return nio.ioHandlerFactory();
+        }
+
+        @Override
+        public io.netty.channel.EventLoopGroup eventLoopGroup(int type, int threads, ThreadFactory factory,
+                                                              int ioRatio) {
+            return nio.eventLoopGroup(type, threads, factory, ioRatio);
+        }
+
+        @Override
+        public DatagramChannel datagramChannel() {
+            return nio.datagramChannel();
+        }
+
+        @Override
+        public DatagramChannel datagramChannel(InternetProtocolFamily family) {
+            return nio.datagramChannel(family);
+        }
+
+        @Override
+        public ChannelFactory<? extends Channel> channelFactory(boolean domainSocket) {
+            return nio.channelFactory(domainSocket);
+        }
+
+        @Override
+        public ChannelFactory<? extends ServerChannel> serverChannelFactory(boolean domainSocket) {
+            return nio.serverChannelFactory(domainSocket);
+        }
+
+        @Override
+        public boolean supportsDomainSockets() {
+            return nio.supportsDomainSockets();
+        }
+
+        @Override
+        public boolean supportFileRegion() {
+            return nio.supportFileRegion();
+        }
+
+        @Override
+        public java.net.SocketAddress convert(SocketAddress address) {
+            return nio.convert(address);
+        }
+
+        @Override
+        public SocketAddress convert(java.net.SocketAddress address) {
+            return nio.convert(address);
+        }
+
+        @Override
+        public void configure(DatagramChannel channel, DatagramSocketOptions options) {
+            nio.configure(channel, options);
+        }
+
+        @Override
+        public void configure(ClientOptionsBase options, int connectTimeout, boolean domainSocket,
+                              io.netty.bootstrap.Bootstrap bootstrap) {
+            nio.configure(options, connectTimeout, domainSocket, bootstrap);
+        }
+    }
+}

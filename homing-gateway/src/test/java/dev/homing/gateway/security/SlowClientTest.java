@@ -1,0 +1,207 @@
+package dev.homing.gateway.security;
+
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.RunningGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Clients that send too slowly or idle too long lose their connection, with a 408 in the OpenAI shape when they were
+ * in the middle of a request, and nothing of their request reaches a worker. The gateway runs with 1-second client
+ * timeouts; each test talks raw HTTP/1.1 over a loopback socket.
+ */
+class SlowClientTest {
+
+    private static final JsonMapper JSON = JsonMapper.shared();
+    private static final String CHAT = "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+    private static FakeWorker worker;
+    private static RunningGateway gateway;
+    private final ScheduledExecutorService dribbler = Executors.newSingleThreadScheduledExecutor();
+
+    @BeforeAll
+    static void start() {
+        worker = FakeWorker.start("model-a");
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).clientHeaderTimeoutSecs(1)
+                .clientBodyTimeoutSecs(1).clientKeepaliveTimeoutSecs(1).maxConcurrentRequests(1)
+                .queueTimeoutSecs(10).requestTimeoutSecs(3).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+        worker.close();
+    }
+
+    @BeforeEach
+    void clear() {
+        worker.clear();
+        worker.behaviour(FakeWorker.Behaviour.NORMAL);
+    }
+
+    @AfterEach
+    void stopDribbling() {
+        dribbler.shutdownNow();
+    }
+
+    @Test
+    void aHeadThatStopsHalfWayGets408AndTheConnectionIsClosed() throws IOException {
+        try (Socket socket = connect()) {
+            send(socket, "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: appl");
+
+            assertTimedOut(socket, "client_header_timeout");
+        }
+        assertThat(worker.received()).isEmpty();
+    }
+
+    @Test
+    void aHeadDribbledAByteAtATimeStillGets408WithinTheHeaderTimeout() throws IOException {
+        try (Socket socket = connect()) {
+            OutputStream out = socket.getOutputStream();
+            send(socket, "GET /health HTTP/1.1\r\n");
+            long start = System.nanoTime();
+            // One header byte every 100 ms: activity that would keep a plain idle timeout from ever firing.
+            dribbler.scheduleAtFixedRate(() -> {
+                try {
+                    out.write('x');
+                    out.flush();
+                } catch (IOException closed) {
+                    throw new IllegalStateException(closed);
+                }
+            }, 0, 100, TimeUnit.MILLISECONDS);
+
+            assertTimedOut(socket, "client_header_timeout");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+
+    @Test
+    void aBodyThatStopsHalfWayGets408NeverReachesAWorkerAndGivesItsAdmissionBack() throws IOException {
+        try (Socket socket = connect()) {
+            send(socket, "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                    + "content-length: " + CHAT.length() + "\r\n\r\n" + CHAT.substring(0, 20));
+
+            assertTimedOut(socket, "client_body_timeout");
+        }
+        assertThat(worker.received()).isEmpty();
+
+        // --max-concurrent-requests is 1: a permit kept by the stalled request would leave this one waiting.
+        HttpResponse<String> next = gateway.post("/v1/chat/completions", CHAT);
+        assertThat(next.statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aSilentConnectionIsClosedWithoutAnAnswer() throws IOException {
+        try (Socket socket = connect()) {
+            assertThat(socket.getInputStream().read()).as("end of stream, no answer").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void anIdleKeepAliveConnectionIsClosedAfterItsAnswer() throws IOException {
+        try (Socket socket = connect()) {
+            send(socket, "GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+            InputStream in = socket.getInputStream();
+            RawHttp.Response answer = RawHttp.read(new BoundedByContentLength(in));
+
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(in.read()).as("closed after the keep-alive timeout").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aSlowWorkerIsNotMistakenForASlowClient() {
+        worker.behaviour(FakeWorker.Behaviour.HANG);
+
+        CompletableFuture<HttpResponse<String>> answer = CompletableFuture.supplyAsync(
+                () -> gateway.post("/v1/chat/completions", CHAT));
+
+        // The client timeouts are 1 s; only --request-timeout-secs (3 s) may end this exchange, with 504.
+        HttpResponse<String> response = answer.orTimeout(15, TimeUnit.SECONDS).join();
+        assertThat(response.statusCode()).isEqualTo(504);
+    }
+
+    private static Socket connect() throws IOException {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", gateway.gateway().port()), 5_000);
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    private static void send(Socket socket, String text) throws IOException {
+        socket.getOutputStream().write(text.getBytes(StandardCharsets.ISO_8859_1));
+        socket.getOutputStream().flush();
+    }
+
+    private static void assertTimedOut(Socket socket, String code) throws IOException {
+        RawHttp.Response response = RawHttp.read(socket.getInputStream());
+        assertThat(response.status()).as("answer %s", response.text()).isEqualTo(408);
+        assertThat(response.headers().get("connection")).isEqualTo("close");
+        assertThat(response.headers().get("x-smg-error-code")).isEqualTo(code);
+        JsonNode error = JSON.readTree(response.body()).path("error");
+        assertThat(error.path("code").asString()).isEqualTo(code);
+        assertThat(error.path("message").isString()).isTrue();
+        try {
+            assertThat(socket.getInputStream().read()).as("connection closed after the 408").isEqualTo(-1);
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("the connection stayed open after the 408", e);
+        } catch (IOException reset) {
+            // Closed with unread bytes of ours still in flight: a reset is a close too.
+        }
+    }
+
+    /** Ends the stream after one response's head and Content-Length body, so the socket itself stays open. */
+    private static final class BoundedByContentLength extends InputStream {
+        private final InputStream in;
+        private final StringBuilder head = new StringBuilder();
+        private long bodyLeft = -1;
+
+        BoundedByContentLength(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (bodyLeft == 0) {
+                return -1;
+            }
+            int b = in.read();
+            if (b < 0) {
+                return b;
+            }
+            if (bodyLeft > 0) {
+                bodyLeft--;
+            } else {
+                head.append((char) b);
+                if (head.toString().endsWith("\r\n\r\n")) {
+                    String lower = head.toString().toLowerCase(java.util.Locale.ROOT);
+                    int at = lower.indexOf("content-length:");
+                    bodyLeft = at < 0 ? 0 : Long.parseLong(lower.substring(at + 15, lower.indexOf("\r\n", at)).trim());
+                }
+            }
+            return b;
+        }
+    }
+}
