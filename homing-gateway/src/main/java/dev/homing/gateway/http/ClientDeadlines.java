@@ -6,6 +6,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -21,6 +22,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -104,7 +106,12 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
 
     /** Raw bytes arrived (reported by {@link FirstBytes}): the start of a head when nothing else is going on. */
     void bytesArrived() {
-        if (ctx == null || off) {
+        if (off) {
+            return;
+        }
+        if (ctx == null) {
+            // Not in place yet (TLS handshake, or the bytes Vert.x reads to set the pipeline up): the first head.
+            headBytes = true;
             return;
         }
         if (openExchanges == 0 && !readingBody && !headStarted) {
@@ -278,13 +285,16 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
 
     /**
      * At the head of the pipeline from the moment of accept: reports raw bytes to its {@link ClientDeadlines}, and
-     * puts that handler in place once Vert.x has set the connection's pipeline up (right after Vert.x's {@code idle}
-     * handler, before which Vert.x inserts its HTTP codec).
+     * puts that handler in place right after Vert.x's HTTP codec: at registration for plain HTTP (the codec's anchor
+     * is there already), after the handshake for TLS. A server with no anchor (no idle timeout) is left alone.
      */
     public static final class FirstBytes extends ChannelInboundHandlerAdapter {
 
-        /** The name of Vert.x's idle-state handler, the anchor; present when the server has an idle timeout. */
-        static final String ANCHOR = "idle";
+        /**
+         * Vert.x inserts its HTTP codec just before its chunked writer (TLS) or else its idle-state handler (present
+         * when the server has an idle timeout), so the deadlines go right after whichever of the two is there.
+         */
+        private static final List<String> ANCHORS = List.of("chunkedWriter", "idle");
 
         private final ClientDeadlines deadlines;
         private boolean placed;
@@ -296,30 +306,55 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
         @Override
         public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
             ctx.fireChannelRegistered();
-            place(ctx);
-            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
-            if (!placed && ssl != null) {
-                // TLS: Vert.x sets the HTTP pipeline up once the handshake is done; this listener runs after its own.
-                ssl.handshakeFuture().addListener(done -> {
-                    if (done.isSuccess()) {
-                        place(ctx);
+            ChannelHandlerContext ssl = ctx.pipeline().context(SslHandler.class);
+            if (place(ctx.pipeline())) {
+                return;
+            }
+            if (ssl != null) {
+                // TLS: Vert.x sets the HTTP pipeline up once the handshake is done, before the first decrypted bytes
+                // move on; a one-shot handler right after the TLS one places the deadlines at that moment.
+                ((SslHandler) ssl.handler()).handshakeFuture().addListener(done -> {
+                    if (done.isSuccess() && ctx.channel().isActive()) {
+                        ctx.pipeline().addAfter(ssl.name(), null, new AfterHandshake(this));
                     }
                 });
-            } else if (!placed) {
+            } else {
                 ctx.pipeline().remove(this);
             }
         }
 
-        private void place(ChannelHandlerContext ctx) {
-            if (!placed && ctx.pipeline().get(ANCHOR) != null) {
-                placed = true;
-                ctx.pipeline().addAfter(ANCHOR, "clientDeadlines", deadlines);
+        /** Puts the deadlines after an anchor when one is there; whether they are in place. */
+        private boolean place(ChannelPipeline pipeline) {
+            for (String anchor : ANCHORS) {
+                if (!placed && pipeline.get(anchor) != null) {
+                    placed = true;
+                    pipeline.addAfter(anchor, "clientDeadlines", deadlines);
+                }
             }
+            return placed;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             deadlines.bytesArrived();
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    /** Sees the first decrypted bytes of a TLS connection, when Vert.x's HTTP pipeline is in place, and places. */
+    private static final class AfterHandshake extends ChannelInboundHandlerAdapter {
+        private final FirstBytes first;
+
+        AfterHandshake(FirstBytes first) {
+            this.first = first;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.pipeline().remove(this);
+            if (!first.place(ctx.pipeline())) {
+                ctx.pipeline().remove(first);
+            }
             ctx.fireChannelRead(msg);
         }
     }
