@@ -19,6 +19,7 @@ final class LoadRun {
 
     private final ExecutorService clients;
     private final AtomicInteger next = new AtomicInteger();
+    private volatile boolean stopped;
     private final AtomicInteger answered = new AtomicInteger();
     private final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
 
@@ -31,7 +32,7 @@ final class LoadRun {
         LoadRun run = new LoadRun(clientCount);
         for (int c = 0; c < clientCount; c++) {
             run.clients.execute(() -> {
-                for (int i = run.next.getAndIncrement(); i < requests; i = run.next.getAndIncrement()) {
+                for (int i = run.next.getAndIncrement(); i < requests && !run.stopped; i = run.next.getAndIncrement()) {
                     run.answers.add(send.apply(i));
                     run.answered.incrementAndGet();
                 }
@@ -44,6 +45,11 @@ final class LoadRun {
     /** Requests answered so far, whatever the answer. */
     int answered() {
         return answered.get();
+    }
+
+    /** Sends no more requests; those in flight still get their answers. */
+    void stop() {
+        stopped = true;
     }
 
     /** Waits for the last answer; fails if the load has not finished within {@code timeout}. */
