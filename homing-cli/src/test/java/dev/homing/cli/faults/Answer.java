@@ -12,10 +12,11 @@ import tools.jackson.databind.json.JsonMapper;
  * @param requestId the {@code x-request-id} the client sent
  * @param stream    whether it asked for server-sent events
  * @param status    the HTTP status, 0 when no answer head arrived
+ * @param retryAfter the {@code Retry-After} header, or null
  * @param body      the whole body received (empty when none)
  * @param failure   why the exchange broke off (connection reset, timeout), or null
  */
-record Answer(String requestId, boolean stream, int status, String body, String failure) {
+record Answer(String requestId, boolean stream, int status, String retryAfter, String body, String failure) {
 
     private static final ObjectMapper JSON = JsonMapper.builder().build();
     private static final String ERROR_EVENT = "data: {\"error\":";
@@ -34,8 +35,8 @@ record Answer(String requestId, boolean stream, int status, String body, String 
         LOST
     }
 
-    static Answer broken(String requestId, boolean stream, int status, String body, Throwable failure) {
-        return new Answer(requestId, stream, status, body, failure.getClass().getSimpleName() + ": "
+    static Answer broken(String requestId, boolean stream, Throwable failure) {
+        return new Answer(requestId, stream, 0, null, "", failure.getClass().getSimpleName() + ": "
                 + failure.getMessage());
     }
 

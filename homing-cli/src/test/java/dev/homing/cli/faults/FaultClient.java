@@ -32,12 +32,13 @@ final class FaultClient implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Answer(requestId, stream, response.statusCode(), response.body(), null);
+            return new Answer(requestId, stream, response.statusCode(),
+                    response.headers().firstValue("retry-after").orElse(null), response.body(), null);
         } catch (IOException e) {
-            return Answer.broken(requestId, stream, 0, "", e);
+            return Answer.broken(requestId, stream, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Answer.broken(requestId, stream, 0, "", e);
+            return Answer.broken(requestId, stream, e);
         }
     }
 
