@@ -31,6 +31,11 @@ final class AnsweredIds {
         return timesAnswered.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
     }
 
+    /** Answers recorded in all, duplicates included. */
+    int count() {
+        return timesAnswered.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     int timesAnswered(String requestId) {
         return timesAnswered.getOrDefault(requestId, 0);
     }
