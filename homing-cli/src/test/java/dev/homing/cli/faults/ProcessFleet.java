@@ -60,13 +60,6 @@ final class ProcessFleet implements AutoCloseable {
                 .until(() -> gateway.healthyWorkers(control) == workers);
     }
 
-    /** Waits until an engine answers its health check. */
-    void awaitHealthy(EngineProcess engine) {
-        await(engine.name() + " healthy (log " + engine.process().log() + ")").atMost(START_TIMEOUT)
-                .pollInterval(POLL).failFast(engine.name() + " died", engine.process()::diedUnexpectedly)
-                .until(() -> control.answers200(engine.url() + "/health"));
-    }
-
     /** Whether a process of the fleet exited that the test did not stop. */
     boolean anyDied() {
         return processes.stream().anyMatch(HomingProcess::diedUnexpectedly);

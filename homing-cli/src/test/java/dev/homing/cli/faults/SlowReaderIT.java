@@ -24,13 +24,14 @@ import org.junit.jupiter.api.Test;
  * back (pausing its engine connection) rather than buffer it, so its heap stays bounded whatever the clients do.
  *
  * <p>Each client reads nothing, through a small receive buffer, until both engines have generated every stream to
- * the end, then reads the rest. Every stream is an SGLang {@code /generate} stream of 200 tokens, whose events
- * carry the whole text so far: some 110 KB a stream, 220 MB for all, far beyond the gateway's heap bound.
+ * the end, then reads the rest. Every stream is an SGLang {@code /generate} stream of 300 tokens, whose events
+ * carry the whole text so far: some 230 KB a stream, 450 MB for all, far beyond the gateway's heap bound and its
+ * whole resident memory, so a gateway that buffered instead of pausing would fail both checks.
  */
 class SlowReaderIT {
 
     private static final int STREAMS = 2_000;
-    private static final int TOKENS = 200;
+    private static final int TOKENS = 300;
     /** Streams opening at once: a burst of thousands of connects overflows accept queues and costs only retries. */
     private static final int OPENING_AT_ONCE = 100;
     private static final String GATEWAY_HEAP = "512m";
@@ -83,6 +84,10 @@ class SlowReaderIT {
             assertThat(duplicated).isZero();
             assertThat(heap.samples()).as("heap samples").isGreaterThan(4);
             assertThat(peak).as("peak gateway heap in use, -Xmx" + GATEWAY_HEAP).isLessThan(HEAP_BOUND_BYTES);
+            if (peakResident > 0) {
+                assertThat(peakResident).as("the gateway's peak resident memory, heap and direct buffers together, "
+                        + "against all the stream bytes it relayed").isLessThan(streamed);
+            }
             FaultFigures.record(new FaultFigures.Row("4", String.format(Locale.ROOT,
                     "%,d streams of %d tokens (%d MiB in all) unread until generated, then read; gateway -Xmx%s, "
                             + "peak resident %d MiB, heap peak while unread %d MiB", STREAMS, TOKENS, streamed >> 20,
