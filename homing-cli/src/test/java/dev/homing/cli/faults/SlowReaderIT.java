@@ -55,6 +55,7 @@ class SlowReaderIT {
                 fleet.engine("engine-1", engineJvm, "--time-scale", "100", "--max-running-requests", "2048"));
         GatewayProcess gateway = fleet.gateway(GATEWAY_HEAP, engines, "--policy", "round_robin");
         fleet.awaitReady(gateway, 2);
+        long idleHeap = gateway.heapUsedBytes(fleet.control());
         HttpClient http = vertx.createHttpClient(new HttpClientOptions().setReceiveBufferSize(8 * 1024),
                 new PoolOptions().setHttp1MaxSize(STREAMS));
         ConcurrentLinkedQueue<HeldStream> held = new ConcurrentLinkedQueue<>();
@@ -92,7 +93,8 @@ class SlowReaderIT {
                     "%,d streams of %d tokens (%d MiB in all) unread until generated, then read; gateway -Xmx%s, "
                             + "peak resident %d MiB, heap peak while unread %d MiB", STREAMS, TOKENS, streamed >> 20,
                     GATEWAY_HEAP, peakResident >> 20, heldBackPeak >> 20), answers, duplicated,
-                    String.format(Locale.ROOT, "%d MiB (bound %d MiB)", peak >> 20, HEAP_BOUND_BYTES >> 20)));
+                    String.format(Locale.ROOT, "%d MiB (bound %d MiB; %.1fx the %d MiB in use when idle)",
+                            peak >> 20, HEAP_BOUND_BYTES >> 20, (double) peak / idleHeap, idleHeap >> 20)));
         }
     }
 
