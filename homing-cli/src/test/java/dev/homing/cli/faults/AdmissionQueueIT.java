@@ -35,7 +35,7 @@ class AdmissionQueueIT {
     void requestsBeyondTheQueueGet429AtOnceAndOverdueWaitersGet408InArrivalOrder() {
         // Real time: the 600-token request that holds the one permit runs for some five seconds, well past the
         // waiters' deadlines; two seconds of queue timeout leave the refused requests time to arrive on a busy box.
-        EngineProcess engine = fleet.engine("slow-engine", EngineKillIT.ENGINE_JVM, "--time-scale", "1");
+        EngineProcess engine = fleet.engine("slow-engine", ProcessFleet.ENGINE_JVM, "--time-scale", "1");
         GatewayProcess gateway = fleet.gateway("512m", List.of(engine), "--max-concurrent-requests", "1",
                 "--queue-size", "2", "--queue-timeout-secs", "2");
         fleet.awaitReady(gateway, 1);

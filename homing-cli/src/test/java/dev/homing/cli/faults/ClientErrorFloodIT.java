@@ -28,9 +28,9 @@ class ClientErrorFloodIT {
     @Test
     void aFloodOfPromptsTooLongForTheEnginesOpensNoCircuit() throws Exception {
         List<EngineProcess> engines = List.of(
-                fleet.engine("engine-0", EngineKillIT.ENGINE_JVM, "--time-scale", "10",
+                fleet.engine("engine-0", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
                         "--context-length", Integer.toString(CONTEXT_TOKENS)),
-                fleet.engine("engine-1", EngineKillIT.ENGINE_JVM, "--time-scale", "10",
+                fleet.engine("engine-1", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
                         "--context-length", Integer.toString(CONTEXT_TOKENS)));
         // Thresholds low enough that a few 400s counted as failures would open a circuit at once.
         GatewayProcess gateway = fleet.gateway("512m", engines, "--policy", "round_robin",

@@ -21,7 +21,6 @@ class EngineKillIT {
      * kill finds streams half generated, and a plain 8-token request some 35 ms.
      */
     private static final String TIME_SCALE = "2";
-    static final List<String> ENGINE_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
     private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     private static final int PLAIN_CLIENTS = 2;
     private static final int PLAIN_REQUESTS = 300;
@@ -37,7 +36,8 @@ class EngineKillIT {
     @Test
     void killingAnEngineUnderLoadLosesNoRequestDuplicatesNoneAndItsRestartBringsTrafficBack() throws Exception {
         List<EngineProcess> engines = IntStream.range(0, 4)
-                .mapToObj(i -> fleet.engine("engine-" + i, ENGINE_JVM, "--time-scale", TIME_SCALE, "--seed", "" + i))
+                .mapToObj(i -> fleet.engine("engine-" + i, ProcessFleet.ENGINE_JVM, "--time-scale", TIME_SCALE,
+                        "--seed", Integer.toString(i)))
                 .toList();
         GatewayProcess gateway = fleet.gateway("512m", engines, "--policy", "round_robin",
                 "--cb-timeout-duration-secs", "2", "--request-timeout-secs", "60");

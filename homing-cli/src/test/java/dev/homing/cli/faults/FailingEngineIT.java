@@ -29,13 +29,13 @@ class FailingEngineIT {
 
     @Test
     void circuitsOfAFlakyAndAHungEngineOpenTrafficMovesAndTheyCloseOnceTheFaultsAreCleared() throws Exception {
-        EngineProcess flaky = fleet.engine("flaky", EngineKillIT.ENGINE_JVM, "--time-scale", "10",
+        EngineProcess flaky = fleet.engine("flaky", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
                 "--fail-rate", "0.5", "--fail-status", "503", "--seed", "42");
-        EngineProcess hung = fleet.engine("hung", EngineKillIT.ENGINE_JVM, "--time-scale", "10",
+        EngineProcess hung = fleet.engine("hung", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
                 "--stall-after-tokens", "1");
         List<EngineProcess> healthy = List.of(
-                fleet.engine("healthy-0", EngineKillIT.ENGINE_JVM, "--time-scale", "10"),
-                fleet.engine("healthy-1", EngineKillIT.ENGINE_JVM, "--time-scale", "10"));
+                fleet.engine("healthy-0", ProcessFleet.ENGINE_JVM, "--time-scale", "10"),
+                fleet.engine("healthy-1", ProcessFleet.ENGINE_JVM, "--time-scale", "10"));
         List<EngineProcess> engines = List.of(flaky, hung, healthy.get(0), healthy.get(1));
         GatewayProcess gateway = fleet.gateway("512m", engines, "--policy", "round_robin",
                 "--cb-failure-threshold", "3", "--cb-success-threshold", "2",

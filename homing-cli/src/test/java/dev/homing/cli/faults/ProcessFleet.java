@@ -22,6 +22,8 @@ final class ProcessFleet implements AutoCloseable {
     /** JVM start, picocli, Vert.x and worker registration on two busy cores: generous, and only reached on failure. */
     static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     static final Duration POLL = Duration.ofMillis(100);
+    /** A small engine's JVM: a few hundred requests need little heap, and a serial collector spares the cores. */
+    static final List<String> ENGINE_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
 
     private final Path dir;
     private final FaultClient control = new FaultClient(Duration.ofSeconds(10));
