@@ -60,6 +60,8 @@ final class InferenceAdmission {
     }
 
     private void await(HttpServerRequest req, AdmissionQueue.Ticket ticket, Consumer<AdmissionQueue.Permit> proceed) {
+        // Counted as it joins the queue: how many had to wait is worth seeing, and a test can tell one is waiting.
+        metrics.rateLimit("queued");
         // The body is read only once admitted: a waiting request holds a socket, not its body, in memory.
         req.pause();
         Context context = vertx.getOrCreateContext();

@@ -4,6 +4,7 @@ import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 import dev.homing.sim.model.EngineConfig;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -78,12 +79,16 @@ public final class SimEngineCommand implements Callable<Integer> {
     @Option(names = "--slow-health-ms", description = "Delay health answers by this much (0: off).")
     long slowHealthMillis = FAULTS.slowHealthMillis();
 
+    @Option(names = "--record-request-ids", paramLabel = "FILE",
+        description = "Append the x-request-id of each fully answered request to FILE, one a line (default: off).")
+    Path recordRequestIds;
+
     /** The options these flags describe. */
     public SimEngineOptions options() {
         EngineConfig engine = engineFlags.config(seed);
         Faults faults = new Faults(failRate, failStatus, stallAfterTokens, resetAfterTokens, dieAfterRequests,
             slowHealthMillis, seed);
-        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults);
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, recordRequestIds);
     }
 
     @Override

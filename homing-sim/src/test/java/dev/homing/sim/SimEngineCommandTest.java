@@ -6,6 +6,7 @@ import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.model.EngineConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -28,7 +29,7 @@ class SimEngineCommandTest {
         SimEngineCommand command = new SimEngineCommand();
         new CommandLine(command).parseArgs("--port", "0", "--kv-tokens", "50000", "--page-size", "16",
             "--time-scale", "100", "--decode-step-us", "12000", "--fail-rate", "0.25", "--fail-status", "503",
-            "--reset-after-tokens", "7");
+            "--reset-after-tokens", "7", "--record-request-ids", "ids.txt");
 
         SimEngineOptions options = command.options();
 
@@ -39,6 +40,7 @@ class SimEngineCommandTest {
         assertThat(options.faults().failRate()).isEqualTo(0.25);
         assertThat(options.faults().failStatus()).isEqualTo(503);
         assertThat(options.faults().resetAfterTokens()).isEqualTo(7);
+        assertThat(options.requestIdLog()).isEqualTo(Path.of("ids.txt"));
     }
 
     @Test

@@ -212,7 +212,7 @@ public final class GatewayMetrics {
         retryBackoff.labelValues(String.valueOf(retry + 1)).observe(delayMillis / 1000.0);
     }
 
-    /** An admission decision: {@code allowed} or {@code rejected} (429 or 408). */
+    /** An admission decision: {@code allowed}, {@code queued} (it waits first) or {@code rejected} (429 or 408). */
     public void rateLimit(String result) {
         rateLimit.labelValues(result).inc();
     }

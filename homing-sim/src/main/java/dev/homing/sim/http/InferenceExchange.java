@@ -18,6 +18,7 @@ final class InferenceExchange {
     private final EngineDriver driver;
     private final ResponseRenderer renderer;
     private final Faults faults;
+    private final CompletedRequestLog completedLog;
     private final long seed;
     private final long createdSeconds = System.currentTimeMillis() / 1000;
     private final StringBuilder text = new StringBuilder();
@@ -27,12 +28,13 @@ final class InferenceExchange {
     private boolean over;
 
     InferenceExchange(HttpServerRequest http, InferenceRequest request, EngineDriver driver,
-                      ResponseRenderer renderer, Faults faults) {
+                      ResponseRenderer renderer, Faults faults, CompletedRequestLog completedLog) {
         this.http = http;
         this.request = request;
         this.driver = driver;
         this.renderer = renderer;
         this.faults = faults;
+        this.completedLog = completedLog;
         this.seed = PseudoWords.seedOf(request.promptTokens(), driver.engine().config().seed());
     }
 
@@ -91,6 +93,8 @@ final class InferenceExchange {
             return;
         }
         over = true;
+        // Logged before the answer leaves: an engine killed in between shows as a duplicate, never hides one.
+        completedLog.completed(http.getHeader("x-request-id"));
         if (request.stream()) {
             response.end(renderer.streamEnd(answer(progress)));
         } else {

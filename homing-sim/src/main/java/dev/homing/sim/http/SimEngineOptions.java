@@ -1,6 +1,7 @@
 package dev.homing.sim.http;
 
 import dev.homing.sim.model.EngineConfig;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -13,6 +14,7 @@ import java.util.Objects;
  * @param timeScale how many times faster than real time the engine runs (1 is real time; tests use 100 or more)
  * @param engine    the engine model: KV cache, scheduler, timing
  * @param faults    injected faults
+ * @param requestIdLog file to append the {@code x-request-id} of each fully answered request to, or null for none
  */
 public record SimEngineOptions(
     String host,
@@ -20,7 +22,8 @@ public record SimEngineOptions(
     String modelName,
     double timeScale,
     EngineConfig engine,
-    Faults faults) {
+    Faults faults,
+    Path requestIdLog) {
 
     public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
     /** Virtual nanoseconds fit a long for 292 years; at this scale that is still 25 hours of real time. */
@@ -40,26 +43,31 @@ public record SimEngineOptions(
     }
 
     public static SimEngineOptions defaults() {
-        return new SimEngineOptions("127.0.0.1", 0, DEFAULT_MODEL, 1, EngineConfig.DEFAULTS, Faults.NONE);
+        return new SimEngineOptions("127.0.0.1", 0, DEFAULT_MODEL, 1, EngineConfig.DEFAULTS, Faults.NONE,
+            null);
     }
 
     public SimEngineOptions withPort(int newPort) {
-        return new SimEngineOptions(host, newPort, modelName, timeScale, engine, faults);
+        return new SimEngineOptions(host, newPort, modelName, timeScale, engine, faults, requestIdLog);
     }
 
     public SimEngineOptions withTimeScale(double scale) {
-        return new SimEngineOptions(host, port, modelName, scale, engine, faults);
+        return new SimEngineOptions(host, port, modelName, scale, engine, faults, requestIdLog);
     }
 
     public SimEngineOptions withEngine(EngineConfig config) {
-        return new SimEngineOptions(host, port, modelName, timeScale, config, faults);
+        return new SimEngineOptions(host, port, modelName, timeScale, config, faults, requestIdLog);
     }
 
     public SimEngineOptions withFaults(Faults newFaults) {
-        return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults);
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults, requestIdLog);
+    }
+
+    public SimEngineOptions withRequestIdLog(Path file) {
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, file);
     }
 
     public SimEngineOptions withModelName(String name) {
-        return new SimEngineOptions(host, port, name, timeScale, engine, faults);
+        return new SimEngineOptions(host, port, name, timeScale, engine, faults, requestIdLog);
     }
 }

@@ -25,7 +25,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The simulated engine's HTTP server: routes SGLang's and OpenAI's endpoints to the {@link EngineDriver}, renders
- * answers, serves metrics, and injects the configured {@link Faults}. All its state lives on its one event loop.
+ * answers, serves metrics, and injects the configured {@link Faults} until {@code POST /clear_faults} turns them
+ * off. All its state lives on its one event loop.
  */
 final class SimEngineVerticle extends VerticleBase {
     private static final Logger LOG = LoggerFactory.getLogger(SimEngineVerticle.class);
@@ -36,6 +37,9 @@ final class SimEngineVerticle extends VerticleBase {
     private final RequestParser parser;
     private final PoolingAnswers pooling;
     private final Random faultDice;
+    /** The faults in force: the configured ones until cleared. */
+    private Faults faults;
+    private CompletedRequestLog completedLog;
     private EngineDriver driver;
     private EngineMetrics metrics;
     private HttpServer server;
@@ -47,6 +51,7 @@ final class SimEngineVerticle extends VerticleBase {
         this.parser = new RequestParser(json, options.modelName());
         this.pooling = new PoolingAnswers(json, parser, options.modelName());
         this.faultDice = new Random(options.faults().seed());
+        this.faults = options.faults();
     }
 
     @Override
@@ -56,6 +61,7 @@ final class SimEngineVerticle extends VerticleBase {
         Consumer<Progress> observer = progress -> metrics.observe(progress);
         driver = new EngineDriver(vertx, engine, options.timeScale(), observer);
         metrics = new EngineMetrics(options.modelName(), driver::stats, driver::virtualNow);
+        completedLog = CompletedRequestLog.open(options.requestIdLog());
         server = vertx.createHttpServer(new HttpServerOptions().setHost(options.host()).setPort(options.port()));
         return server.requestHandler(this::handle).listen();
     }
@@ -63,6 +69,7 @@ final class SimEngineVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         driver.close();
+        completedLog.close();
         return server.close();
     }
 
@@ -87,6 +94,7 @@ final class SimEngineVerticle extends VerticleBase {
                 case "/v1/rerank", "/rerank" -> withBody(http, body -> sendJson(http, 200, pooling.rerank(body)));
                 case "/v1/classify" -> withBody(http, body -> sendJson(http, 200, pooling.classify(body)));
                 case "/flush_cache" -> flushCache(http);
+                case "/clear_faults" -> clearFaults(http);
                 default -> notFound(http);
             }
             return;
@@ -111,7 +119,7 @@ final class SimEngineVerticle extends VerticleBase {
 
     private void inference(HttpServerRequest http, Api api) {
         inferenceRequests++;
-        Faults faults = options.faults();
+        Faults faults = this.faults;
         if (faults.dieAfterRequests() > 0 && inferenceRequests > faults.dieAfterRequests()) {
             die(http);
             return;
@@ -123,7 +131,7 @@ final class SimEngineVerticle extends VerticleBase {
         withBody(http, body -> {
             InferenceRequest request = parser.parse(api, body);
             try {
-                new InferenceExchange(http, request, driver, renderer, faults).start();
+                new InferenceExchange(http, request, driver, renderer, faults, completedLog).start();
             } catch (IllegalArgumentException e) {
                 throw new BadRequest(e.getMessage());
             }
@@ -133,7 +141,7 @@ final class SimEngineVerticle extends VerticleBase {
     /** The engine process dies: it stops listening and drops every connection that reaches it. */
     private void die(HttpServerRequest http) {
         LOG.info("simulated engine on port {} dies after {} requests, as configured", actualPort(),
-            options.faults().dieAfterRequests());
+            faults.dieAfterRequests());
         dead = true;
         http.connection().close();
         server.close();
@@ -153,7 +161,7 @@ final class SimEngineVerticle extends VerticleBase {
     }
 
     private void afterHealthDelay(Runnable answer) {
-        long delay = options.faults().slowHealthMillis();
+        long delay = faults.slowHealthMillis();
         if (delay > 0) {
             vertx.setTimer(delay, ignored -> answer.run());
         } else {
@@ -218,6 +226,16 @@ final class SimEngineVerticle extends VerticleBase {
         rank.put("num_waiting_reqs", stats.waitingRequests());
         rank.put("num_tokens", stats.usedTokens());
         sendJson(http, 200, body);
+    }
+
+    /**
+     * Turns every fault off for the requests that come next, so a test can watch a gateway recover from a worker
+     * that was failing without restarting it. Requests already stalled stay stalled; a dead engine stays dead.
+     */
+    private void clearFaults(HttpServerRequest http) {
+        LOG.info("simulated engine on port {}: faults cleared", actualPort());
+        faults = Faults.NONE;
+        http.response().putHeader("content-type", "text/plain").end("Faults cleared.\n");
     }
 
     private void flushCache(HttpServerRequest http) {

@@ -1,0 +1,125 @@
+package dev.homing.cli.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fault 2 of the suite: of four engines one answers 503 half the time and one hangs. Their circuits open, traffic
+ * moves to the others, and once the faults are cleared the circuits close again.
+ */
+class FailingEngineIT {
+
+    private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
+    /** Open circuits wait this long before half-open probes: long enough to watch, short enough for a test. */
+    private static final int OPEN_SECONDS = 4;
+
+    private final ProcessFleet fleet = new ProcessFleet("failing-engines");
+
+    @AfterEach
+    void stopProcesses() {
+        fleet.close();
+    }
+
+    @Test
+    void circuitsOfAFlakyAndAHungEngineOpenTrafficMovesAndTheyCloseOnceTheFaultsAreCleared() throws Exception {
+        EngineProcess flaky = fleet.engine("flaky", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
+                "--fail-rate", "0.5", "--fail-status", "503", "--seed", "42");
+        EngineProcess hung = fleet.engine("hung", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
+                "--stall-after-tokens", "1");
+        List<EngineProcess> healthy = List.of(
+                fleet.engine("healthy-0", ProcessFleet.ENGINE_JVM, "--time-scale", "10"),
+                fleet.engine("healthy-1", ProcessFleet.ENGINE_JVM, "--time-scale", "10"));
+        List<EngineProcess> engines = List.of(flaky, hung, healthy.get(0), healthy.get(1));
+        GatewayProcess gateway = fleet.gateway("512m", engines, "--policy", "round_robin",
+                "--cb-failure-threshold", "3", "--cb-success-threshold", "2",
+                "--cb-timeout-duration-secs", Integer.toString(OPEN_SECONDS), "--request-timeout-secs", "2");
+        fleet.awaitReady(gateway, 4);
+        String url = gateway.url() + Requests.CHAT;
+        List<Answer> answers = new ArrayList<>();
+
+        try (FaultClient client = new FaultClient(Duration.ofSeconds(30))) {
+            LoadRun faulty = LoadRun.start(8, 2_000,
+                    i -> client.post(url, "failing-" + i, Requests.chat("faulty " + i, 8, false), false));
+            await("both circuits open").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+                    .until(() -> opened(gateway, flaky) > 0 && opened(gateway, hung) > 0);
+            faulty.stop();
+            answers.addAll(faulty.join(LOAD_TIMEOUT));
+            assertThat(answers).as("a flaky engine's 503s are retried elsewhere; the hung one's requests time out")
+                    .allMatch(a -> a.outcome() == Answer.Outcome.SUCCEEDED
+                            || a.outcome() == Answer.Outcome.FAILED_CLEARLY && a.status() == 504);
+            assertThat(Files.readString(gateway.process().log())).contains("circuit closed -> open");
+
+            trafficMovesWhileTheHungCircuitStaysOpen(gateway, hung, client, url, answers);
+
+            flaky.clearFaults(fleet.control());
+            hung.clearFaults(fleet.control());
+            LoadRun recovery = LoadRun.start(2, 2_000,
+                    i -> client.post(url, "recovery-" + i, Requests.chat("recovery " + i, 8, false), false));
+            await("every circuit closed again").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+                    .until(() -> engines.stream().allMatch(e -> gateway.circuitState(fleet.control(), e) == 0)
+                            && closedAgain(gateway, flaky) > 0 && closedAgain(gateway, hung) > 0);
+            recovery.stop();
+            List<Answer> recovered = recovery.join(LOAD_TIMEOUT);
+            answers.addAll(recovered);
+        }
+
+        assertThat(answers).noneMatch(a -> a.outcome() == Answer.Outcome.LOST);
+        int duplicated = AnsweredIds.of(engines).duplicated().size();
+        assertThat(duplicated).isZero();
+        FaultFigures.record(new FaultFigures.Row("2", "1 engine failing half its requests with 503, 1 hung, "
+                + "2 healthy; faults then cleared", answers, duplicated, null));
+    }
+
+    /**
+     * Sends a batch between two looks at the hung engine's circuit; if it stayed open throughout (no half-open probe
+     * in between), not one request may have gone to that engine, and every one must have succeeded. Otherwise tries
+     * again, a few times.
+     */
+    private void trafficMovesWhileTheHungCircuitStaysOpen(GatewayProcess gateway, EngineProcess hung,
+                                                          FaultClient client, String url, List<Answer> answers)
+            throws InterruptedException {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            await("hung circuit open").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+                    .until(() -> gateway.circuitState(fleet.control(), hung) == 1);
+            PrometheusText before = gateway.metrics(fleet.control());
+            String prefix = "moved-" + attempt + "-";
+            List<Answer> batch = LoadRun.start(4, 40,
+                    i -> client.post(url, prefix + i, Requests.chat("moved " + i, 8, false), false))
+                    .join(LOAD_TIMEOUT);
+            PrometheusText after = gateway.metrics(fleet.control());
+            answers.addAll(batch);
+            if (halfOpened(before, hung) == halfOpened(after, hung)) {
+                assertThat(sentTo(after, hung)).as("requests sent to the hung engine while its circuit was open")
+                        .isEqualTo(sentTo(before, hung));
+                assertThat(batch).allMatch(a -> a.outcome() == Answer.Outcome.SUCCEEDED);
+                return;
+            }
+        }
+        throw new AssertionError("the hung engine's circuit never stayed open through a batch of 40 requests");
+    }
+
+    private double opened(GatewayProcess gateway, EngineProcess engine) {
+        return gateway.metrics(fleet.control()).sum("smg_worker_cb_transitions_total", "worker", engine.url(),
+                "from", "closed", "to", "open");
+    }
+
+    private double closedAgain(GatewayProcess gateway, EngineProcess engine) {
+        return gateway.metrics(fleet.control()).sum("smg_worker_cb_transitions_total", "worker", engine.url(),
+                "from", "half_open", "to", "closed");
+    }
+
+    private static double halfOpened(PrometheusText metrics, EngineProcess engine) {
+        return metrics.sum("smg_worker_cb_transitions_total", "worker", engine.url(), "to", "half_open");
+    }
+
+    private static double sentTo(PrometheusText metrics, EngineProcess engine) {
+        return metrics.sum("homing_worker_requests_total", "worker", engine.url());
+    }
+}

@@ -1,0 +1,84 @@
+package dev.homing.cli.faults;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A gateway process ({@code homing launch}) on loopback in front of simulated engines, with its metrics listener on
+ * a port of its own, a heap bound given up front, and health checks and worker probes every second so a scenario
+ * sees workers come and go in seconds.
+ */
+final class GatewayProcess {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final HomingProcess process;
+    private final int port;
+    private final int metricsPort;
+
+    private GatewayProcess(HomingProcess process, int port, int metricsPort) {
+        this.process = process;
+        this.port = port;
+        this.metricsPort = metricsPort;
+    }
+
+    /**
+     * @param heap  the {@code -Xmx} value, e.g. {@code 512m}: the gateway's heap bound is a real one
+     * @param flags {@code homing launch} flags on top of the loopback, port and worker ones
+     */
+    static GatewayProcess start(String heap, List<EngineProcess> engines, List<String> flags, Path dir) {
+        int port = LoopbackPorts.free();
+        int metricsPort = LoopbackPorts.free();
+        List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", Integer.toString(port),
+                "--prometheus-host", "127.0.0.1", "--prometheus-port", Integer.toString(metricsPort),
+                "--worker-urls", engines.stream().map(EngineProcess::url).collect(Collectors.joining(",")),
+                "--worker-startup-check-interval", "1", "--health-check-interval-secs", "1"));
+        args.addAll(flags);
+        return new GatewayProcess(HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir), port,
+                metricsPort);
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    HomingProcess process() {
+        return process;
+    }
+
+    /** The gateway's {@code /metrics} page now. */
+    PrometheusText metrics(FaultClient control) {
+        return new PrometheusText(control.get("http://127.0.0.1:" + metricsPort + "/metrics").body());
+    }
+
+    /** Heap in use now (live objects and garbage not yet collected), from the JVM metrics. */
+    long heapUsedBytes(FaultClient control) {
+        return (long) metrics(control).sum("jvm_memory_used_bytes", "area", "heap");
+    }
+
+    /** Healthy workers as {@code /readiness} reports them; 0 while the gateway is not up or not ready. */
+    int healthyWorkers(FaultClient control) {
+        try {
+            HttpResponse<String> readiness = control.send("GET", url() + "/readiness");
+            return readiness.statusCode() == 200 ? JSON.readTree(readiness.body()).path("healthy_workers").asInt()
+                    : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** The circuit state the gateway exports for a worker: 0 closed, 1 open, 2 half-open. */
+    int circuitState(FaultClient control, EngineProcess engine) {
+        return (int) metrics(control).sum("smg_worker_cb_state", "worker", engine.url());
+    }
+
+    @Override
+    public String toString() {
+        return "gateway " + url();
+    }
+}

@@ -1,0 +1,172 @@
+package dev.homing.cli.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One {@code java -jar homing.jar ...} process: started with the JVM of the running test and the flags
+ * {@code bin/homing} gives, its stdout and stderr appended to a log file for debugging. Stopped through its
+ * {@link Process} handle only, never by name.
+ */
+final class HomingProcess implements AutoCloseable {
+
+    private static final long STOP_SECONDS = 10;
+
+    private final String name;
+    private final List<String> command;
+    private final Path log;
+    private Process process;
+    private volatile boolean killed;
+
+    private HomingProcess(String name, List<String> command, Path log) {
+        this.name = name;
+        this.command = command;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code homing <args>} with extra JVM options (a heap bound, a collector); output goes to
+     * {@code <logDir>/<name>.log}, appended across restarts.
+     */
+    static HomingProcess start(String name, List<String> jvmOptions, List<String> args, Path logDir) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command()
+                .orElseThrow(() -> new IllegalStateException("cannot tell which java runs this test")));
+        command.addAll(binHomingFlags());
+        command.addAll(jvmOptions);
+        command.add("-jar");
+        command.add(homingJar().toString());
+        command.addAll(args);
+        HomingProcess started = new HomingProcess(name, List.copyOf(command), logDir.resolve(name + ".log"));
+        started.launch();
+        return started;
+    }
+
+    /** The same command again (an engine restarted on its port); the old process must be gone. */
+    void restart() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException(name + " is still running");
+        }
+        launch();
+    }
+
+    private void launch() {
+        killed = false;
+        try {
+            Files.createDirectories(log.getParent());
+            Files.writeString(log, "$ " + String.join(" ", command) + "\n", StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Exited without being killed or closed by the test: a crash, or a bad command line. */
+    boolean diedUnexpectedly() {
+        return process != null && !killed && !process.isAlive();
+    }
+
+    Path log() {
+        return log;
+    }
+
+    /** SIGKILL: the process gets no chance to close anything, as when a GPU node dies. Waits until it is gone. */
+    void kill() {
+        killed = true;
+        process.destroyForcibly();
+        awaitExit();
+    }
+
+    /**
+     * The most resident memory the process has used so far (Linux {@code VmHWM}), in bytes: heap, direct buffers,
+     * code and thread stacks together. -1 where /proc is not there.
+     */
+    long peakResidentBytes() {
+        Path status = Path.of("/proc", Long.toString(pid()), "status");
+        try {
+            for (String line : Files.readAllLines(status)) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+            return -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** SIGTERM, then SIGKILL if it has not stopped within a few seconds. */
+    @Override
+    public void close() {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        killed = true;
+        process.destroy();
+        try {
+            if (!process.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        awaitExit();
+    }
+
+    private void awaitExit() {
+        try {
+            if (!process.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name + " (pid " + process.pid() + ") did not exit");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** As {@code bin/homing}: native access for Netty, Unsafe on JDK 23+, compact object headers on JDK 25+. */
+    private static List<String> binHomingFlags() {
+        int feature = Runtime.version().feature();
+        List<String> flags = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED"));
+        if (feature >= 23) {
+            flags.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        if (feature >= 25) {
+            flags.add("-XX:+UseCompactObjectHeaders");
+        }
+        return flags;
+    }
+
+    private static Path homingJar() {
+        Path jar = Path.of(System.getProperty("homing.jar", "target/homing.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is not built: the fault suite runs after package (./mvnw verify)");
+        }
+        return jar;
+    }
+
+    @Override
+    public String toString() {
+        return name + (process == null ? "" : " (pid " + process.pid() + ")");
+    }
+}

@@ -1,0 +1,107 @@
+package dev.homing.cli.faults;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The processes of one fault scenario: simulated engines and a gateway, each on a free loopback port, with their
+ * logs and request-id records under {@code target/fault-suite/<scenario>/}. Closing the fleet stops every process it
+ * started, and so does the test JVM's exit if a test never gets to close it.
+ */
+final class ProcessFleet implements AutoCloseable {
+
+    /** JVM start, picocli, Vert.x and worker registration on two busy cores: generous, and only reached on failure. */
+    static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    static final Duration POLL = Duration.ofMillis(100);
+    /** A small engine's JVM: a few hundred requests need little heap, and a serial collector spares the cores. */
+    static final List<String> ENGINE_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
+    private final Path dir;
+    private final FaultClient control = new FaultClient(Duration.ofSeconds(10));
+    private final List<HomingProcess> processes = new ArrayList<>();
+    private final Thread stopAtExit = new Thread(this::stopAll, "fault-suite-stop");
+
+    ProcessFleet(String scenario) {
+        this.dir = suiteDir().resolve(scenario);
+        deleteRecursively(dir);
+        Runtime.getRuntime().addShutdownHook(stopAtExit);
+    }
+
+    /** Where the whole suite writes: {@code homing-cli/target/fault-suite}. */
+    static Path suiteDir() {
+        return Path.of(System.getProperty("fault.suite.dir", "target/fault-suite"));
+    }
+
+    /** Starts a simulated engine ({@code homing sim-engine}) with these flags; see {@link EngineProcess}. */
+    EngineProcess engine(String name, List<String> jvmOptions, String... flags) {
+        EngineProcess engine = EngineProcess.start(name, jvmOptions, List.of(flags), dir);
+        processes.add(engine.process());
+        return engine;
+    }
+
+    /** Starts a gateway ({@code homing launch}) in front of {@code engines}; see {@link GatewayProcess}. */
+    GatewayProcess gateway(String heap, List<EngineProcess> engines, String... flags) {
+        GatewayProcess gateway = GatewayProcess.start(heap, engines, List.of(flags), dir);
+        processes.add(gateway.process());
+        return gateway;
+    }
+
+    /** Waits until the gateway reports {@code workers} healthy workers, its engines having started meanwhile. */
+    void awaitReady(GatewayProcess gateway, int workers) {
+        await("gateway ready with " + workers + " workers (logs in " + dir + ")").atMost(START_TIMEOUT)
+                .pollInterval(POLL).failFast("a process died (logs in " + dir + ")", this::anyDied)
+                .until(() -> gateway.healthyWorkers(control) == workers);
+    }
+
+    /** Whether a process of the fleet exited that the test did not stop. */
+    boolean anyDied() {
+        return processes.stream().anyMatch(HomingProcess::diedUnexpectedly);
+    }
+
+    FaultClient control() {
+        return control;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    @Override
+    public void close() {
+        stopAll();
+        control.close();
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        } catch (IllegalStateException e) {
+            // The JVM is already exiting: the hook runs anyway, and stopping twice is harmless.
+        }
+    }
+
+    private void stopAll() {
+        for (HomingProcess process : processes) {
+            process.close();
+        }
+    }
+
+    private static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear " + root, e);
+        }
+    }
+}
