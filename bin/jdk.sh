@@ -4,14 +4,16 @@
 
 homing_java_major() {
   # The JDK's release file answers without starting a JVM (about 60 ms, more on a busy machine); ask java if absent.
-  local release
-  release="$(dirname "$(dirname "$(readlink -f "$1")")")/release"
-  if [ -f "$release" ] && grep -q '^JAVA_VERSION=' "$release"; then
-    sed -n 's/^JAVA_VERSION="\{0,1\}\([0-9]*\).*/\1/p' "$release" | head -n 1
-  else
-    "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n 1 |
-        cut -d. -f1
+  local real line
+  real=$(readlink -f "$1")
+  if [ -f "${real%/bin/java}/release" ]; then
+    while IFS= read -r line; do
+      case $line in
+        JAVA_VERSION=*) line=${line#JAVA_VERSION=}; line=${line//\"/}; echo "${line%%[!0-9]*}"; return ;;
+      esac
+    done <"${real%/bin/java}/release"
   fi
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n 1 | cut -d. -f1
 }
 
 homing_find_java() {
