@@ -7,14 +7,15 @@ import dev.homing.gateway.logging.LogSetup;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The training run of the JDK's ahead-of-time cache (JEP 483, 514, 515), which {@code bin/homing} records once per
@@ -59,7 +60,10 @@ public final class StartupTraining {
         long deadline = System.nanoTime() + limit.toNanos();
         List<SimEngineServer> engines = new ArrayList<>();
         Gateway gateway = null;
-        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+        // The client is Vert.x's, as the gateway's own: the JDK's would put its TLS classes in every start.
+        Vertx clientVertx = Vertx.vertx();
+        try {
+            HttpClient client = clientVertx.createHttpClient();
             for (int i = 0; i < 2; i++) {
                 engines.add(SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(100)));
             }
@@ -68,8 +72,8 @@ public final class StartupTraining {
                     "--worker-urls", String.join(",", engines.stream().map(SimEngineServer::url).toList()));
             LogSetup.apply(config);
             gateway = Gateway.start(config);
-            String url = "http://127.0.0.1:" + gateway.port();
-            while (status(client, HttpRequest.newBuilder(URI.create(url + "/readiness"))) != 200) {
+            int port = gateway.port();
+            while (status(client, HttpMethod.GET, port, "/readiness", null) != 200) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the gateway was not ready within " + limit);
                 }
@@ -77,35 +81,38 @@ public final class StartupTraining {
             }
             for (int i = 0; i < requests; i++) {
                 for (boolean stream : new boolean[] {false, true}) {
-                    expectOk(client, HttpRequest.newBuilder(URI.create(url + "/v1/chat/completions"))
-                            .header("content-type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(CHAT.formatted(stream))));
+                    expectOk(client, HttpMethod.POST, port, "/v1/chat/completions", CHAT.formatted(stream));
                 }
             }
-            expectOk(client, HttpRequest.newBuilder(URI.create(url + "/v1/models")));
-            expectOk(client, HttpRequest.newBuilder(URI.create(
-                    "http://127.0.0.1:" + gateway.metricsPort() + "/metrics")));
+            expectOk(client, HttpMethod.GET, port, "/v1/models", null);
+            expectOk(client, HttpMethod.GET, gateway.metricsPort(), "/metrics", null);
         } finally {
             if (gateway != null) {
                 gateway.close(Duration.ZERO);
             }
             engines.forEach(SimEngineServer::close);
+            clientVertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
         }
     }
 
-    private static void expectOk(HttpClient client, HttpRequest.Builder request) throws InterruptedException {
-        int status = status(client, request);
+    private static void expectOk(HttpClient client, HttpMethod method, int port, String path, String body)
+            throws InterruptedException {
+        int status = status(client, method, port, path, body);
         if (status != 200) {
-            throw new IllegalStateException(request.build().uri() + " answered " + (status < 0 ? "nothing" : status));
+            throw new IllegalStateException(method + " " + path + " answered " + (status < 0 ? "nothing" : status));
         }
     }
 
-    /** The status of a request, or -1 if it could not be sent. */
-    private static int status(HttpClient client, HttpRequest.Builder request) throws InterruptedException {
+    /** The status of a request to 127.0.0.1:{@code port} (its body read whole), or -1 if it failed. */
+    private static int status(HttpClient client, HttpMethod method, int port, String path, String body)
+            throws InterruptedException {
         try {
-            return client.send(request.timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
+            return client.request(method, port, "127.0.0.1", path)
+                    .compose(request -> body == null ? request.send()
+                            : request.putHeader("content-type", "application/json").send(body))
+                    .compose(response -> response.body().map(read -> response.statusCode()))
+                    .await(10, TimeUnit.SECONDS);
+        } catch (RuntimeException | TimeoutException e) {
             return -1;
         }
     }
