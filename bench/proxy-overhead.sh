@@ -97,6 +97,7 @@ homing_find_java
 jcmd="$(dirname "$HOMING_JAVA")/jcmd"
 [ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
 homing="$repo/bin/homing"
+"$homing" --version >/dev/null   # a first run records the start-up cache (once per build): not in a timed step
 # 10,000 streams through a proxy hold 10,000 client sockets in it plus its upstream ones, and 10,000 in the client.
 # Raise the soft limit as far as allowed (a container may cap the hard limit); the proxies are told the result.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"

@@ -42,6 +42,8 @@ wait_ok() {
 }
 
 logs=$(mktemp -d)
+# A first run records bin/homing's start-up cache (once per build); do it here, outside the timed runs.
+for launcher in "${launchers[@]}"; do "$launcher" --version >/dev/null; done
 for p in $e1 $e2; do
   taskset -c "$LOAD_CPU" "${launchers[0]}" sim-engine --host 127.0.0.1 --port "$p" >"$logs/engine-$p.log" 2>&1 &
   pids+=($!)
