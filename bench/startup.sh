@@ -23,23 +23,7 @@ e1=$((BASE_PORT + 1)); e2=$((BASE_PORT + 2)); port=$((BASE_PORT + 10))
 # Seconds the gateway is left idle before its RSS is read.
 IDLE_SECS=${IDLE_SECS:-2}
 
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# wait_ok URL SECONDS: polls every 10 ms until URL answers 200.
-wait_ok() {
-  local deadline=$((SECONDS + $2))
-  until [ "$(curl -s -o /dev/null -w '%{http_code}' "$1" 2>/dev/null)" = 200 ]; do
-    [ $SECONDS -lt $deadline ] || { echo "timed out waiting for $1" >&2; return 1; }
-    sleep 0.01
-  done
-}
+. "$repo/bench/processes.sh"
 
 logs=$(mktemp -d)
 # A first run records bin/homing's start-up cache (once per build); do it here, outside the timed runs.
@@ -67,7 +51,7 @@ for ((run = 1; run <= runs; run++)); do
     sleep "$IDLE_SECS"
     rss=$(awk '/^VmRSS/ {printf "%d", $2 / 1024}' "/proc/$java_pid/status")
     printf '%s\t%d\t%d\t%d\n' "$launcher" "$ms" "$cpu_ms" "$rss" | tee -a "$results"
-    kill "$pid"; wait "$pid" 2>/dev/null || true
+    stop "$pid"
   done
 done
 
