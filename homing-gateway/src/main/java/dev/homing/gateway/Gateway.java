@@ -122,6 +122,10 @@ public final class Gateway implements AutoCloseable {
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
                     admission, vertx);
+            // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
+            for (String url : config.workerUrls()) {
+                lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
+            }
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.port() == 0 ? -1 : config.port();
@@ -138,9 +142,6 @@ public final class Gateway implements AutoCloseable {
             lifecycle.start();
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
                     metricsServer);
-            for (String url : config.workerUrls()) {
-                gateway.addWorker(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
-            }
             LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.host(), first.actualPort(), config.policy(),
                     metricsServer == null ? "off" : metricsServer.port(), config.workerUrls().size());

@@ -184,8 +184,6 @@ public final class BenchCommand implements Callable<Integer> {
             description = "generated-shared-prefix: output tokens (default: ${DEFAULT-VALUE}).")
     int gspOutputTokens = GeneratedSharedPrefix.Shape.DEFAULT.outputTokens();
 
-    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-
     /** Runs the command on its own, without the {@code homing} executable (e.g. from the benchmarks jar). */
     public static void main(String[] args) {
         System.exit(new CommandLine(new BenchCommand()).execute(args));
@@ -218,7 +216,9 @@ public final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.print(ResultTable.render(result));
         if (output != null) {
-            Files.writeString(output, JSON.writeValueAsString(result));
+            // Built only when a result is written, not whenever picocli builds the command (e.g. for `homing --help`).
+            JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+            Files.writeString(output, json.writeValueAsString(result));
             out.println("result written to " + output);
         }
         out.flush();

@@ -13,7 +13,6 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.util.List;
@@ -177,7 +176,7 @@ public final class GatewayMetrics {
                     }
                 }).register(registry);
         try {
-            JvmMetrics.builder().register(registry);
+            JvmMetricSet.register(registry);
         } catch (IllegalArgumentException alreadyRegistered) {
             // JVM metrics are process-wide; a second gateway in the same JVM (tests) goes without them.
         }

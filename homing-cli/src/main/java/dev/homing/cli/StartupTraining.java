@@ -1,0 +1,119 @@
+package dev.homing.cli;
+
+import dev.homing.gateway.Gateway;
+import dev.homing.gateway.cli.LaunchCommand;
+import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.logging.LogSetup;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.http.SimEngineServer;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The training run of the JDK's ahead-of-time cache (JEP 483, 514, 515), which {@code bin/homing} records once per
+ * build with {@code -XX:AOTCacheOutput} and passes to every later run with {@code -XX:AOTCache}: the cache then holds
+ * the classes, already parsed and linked, that the gateway and a simulated engine load while starting (about 6,000),
+ * and the method profiles of their first requests. picocli's classes stay out (the JDK does not cache classes of its
+ * old class-file version), so the command line is left to the real runs.
+ *
+ * <p>In this JVM, on loopback: two simulated engines, and a gateway in front of them started as {@code homing launch}
+ * starts it (its flags, its logging set-up); waits for {@code /readiness}, sends chat completions (plain and
+ * streamed), reads {@code /v1/models} and {@code /metrics}, and stops everything. The JVM writes the cache when it
+ * exits.
+ */
+public final class StartupTraining {
+
+    /** Requests of each kind: enough for the first compilations to see the request path, a second or two. */
+    private static final int REQUESTS = 20;
+    /** As {@code homing launch} logs by default, so the cache holds what logging a request loads. */
+    private static final String LOG_LEVEL = "info";
+    private static final Duration TIME_LIMIT = Duration.ofSeconds(60);
+    private static final String CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello, how are you?\"}],"
+            + "\"max_tokens\":8,\"stream\":%s}";
+
+    private StartupTraining() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        try {
+            train(TIME_LIMIT, REQUESTS, LOG_LEVEL);
+        } catch (RuntimeException e) {
+            System.err.println("startup training failed: " + e);
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /**
+     * Runs the training workload with {@code requests} of each kind; fails if the gateway is not ready within
+     * {@code limit} or a request fails.
+     */
+    static void train(Duration limit, int requests, String logLevel) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        List<SimEngineServer> engines = new ArrayList<>();
+        Gateway gateway = null;
+        // The client is Vert.x's, as the gateway's own: the JDK's would put its TLS classes in every start.
+        Vertx clientVertx = Vertx.vertx();
+        try {
+            HttpClient client = clientVertx.createHttpClient();
+            for (int i = 0; i < 2; i++) {
+                engines.add(SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(100)));
+            }
+            GatewayConfig config = LaunchCommand.parse("--host", "127.0.0.1", "--port", "0",
+                    "--prometheus-host", "127.0.0.1", "--prometheus-port", "0", "--log-level", logLevel,
+                    "--worker-urls", String.join(",", engines.stream().map(SimEngineServer::url).toList()));
+            LogSetup.apply(config);
+            gateway = Gateway.start(config);
+            int port = gateway.port();
+            while (status(client, HttpMethod.GET, port, "/readiness", null) != 200) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the gateway was not ready within " + limit);
+                }
+                Thread.sleep(20);
+            }
+            for (int i = 0; i < requests; i++) {
+                for (boolean stream : new boolean[] {false, true}) {
+                    expectOk(client, HttpMethod.POST, port, "/v1/chat/completions", CHAT.formatted(stream));
+                }
+            }
+            expectOk(client, HttpMethod.GET, port, "/v1/models", null);
+            expectOk(client, HttpMethod.GET, gateway.metricsPort(), "/metrics", null);
+        } finally {
+            if (gateway != null) {
+                gateway.close(Duration.ZERO);
+            }
+            engines.forEach(SimEngineServer::close);
+            clientVertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+        }
+    }
+
+    private static void expectOk(HttpClient client, HttpMethod method, int port, String path, String body)
+            throws InterruptedException {
+        int status = status(client, method, port, path, body);
+        if (status != 200) {
+            throw new IllegalStateException(method + " " + path + " answered " + (status < 0 ? "nothing" : status));
+        }
+    }
+
+    /** The status of a request to 127.0.0.1:{@code port} (its body read whole), or -1 if it failed. */
+    private static int status(HttpClient client, HttpMethod method, int port, String path, String body)
+            throws InterruptedException {
+        try {
+            return client.request(method, port, "127.0.0.1", path)
+                    .compose(request -> body == null ? request.send()
+                            : request.putHeader("content-type", "application/json").send(body))
+                    .compose(response -> response.body().map(read -> response.statusCode()))
+                    .await(10, TimeUnit.SECONDS);
+        } catch (RuntimeException | TimeoutException e) {
+            return -1;
+        }
+    }
+}
