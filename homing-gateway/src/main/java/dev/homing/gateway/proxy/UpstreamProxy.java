@@ -10,6 +10,7 @@ import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
 import dev.homing.gateway.workers.InFlightSlot;
 import dev.homing.gateway.workers.ModelPool;
+import dev.homing.gateway.workers.UpstreamTarget;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Vertx;
@@ -150,10 +151,9 @@ public final class UpstreamProxy {
         private void send() {
             retry.attemptStarted();
             Worker worker = slot.worker();
-            RequestOptions options = new RequestOptions()
-                    .setMethod(HttpMethod.POST)
-                    .setAbsoluteURI(worker.url() + route.path())
-                    .setHeaders(ForwardedHeaders.toWorker(request.headers(), record.requestId(), worker.apiKey()))
+            UpstreamTarget target = worker.target();
+            // Host, port and path come parsed from the target; headers go straight into the request's own map.
+            RequestOptions options = target.request(HttpMethod.POST, route.path())
                     .setConnectTimeout(CONNECT_TIMEOUT_MS);
             sentNanos = System.nanoTime();
             metrics.sentToWorker(record.model(), worker.url());
@@ -164,6 +164,8 @@ public final class UpstreamProxy {
                             return io.vertx.core.Future.failedFuture("exchange already finished");
                         }
                         upstreamRequest = req;
+                        ForwardedHeaders.toWorker(request.headers(), req.headers(), record.requestId(),
+                                target.authorization());
                         return req.send(body);
                     })
                     .onSuccess(this::relay)
