@@ -1,7 +1,10 @@
 package dev.homing.gateway.proxy;
 
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
 
@@ -31,13 +34,15 @@ public final class ForwardedHeaders {
      * id, and the worker's own authorization ({@code "Bearer <key>"}) if it has one.
      */
     public static void toWorker(MultiMap client, MultiMap out, String requestId, String workerAuthorization) {
-        for (Map.Entry<String, String> h : client) {
-            String name = h.getKey();
+        for (Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> it = entries(client);
+             it.hasNext(); ) {
+            Map.Entry<? extends CharSequence, ? extends CharSequence> h = it.next();
+            CharSequence name = h.getKey();
             String allowed = lowerCaseIn(name, TO_WORKER);
             if (allowed != null) {
                 out.add(allowed, h.getValue());
-            } else if (name.regionMatches(true, 0, REQUEST_ID_PREFIX, 0, REQUEST_ID_PREFIX.length())) {
-                out.add(name.toLowerCase(Locale.ROOT), h.getValue());
+            } else if (AsciiString.regionMatches(name, true, 0, REQUEST_ID_PREFIX, 0, REQUEST_ID_PREFIX.length())) {
+                out.add(name.toString().toLowerCase(Locale.ROOT), h.getValue());
             }
         }
         out.set("x-request-id", requestId);
@@ -51,17 +56,28 @@ public final class ForwardedHeaders {
 
     /** Copies the worker's response headers to the client response, minus hop-by-hop ones. */
     public static void toClient(MultiMap worker, MultiMap client) {
-        for (Map.Entry<String, String> h : worker) {
+        for (Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> it = entries(worker);
+             it.hasNext(); ) {
+            Map.Entry<? extends CharSequence, ? extends CharSequence> h = it.next();
             if (lowerCaseIn(h.getKey(), HOP_BY_HOP) == null) {
                 client.add(h.getKey(), h.getValue());
             }
         }
     }
 
+    /**
+     * The headers as they are stored: Vert.x's header maps are Netty's, whose plain iterator turns every name and
+     * value into a new String.
+     */
+    private static Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> entries(
+            MultiMap headers) {
+        return headers instanceof HttpHeaders netty ? netty.iteratorCharSequence() : headers.iterator();
+    }
+
     /** The entry of {@code lowerCaseNames} equal to {@code name} ignoring case, or null. */
-    private static String lowerCaseIn(String name, String[] lowerCaseNames) {
+    private static String lowerCaseIn(CharSequence name, String[] lowerCaseNames) {
         for (String candidate : lowerCaseNames) {
-            if (candidate.length() == name.length() && candidate.equalsIgnoreCase(name)) {
+            if (candidate.length() == name.length() && AsciiString.contentEqualsIgnoreCase(candidate, name)) {
                 return candidate;
             }
         }
