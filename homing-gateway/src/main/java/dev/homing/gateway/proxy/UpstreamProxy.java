@@ -65,9 +65,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class UpstreamProxy {
 
-    /** Connect timeout to workers: a worker that does not accept within this is treated as down (reference: 10 s). */
-    private static final long CONNECT_TIMEOUT_MS = 10_000;
-
     private final Vertx vertx;
     private final HttpClient client;
     private final GatewayMetrics metrics;
@@ -153,8 +150,11 @@ public final class UpstreamProxy {
             Worker worker = slot.worker();
             UpstreamTarget target = worker.target();
             // Host, port and path come parsed from the target; headers go straight into the request's own map.
-            RequestOptions options = target.request(HttpMethod.POST, route.path())
-                    .setConnectTimeout(CONNECT_TIMEOUT_MS);
+            // No wait limit for a pooled connection of its own: in Vert.x it would also bound the wait behind
+            // other requests' connects, and under a burst of thousands of streams that wait, not the worker, ran out
+            // (10 s) and opened every circuit. The TCP connect has its own timeout (Gateway), the wait is bounded by
+            // the request timeout.
+            RequestOptions options = target.request(HttpMethod.POST, route.path());
             sentNanos = System.nanoTime();
             metrics.sentToWorker(record.model(), worker.url());
             client.request(options)
@@ -251,16 +251,18 @@ public final class UpstreamProxy {
             if (done) {
                 return;
             }
-            Throwable cause = err.getCause() != null ? err.getCause() : err;
-            boolean connect = err instanceof ConnectException || cause instanceof ConnectException
-                    || err instanceof ConnectTimeoutException || cause instanceof ConnectTimeoutException;
+            // Netty's connect timeout is a ConnectException too; only a refusal says nothing listens.
+            boolean connect = isA(err, ConnectException.class);
+            boolean refused = connect && !isA(err, ConnectTimeoutException.class);
             ApiError error = connect
                     ? new ApiError(502, "call_upstream_connection_failed",
                             "Could not connect to worker " + slot.worker().url() + ": " + err.getMessage())
                     : new ApiError(502, "call_upstream_failed",
                             "Request to worker " + slot.worker().url() + " failed: " + err.getMessage());
             metrics.workerError(connect ? "connection_failed" : "request_failed");
-            if (connect && markUnreachable) {
+            if (refused && markUnreachable) {
+                // A worker that refuses is down (restarting, crashed). One that is slow to accept may only be busy:
+                // that is for its circuit breaker and health checks to judge over several attempts, not one.
                 slot.worker().markUnreachable();
             }
             if (retryElsewhere(UpstreamOutcome.CONNECTION_FAILED, 0)) {
@@ -348,6 +350,10 @@ public final class UpstreamProxy {
             if (upstreamRequest != null) {
                 upstreamRequest.reset();
             }
+        }
+
+        private static boolean isA(Throwable err, Class<? extends Throwable> type) {
+            return type.isInstance(err) || type.isInstance(err.getCause());
         }
 
         private static Buffer streamFailedEvent() {
