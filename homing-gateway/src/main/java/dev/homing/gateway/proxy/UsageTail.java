@@ -63,25 +63,35 @@ public final class UsageTail {
      * end of the last one, as one sequence.
      */
     private static final class Tail {
-        private final Buffer previous;
-        private final Buffer last;
+        private final byte[] previous;
+        private final byte[] last;
+        /** Where the scanned part starts in each array. */
         private final int previousStart;
-        private final int previousCount;
         private final int lastStart;
+        private final int previousCount;
         private final int length;
 
-        Tail(Buffer previous, Buffer last) {
-            int fromLast = Math.min(last.length(), SCAN_LIMIT);
-            this.last = last;
-            this.lastStart = last.length() - fromLast;
-            this.previous = previous;
-            this.previousCount = previous == null ? 0 : Math.min(previous.length(), SCAN_LIMIT - fromLast);
-            this.previousStart = previous == null ? 0 : previous.length() - previousCount;
+        Tail(Buffer previousChunk, Buffer lastChunk) {
+            // The arrays behind the chunks, read in place (Vert.x hands out heap buffers of their own).
+            ByteSlice lastBytes = ByteSlice.of(lastChunk);
+            int fromLast = Math.min(lastBytes.length(), SCAN_LIMIT);
+            this.last = lastBytes.array();
+            this.lastStart = lastBytes.offset() + lastBytes.length() - fromLast;
+            if (previousChunk == null) {
+                this.previous = null;
+                this.previousStart = 0;
+                this.previousCount = 0;
+            } else {
+                ByteSlice previousBytes = ByteSlice.of(previousChunk);
+                this.previous = previousBytes.array();
+                this.previousCount = Math.min(previousBytes.length(), SCAN_LIMIT - fromLast);
+                this.previousStart = previousBytes.offset() + previousBytes.length() - previousCount;
+            }
             this.length = previousCount + fromLast;
         }
 
         byte at(int i) {
-            return i < previousCount ? previous.getByte(previousStart + i) : last.getByte(lastStart + i - previousCount);
+            return i < previousCount ? previous[previousStart + i] : last[lastStart + i - previousCount];
         }
 
         /**
