@@ -29,6 +29,7 @@ if [ $quick = 1 ]; then
 else
   SAT_SECS=8; RATE_SECS=12; STREAM_SECS=8; ROUNDS=2; HOLD_COUNTS="1000 10000"; WARM_SECS=6
 fi
+HOLD_COUNTS=${HOLD:-$HOLD_COUNTS}   # e.g. HOLD="1000 10000" in quick mode, HOLD=" " for none
 SAT_CONNS=64          # wrk connections at saturation (direct: 32 per engine)
 RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
@@ -105,6 +106,8 @@ render() {
                                           substr($0, RSTART + RLENGTH); print }' "$repo/bench/$1"
 }
 
+is_homing() { [[ $1 == homing-* || $1 == base-* ]]; }
+
 # --- Proxies ----------------------------------------------------------------------------------------------------------
 # start_proxy ROW ENGINE_PORT...: starts the proxy of ROW on core PROXY_CPU in front of the engines; sets
 # $proxy_pid (empty for the direct row) and $ready_ms (process start to ready).
@@ -115,9 +118,9 @@ start_proxy() {
   t0=$(date +%s%N)
   case $row in
     direct) ready_ms=""; return ;;
-    homing-rr|homing-ca)
+    homing-rr|homing-ca|base-rr|base-ca)
       local policy=round_robin urls=""
-      [ "$row" = homing-ca ] && policy=cache_aware
+      [[ $row == *-ca ]] && policy=cache_aware
       for port in "${ports[@]}"; do urls+="${urls:+,}http://127.0.0.1:$port"; done
       local opts=${GATEWAY_JAVA_OPTS:-}
       # JFR=1: record the gateway for the profile (jfr print --events jdk.ExecutionSample FILE).
@@ -125,7 +128,11 @@ start_proxy() {
         mkdir -p "$out/jfr"
         opts+=" -XX:StartFlightRecording=filename=$out/jfr/$row-$(date +%H%M%S).jfr,settings=profile"
       fi
-      HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "$homing" launch --host 127.0.0.1 \
+      local cmd=("$homing")
+      # base-*: the same gateway from another build (BASELINE_JAR), for before/after figures from one run.
+      [[ $row == base-* ]] && cmd=("$HOMING_JAVA" --enable-native-access=ALL-UNNAMED
+          --sun-misc-unsafe-memory-access=allow -XX:+UseCompactObjectHeaders $opts -jar "$BASELINE_JAR")
+      HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "${cmd[@]}" launch --host 127.0.0.1 \
           --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" --policy "$policy" \
           --worker-urls "$urls" --log-level warn
       ;;
@@ -147,7 +154,7 @@ start_proxy() {
       ;;
   esac
   proxy_pid=$last_pid
-  if [[ $row == homing-* ]]; then
+  if is_homing "$row"; then
     wait_ok "http://127.0.0.1:$proxy_port/readiness" 60
   else
     wait_ok "http://127.0.0.1:$proxy_port/health" 60
@@ -227,14 +234,39 @@ load() {
       dev.homing.bench.overhead.RoundRobinLoad --urls "$urls" --output "$out/json/$name.json" "$@"
   wait "$last_pid" || true
 }
+# Homing's own view of the rate step, from its Prometheus metrics before and after: requests per worker and the mean
+# time from sending to a worker to its first byte (for these one-token answers, the engine's part of the latency).
+# worker_counts: one "worker count" line per worker.
+worker_counts() {
+  curl -s "http://127.0.0.1:$prom_port/metrics" |
+      awk '/^homing_worker_requests_total\{/ { match($0, /worker="[^"]*"/); print substr($0, RSTART + 8, RLENGTH - 9), $NF }'
+}
+# upstream_sums: "sum count" of homing_upstream_first_byte_seconds over every series.
+upstream_sums() {
+  curl -s "http://127.0.0.1:$prom_port/metrics" |
+      awk '/^homing_upstream_first_byte_seconds_sum/ {s += $NF} /^homing_upstream_first_byte_seconds_count/ {c += $NF}
+           END {printf "%f %d\n", s, c}'
+}
+# split_stats BEFORE_COUNTS AFTER_COUNTS BEFORE_SUMS AFTER_SUMS: "busiest_worker_share upstream_mean_ms" of the step.
+split_stats() {
+  awk -v sb="$3" -v sa="$4" 'BEGIN { split(sb, b, " "); split(sa, a, " ") }
+       FNR == NR { before[$1] = $2; next } { d = $2 - before[$1]; total += d; if (d > max) max = d }
+       END { n = a[2] - b[2]; share = total > 0 ? sprintf("%.2f", max / total) : "-"
+             mean = n > 0 ? sprintf("%.3f", (a[1] - b[1]) / n * 1000) : "-"; print share, mean }' \
+      <(echo "$1") <(echo "$2")
+}
+
 # pct NAME SECTION FIELD: one latency figure of a step, in ms; failed NAME: its failed requests ("-": no result).
 pct() { jq -r --arg s "$2" --arg f "$3" '.[$s][$f]' "$out/json/$1.json" 2>/dev/null | awk '{printf "%.3f", $1}' || echo -; }
 failed() { jq -r .requests.failed "$out/json/$1.json" 2>/dev/null || echo -; }
 
 # --- Run ------------------------------------------------------------------------------------------------------------
-rows=(direct homing-rr homing-ca haproxy haproxy-hash nginx)
+# ROWS picks rows (default: all but the base-* ones, which need BASELINE_JAR).
+if [ -n "${ROWS:-}" ]; then read -r -a rows <<<"$ROWS"
+else rows=(direct homing-rr homing-ca haproxy haproxy-hash nginx); fi
+[ -n "${BASELINE_JAR:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-rr homing-rr base-ca homing-ca haproxy haproxy-hash nginx)
 results="$out/results.tsv"
-printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\n' >"$results"
+printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\trate_busiest_worker_share\trate_upstream_mean_ms\n' >"$results"
 log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU; $(nproc) cores; ulimit -n $fd_limit"
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -247,8 +279,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
     saturate "$row" "$tag-warm" "$WARM_SECS" $e1 $e2   # JIT and connection pools warm up
     saturate "$row" "$tag-sat" "$SAT_SECS" $e1 $e2
     read -r rps errs cpu_us <<<"$sat_result"
+    split="- -"
+    is_homing "$row" && { counts0=$(worker_counts); sums0=$(upstream_sums); }
     load "$row" "$tag-rate" --no-stream --output-tokens 1 --rate "$RATE" --warmup-seconds "$WARM_SECS" \
         --seconds $((RATE_SECS + 5)) --max-requests $((RATE * RATE_SECS))
+    is_homing "$row" && split=$(split_stats "$counts0" "$(worker_counts)" "$sums0" "$(upstream_sums)")
     stop_proxy; stop_engines
 
     log "$tag: 200-token streams"
@@ -258,12 +293,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
         --seconds $((STREAM_SECS + 5)) --max-requests $((STREAM_RATE * STREAM_SECS))
     stop_proxy; stop_engines
 
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" "${ready_ms:--}" "${idle:--}" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" "${ready_ms:--}" "${idle:--}" \
         "$rps" "$errs" "$cpu_us" \
         "$(pct "$tag-rate" endToEnd p50Ms)" "$(pct "$tag-rate" endToEnd p99Ms)" "$(failed "$tag-rate")" \
         "$(pct "$tag-stream" timeToFirstToken p50Ms)" "$(pct "$tag-stream" timeToFirstToken p99Ms)" \
         "$(pct "$tag-stream" interTokenGap p50Ms)" "$(pct "$tag-stream" interTokenGap p99Ms)" \
-        "$(failed "$tag-stream")" >>"$results"
+        "$(failed "$tag-stream")" ${split% *} ${split#* } >>"$results"
   done
 done
 

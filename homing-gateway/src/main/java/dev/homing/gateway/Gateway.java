@@ -49,6 +49,11 @@ public final class Gateway implements AutoCloseable {
      * flowing (the engine queues what it cannot run) while bounding file descriptors.
      */
     private static final int POOL_MAX_PER_WORKER = 16_384;
+    /**
+     * TCP connect timeout to workers: one that does not accept within this is treated as failing (reference: 10 s).
+     * Set on the client, not per request, where Vert.x would count the wait for a pooled connection as well.
+     */
+    private static final int WORKER_CONNECT_TIMEOUT_MS = 10_000;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     /** As many servers as cores: each runs on its own event loop, so client I/O uses every core. */
     private static final int SERVER_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
@@ -97,6 +102,7 @@ public final class Gateway implements AutoCloseable {
         try {
             HttpClient client = vertx.createHttpClient(
                     new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                            .setConnectTimeout(WORKER_CONNECT_TIMEOUT_MS)
                             .setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                     new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
             GatewayMetrics metrics = new GatewayMetrics(registry, config.prometheusDurationBuckets(),

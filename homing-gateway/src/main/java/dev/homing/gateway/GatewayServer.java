@@ -196,7 +196,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         SniffedRequest sniffed;
         try {
-            sniffed = RoutingText.sniff(route, body.getBytes());
+            sniffed = RoutingText.sniff(route, body);
         } catch (BadRequestException e) {
             fail(req, ApiError.badRequest(e.getMessage()));
             return;

@@ -28,24 +28,57 @@ public final class BodyReader {
                 return;
             }
         }
-        Buffer body = Buffer.buffer(declared != null ? (int) Math.min(Long.parseLong(declared.trim()), limit) : 1024);
-        boolean[] over = {false};
+        Body body = new Body(declared != null ? (int) Math.min(Long.parseLong(declared.trim()), limit) : 1024);
         req.handler(chunk -> {
-            if (over[0]) {
+            if (body.over) {
                 return;
             }
             if ((long) body.length() + chunk.length() > limit) {
-                over[0] = true;
+                body.over = true;
                 tooLarge(req, limit);
             } else {
-                body.appendBuffer(chunk);
+                body.add(chunk);
             }
         });
         req.endHandler(v -> {
-            if (!over[0]) {
-                onBody.handle(body);
+            if (!body.over) {
+                onBody.handle(body.whole());
             }
         });
+    }
+
+    /**
+     * The chunks read so far. A body that arrives in one chunk (most do) is that chunk itself, not a copy: Vert.x
+     * hands the handler a heap buffer of its own, safe to keep. A second chunk starts one buffer for them all.
+     */
+    private static final class Body {
+        private final int sizeHint;
+        private Buffer first;
+        private Buffer joined;
+        boolean over;
+
+        Body(int sizeHint) {
+            this.sizeHint = sizeHint;
+        }
+
+        int length() {
+            return joined != null ? joined.length() : first != null ? first.length() : 0;
+        }
+
+        void add(Buffer chunk) {
+            if (first == null) {
+                first = chunk;
+                return;
+            }
+            if (joined == null) {
+                joined = Buffer.buffer(Math.max(sizeHint, first.length() + chunk.length())).appendBuffer(first);
+            }
+            joined.appendBuffer(chunk);
+        }
+
+        Buffer whole() {
+            return joined != null ? joined : first != null ? first : Buffer.buffer();
+        }
     }
 
     private static void tooLarge(HttpServerRequest req, long limit) {

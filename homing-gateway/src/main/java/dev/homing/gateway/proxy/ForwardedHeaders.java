@@ -1,52 +1,86 @@
 package dev.homing.gateway.proxy;
 
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Which headers cross the gateway. Towards the worker only the reference's list (authorization, request ids, trace
  * context, routing key) plus content-type: cookies and client metadata stay at the gateway. Back to the client
  * every header except hop-by-hop ones, which describe one connection and not the message.
+ *
+ * <p>Runs twice per request, so names are compared case-insensitively in place rather than lower-cased into new
+ * strings, and the worker's headers are written straight into the upstream request's own map.
  */
 public final class ForwardedHeaders {
 
-    private static final Set<String> TO_WORKER = Set.of("authorization", "x-request-id", "x-correlation-id",
-            "traceparent", "tracestate", "x-smg-routing-key", "content-type");
+    /** Lower case, as they are sent to the worker. */
+    private static final String[] TO_WORKER = {"authorization", "x-request-id", "x-correlation-id", "traceparent",
+        "tracestate", "x-smg-routing-key", "content-type"};
+    private static final String REQUEST_ID_PREFIX = "x-request-id-";
 
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate",
-            "proxy-authorization", "proxy-connection", "te", "trailer", "trailers", "transfer-encoding", "upgrade");
+    private static final String[] HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate",
+        "proxy-authorization", "proxy-connection", "te", "trailer", "trailers", "transfer-encoding", "upgrade"};
 
     private ForwardedHeaders() {
     }
 
-    /** Headers for the worker: the allowed client headers, the request id, and the worker's own key if it has one. */
-    public static MultiMap toWorker(MultiMap client, String requestId, String workerApiKey) {
-        MultiMap out = MultiMap.caseInsensitiveMultiMap();
-        for (Map.Entry<String, String> h : client) {
-            String name = h.getKey().toLowerCase(Locale.ROOT);
-            if (TO_WORKER.contains(name) || name.startsWith("x-request-id-")) {
-                out.add(name, h.getValue());
+    /**
+     * Writes the headers for the worker into {@code out}: the allowed client headers (names lower-cased), the request
+     * id, and the worker's own authorization ({@code "Bearer <key>"}) if it has one.
+     */
+    public static void toWorker(MultiMap client, MultiMap out, String requestId, String workerAuthorization) {
+        for (Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> it = entries(client);
+             it.hasNext(); ) {
+            Map.Entry<? extends CharSequence, ? extends CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            String allowed = lowerCaseIn(name, TO_WORKER);
+            if (allowed != null) {
+                out.add(allowed, h.getValue());
+            } else if (AsciiString.regionMatches(name, true, 0, REQUEST_ID_PREFIX, 0, REQUEST_ID_PREFIX.length())) {
+                out.add(name.toString().toLowerCase(Locale.ROOT), h.getValue());
             }
         }
         out.set("x-request-id", requestId);
-        if (workerApiKey != null) {
-            out.set("authorization", "Bearer " + workerApiKey);
+        if (workerAuthorization != null) {
+            out.set("authorization", workerAuthorization);
         }
         if (!out.contains("content-type")) {
             out.set("content-type", "application/json");
         }
-        return out;
     }
 
     /** Copies the worker's response headers to the client response, minus hop-by-hop ones. */
     public static void toClient(MultiMap worker, MultiMap client) {
-        for (Map.Entry<String, String> h : worker) {
-            if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+        for (Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> it = entries(worker);
+             it.hasNext(); ) {
+            Map.Entry<? extends CharSequence, ? extends CharSequence> h = it.next();
+            if (lowerCaseIn(h.getKey(), HOP_BY_HOP) == null) {
                 client.add(h.getKey(), h.getValue());
             }
         }
+    }
+
+    /**
+     * The headers as they are stored: Vert.x's header maps are Netty's, whose plain iterator turns every name and
+     * value into a new String.
+     */
+    private static Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> entries(
+            MultiMap headers) {
+        return headers instanceof HttpHeaders netty ? netty.iteratorCharSequence() : headers.iterator();
+    }
+
+    /** The entry of {@code lowerCaseNames} equal to {@code name} ignoring case, or null. */
+    private static String lowerCaseIn(CharSequence name, String[] lowerCaseNames) {
+        for (String candidate : lowerCaseNames) {
+            if (candidate.length() == name.length() && AsciiString.contentEqualsIgnoreCase(candidate, name)) {
+                return candidate;
+            }
+        }
+        return null;
     }
 }

@@ -1,5 +1,6 @@
 package dev.homing.gateway.proxy;
 
+import io.vertx.core.buffer.Buffer;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -34,12 +35,27 @@ public final class RoutingText {
     }
 
     /**
+     * Sniffs a request body where it lies in memory: the buffer's bytes are parsed in place, not copied, and the
+     * same buffer is what goes to the worker.
+     *
+     * @throws BadRequestException as {@link #sniff(InferenceRoute, ByteSlice)}
+     */
+    public static SniffedRequest sniff(InferenceRoute route, Buffer body) throws BadRequestException {
+        return sniff(route, ByteSlice.of(body));
+    }
+
+    /** @throws BadRequestException as {@link #sniff(InferenceRoute, ByteSlice)} */
+    public static SniffedRequest sniff(InferenceRoute route, byte[] body) throws BadRequestException {
+        return sniff(route, ByteSlice.of(body));
+    }
+
+    /**
      * @throws BadRequestException for malformed JSON, a body that is not an object, a read field of the wrong type,
      *                             or a missing field the endpoint cannot work without (so it never reaches a worker)
      */
-    public static SniffedRequest sniff(InferenceRoute route, byte[] body) throws BadRequestException {
-        requireUtf8Object(body);
-        try (JsonParser p = JSON.createParser(body)) {
+    public static SniffedRequest sniff(InferenceRoute route, ByteSlice body) throws BadRequestException {
+        requireUtf8Object(body.array(), body.offset(), body.offset() + body.length());
+        try (JsonParser p = JSON.createParser(body.array(), body.offset(), body.length())) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new BadRequestException("request body must be a JSON object");
             }
@@ -67,19 +83,20 @@ public final class RoutingText {
      * must be UTF-8 (RFC 8259 section 8.1), and the parser would otherwise detect UTF-16 or UTF-32 from the bytes and
      * accept a body the worker may read differently.
      */
-    private static void requireUtf8Object(byte[] body) throws BadRequestException {
-        int i = body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF ? 3 : 0;
-        while (i < body.length && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r')) {
+    private static void requireUtf8Object(byte[] bytes, int from, int to) throws BadRequestException {
+        int i = to - from >= 3 && bytes[from] == (byte) 0xEF && bytes[from + 1] == (byte) 0xBB
+                && bytes[from + 2] == (byte) 0xBF ? from + 3 : from;
+        while (i < to && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r')) {
             i++;
         }
-        if (i == body.length || body[i] != '{' || (i + 1 < body.length && body[i + 1] == 0)) {
+        if (i == to || bytes[i] != '{' || (i + 1 < to && bytes[i + 1] == 0)) {
             throw new BadRequestException("request body must be a JSON object in UTF-8");
         }
     }
 
     /** Field values gathered during one parse; not thread-safe. */
     private static final class Fields {
-        final byte[] body;
+        final ByteSlice body;
         String model;
         boolean stream;
         String tools = "";
@@ -89,7 +106,7 @@ public final class RoutingText {
         /** The endpoint's required field was present (for chat: a non-empty messages array). */
         boolean hasRequired;
 
-        Fields(byte[] body) {
+        Fields(ByteSlice body) {
             this.body = body;
         }
 
@@ -286,18 +303,19 @@ public final class RoutingText {
     }
 
     /** The exact JSON text of the current value, sliced from the body by offsets rather than re-serialised. */
-    private static String rawJson(JsonParser p, byte[] body, String what) {
+    private static String rawJson(JsonParser p, ByteSlice body, String what) {
         if (p.currentToken() == JsonToken.VALUE_NULL) {
             return "";
         }
         expect(p, JsonToken.START_ARRAY, what, "an array");
+        // Offsets count from the start of the slice the parser was given.
         long start = p.currentTokenLocation().getByteOffset();
         p.skipChildren();
         long end = p.currentTokenLocation().getByteOffset() + 1;
-        if (start < 0 || end > body.length) {
+        if (start < 0 || end > body.length()) {
             return "";
         }
-        return new String(body, (int) start, (int) (end - start), StandardCharsets.UTF_8);
+        return new String(body.array(), body.offset() + (int) start, (int) (end - start), StandardCharsets.UTF_8);
     }
 
     private static String optionalString(JsonParser p, String what) {

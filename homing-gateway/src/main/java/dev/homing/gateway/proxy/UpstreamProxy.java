@@ -10,6 +10,7 @@ import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
 import dev.homing.gateway.workers.InFlightSlot;
 import dev.homing.gateway.workers.ModelPool;
+import dev.homing.gateway.workers.UpstreamTarget;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Vertx;
@@ -63,9 +64,6 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class UpstreamProxy {
-
-    /** Connect timeout to workers: a worker that does not accept within this is treated as down (reference: 10 s). */
-    private static final long CONNECT_TIMEOUT_MS = 10_000;
 
     private final Vertx vertx;
     private final HttpClient client;
@@ -150,11 +148,13 @@ public final class UpstreamProxy {
         private void send() {
             retry.attemptStarted();
             Worker worker = slot.worker();
-            RequestOptions options = new RequestOptions()
-                    .setMethod(HttpMethod.POST)
-                    .setAbsoluteURI(worker.url() + route.path())
-                    .setHeaders(ForwardedHeaders.toWorker(request.headers(), record.requestId(), worker.apiKey()))
-                    .setConnectTimeout(CONNECT_TIMEOUT_MS);
+            UpstreamTarget target = worker.target();
+            // Host, port and path come parsed from the target; headers go straight into the request's own map.
+            // No wait limit for a pooled connection of its own: in Vert.x it would also bound the wait behind
+            // other requests' connects, and under a burst of thousands of streams that wait, not the worker, ran out
+            // (10 s) and opened every circuit. The TCP connect has its own timeout (Gateway), the wait is bounded by
+            // the request timeout.
+            RequestOptions options = target.request(HttpMethod.POST, route.path());
             sentNanos = System.nanoTime();
             metrics.sentToWorker(record.model(), worker.url());
             client.request(options)
@@ -164,6 +164,8 @@ public final class UpstreamProxy {
                             return io.vertx.core.Future.failedFuture("exchange already finished");
                         }
                         upstreamRequest = req;
+                        ForwardedHeaders.toWorker(request.headers(), req.headers(), record.requestId(),
+                                target.authorization());
                         return req.send(body);
                     })
                     .onSuccess(this::relay)
@@ -249,16 +251,18 @@ public final class UpstreamProxy {
             if (done) {
                 return;
             }
-            Throwable cause = err.getCause() != null ? err.getCause() : err;
-            boolean connect = err instanceof ConnectException || cause instanceof ConnectException
-                    || err instanceof ConnectTimeoutException || cause instanceof ConnectTimeoutException;
+            // Netty's connect timeout is a ConnectException too; only a refusal says nothing listens.
+            boolean connect = isA(err, ConnectException.class);
+            boolean refused = connect && !isA(err, ConnectTimeoutException.class);
             ApiError error = connect
                     ? new ApiError(502, "call_upstream_connection_failed",
                             "Could not connect to worker " + slot.worker().url() + ": " + err.getMessage())
                     : new ApiError(502, "call_upstream_failed",
                             "Request to worker " + slot.worker().url() + " failed: " + err.getMessage());
             metrics.workerError(connect ? "connection_failed" : "request_failed");
-            if (connect && markUnreachable) {
+            if (refused && markUnreachable) {
+                // A worker that refuses is down (restarting, crashed). One that is slow to accept may only be busy:
+                // that is for its circuit breaker and health checks to judge over several attempts, not one.
                 slot.worker().markUnreachable();
             }
             if (retryElsewhere(UpstreamOutcome.CONNECTION_FAILED, 0)) {
@@ -346,6 +350,10 @@ public final class UpstreamProxy {
             if (upstreamRequest != null) {
                 upstreamRequest.reset();
             }
+        }
+
+        private static boolean isA(Throwable err, Class<? extends Throwable> type) {
+            return type.isInstance(err) || type.isInstance(err.getCause());
         }
 
         private static Buffer streamFailedEvent() {

@@ -25,6 +25,7 @@ public final class Worker {
     private final String id;
     private final String url;
     private final String apiKey;
+    private final UpstreamTarget target;
     private volatile Map<String, String> labels;
     private volatile int priority;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -39,6 +40,7 @@ public final class Worker {
         this.id = id;
         this.url = spec.url();
         this.apiKey = spec.apiKey();
+        this.target = UpstreamTarget.of(spec.url(), spec.apiKey());
         this.labels = spec.labels();
         this.priority = spec.priority();
         this.modelId = spec.modelId();
@@ -55,6 +57,11 @@ public final class Worker {
     /** The worker's own API key, or null. Never log it. */
     public String apiKey() {
         return apiKey;
+    }
+
+    /** Where requests to this worker go, parsed once from its URL. */
+    public UpstreamTarget target() {
+        return target;
     }
 
     public Map<String, String> labels() {

@@ -217,10 +217,10 @@ public final class WorkerLifecycle {
 
     public Future<Buffer> call(Worker worker, HttpMethod method, String path) {
         long timeoutMs = TimeUnit.SECONDS.toMillis(settings.healthTimeoutSecs());
-        RequestOptions options = new RequestOptions().setMethod(method).setAbsoluteURI(worker.url() + path)
-                .setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
-        if (worker.apiKey() != null) {
-            options.putHeader("authorization", "Bearer " + worker.apiKey());
+        UpstreamTarget target = worker.target();
+        RequestOptions options = target.request(method, path).setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
+        if (target.authorization() != null) {
+            options.putHeader("authorization", target.authorization());
         }
         return client.request(options)
                 .compose(req -> req.send())

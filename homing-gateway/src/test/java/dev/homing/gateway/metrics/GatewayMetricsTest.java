@@ -56,6 +56,13 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void upstreamStatusesAndBreakerOutcomesCarryTheirLabels() {
+        assertThat(scrape).contains("smg_router_upstream_responses_total{error_code=\"\",router_type=\"http_regular\","
+                        + "status_code=\"200\"} 2.0")
+                .contains("smg_worker_cb_outcomes_total{outcome=\"success\",worker=\"" + worker.url() + "\"} 2.0");
+    }
+
+    @Test
     void workerGaugesAreReadFromTheRegistry() {
         assertThat(scrape).contains("smg_worker_requests_active{worker=\"" + worker.url() + "\"} 0")
                 .contains("smg_worker_health{worker=\"" + worker.url() + "\"} 1")

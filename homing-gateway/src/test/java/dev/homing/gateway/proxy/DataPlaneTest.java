@@ -51,6 +51,17 @@ class DataPlaneTest {
     }
 
     @Test
+    void aBodyReadInManyChunksReachesTheWorkerByteForByte() {
+        // Larger than the server's 8 KiB chunk size: read as several chunks, joined into one buffer.
+        String body = "{\"prompt\":\"" + "abcdefghij".repeat(4 * 1024) + "\",\"stream\":false}";
+
+        HttpResponse<String> response = gateway.post("/v1/completions", body);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(worker.received().getFirst().body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void aNonStreamingAnswerComesBackUnchanged() {
         HttpResponse<String> response = gateway.post("/v1/chat/completions",
                 "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");

@@ -139,4 +139,18 @@ class RoutingTextTest {
                 {"x":{"deep":[{"a":[1,{"b":null}]}]},"messages":[{"role":"user","content":"hi","name":"n"}],"y":1}"""))
                 .isEqualTo("<|user|>hi");
     }
+
+    @Test
+    void aBufferIsSniffedInPlaceWithToolsSlicedFromTheRightBytes() throws Exception {
+        String json = "{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"name\":\"é\"}],"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+        // A slice that starts inside its array, as a body read in chunks may.
+        io.vertx.core.buffer.Buffer slice = io.vertx.core.buffer.Buffer.buffer("garbage" + json + "tail")
+                .slice(7, 7 + json.getBytes(StandardCharsets.UTF_8).length);
+
+        SniffedRequest fromBuffer = RoutingText.sniff(InferenceRoute.CHAT, slice);
+
+        assertThat(fromBuffer).isEqualTo(sniff(InferenceRoute.CHAT, json));
+        assertThat(fromBuffer.routingText()).startsWith("<|tools|>[{\"type\":\"function\",\"name\":\"é\"}]");
+    }
 }
