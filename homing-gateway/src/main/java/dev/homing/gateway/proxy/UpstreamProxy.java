@@ -122,6 +122,8 @@ public final class UpstreamProxy {
         private long retryTimer = -1;
         private long sentNanos;
         private boolean done;
+        /** The client's answer is an event stream whose head is out: a failure can only end it with an event. */
+        private boolean sseStarted;
         private final UsageTail usage = new UsageTail();
         /** What the engine reported of the request, read at the end of a successful answer; null until then. */
         private UsageTail.Usage reported;
@@ -188,6 +190,7 @@ public final class UpstreamProxy {
             retry.firstByteSent();
             String contentType = upstream.getHeader("content-type");
             boolean sse = contentType != null && contentType.startsWith("text/event-stream");
+            sseStarted = sse;
             response.setStatusCode(upstream.statusCode());
             ForwardedHeaders.toClient(upstream.headers(), response.headers());
             response.putHeader("x-request-id", record.requestId());
@@ -237,7 +240,7 @@ public final class UpstreamProxy {
                 if (sse) {
                     // The status is out; an event the client parses is the only way to say the answer is cut
                     // short rather than finished.
-                    response.end(streamFailedEvent());
+                    response.end(streamEndedEvent("The worker broke off the stream", "upstream_stream_failed", 502));
                 } else {
                     // Headers are out and the body has no framing of its own: closing is the only honest signal.
                     response.reset();
@@ -341,7 +344,11 @@ public final class UpstreamProxy {
             }
             metrics.workerError("timeout");
             finish(504, "call_upstream_timeout", "timeout", UpstreamOutcome.TIMEOUT);
-            if (response.headWritten()) {
+            if (response.headWritten() && sseStarted) {
+                // As for a broken stream: the client must be able to tell a cut answer from a finished one.
+                response.end(streamEndedEvent("The worker did not finish within " + requestTimeoutMs / 1000 + " s",
+                        "call_upstream_timeout", 504));
+            } else if (response.headWritten()) {
                 response.reset();
             } else {
                 new ApiError(504, "call_upstream_timeout", "Worker " + slot.worker().url()
@@ -356,9 +363,9 @@ public final class UpstreamProxy {
             return type.isInstance(err) || type.isInstance(err.getCause());
         }
 
-        private static Buffer streamFailedEvent() {
-            return Buffer.buffer("data: {\"error\":{\"message\":\"The worker broke off the stream\","
-                    + "\"type\":\"upstream_stream_failed\",\"code\":502}}\n\n");
+        private static Buffer streamEndedEvent(String message, String type, int code) {
+            return Buffer.buffer("data: {\"error\":{\"message\":\"" + message + "\",\"type\":\"" + type
+                    + "\",\"code\":" + code + "}}\n\n");
         }
 
         private static int saturated(long tokens) {

@@ -77,6 +77,19 @@ class InFlightAccountingTest {
     }
 
     @Test
+    void aStreamStillRunningAtTheRequestTimeoutEndsWithATimeoutEvent() {
+        worker.behaviour(Behaviour.ENDLESS_STREAM);
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).startsWith("data: {\"choices\"")
+                .endsWith("data: {\"error\":{\"message\":\"The worker did not finish within 2 s\","
+                        + "\"type\":\"call_upstream_timeout\",\"code\":504}}\n\n");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
     void aClientThatDisconnectsMidStreamCancelsTheUpstreamAndLeavesNothingInFlight() throws Exception {
         worker.behaviour(Behaviour.ENDLESS_STREAM);
         int cutBefore = worker.streamsCutByClient();
