@@ -71,11 +71,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
-        this(config, AffinitySettings.DEFAULTS);
-    }
-
-    LoadAwareAffinityPolicy(PolicyConfig config, AffinitySettings settings) {
-        this.settings = settings;
+        this.settings = config.affinity();
         this.keep = settings.keepPerDecision();
         this.tree = new PrefixTree(config.maxTreeSize());
         this.picker = new WorkerPicker(config.seed());
@@ -84,6 +80,11 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** The settings this policy runs with. */
+    public AffinitySettings settings() {
+        return settings;
     }
 
     /** The model's tree, for metrics and tests. */

@@ -1,6 +1,7 @@
 package dev.homing.core.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.homing.core.tree.PrefixMatch;
 import dev.homing.core.tree.PrefixTree;
@@ -15,7 +16,11 @@ class LoadAwareAffinityPolicyTest {
 
     private static final AffinitySettings PLAIN = new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 0);
 
-    private LoadAwareAffinityPolicy policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS, PLAIN);
+    private LoadAwareAffinityPolicy policy = policyWith(PLAIN);
+
+    private static LoadAwareAffinityPolicy policyWith(AffinitySettings settings) {
+        return new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS.withAffinity(settings), System::nanoTime);
+    }
 
     private static final WorkerView W0 = WorkerView.available("w0", 0);
     private static final WorkerView W1 = WorkerView.available("w1", 0);
@@ -36,6 +41,25 @@ class LoadAwareAffinityPolicyTest {
         assertThat(policy.name()).isEqualTo("load_aware_affinity");
         assertThat(PolicyFactory.create("load_aware_affinity", PolicyConfig.DEFAULTS, System::nanoTime))
                 .isInstanceOf(LoadAwareAffinityPolicy.class);
+    }
+
+    @Test
+    void theFactoryHandsThePolicyItsSettings() {
+        PolicyConfig config = PolicyConfig.DEFAULTS.withAffinity(PLAIN);
+
+        RoutingPolicy created = PolicyFactory.create("load_aware_affinity", config, System::nanoTime);
+
+        assertThat(((LoadAwareAffinityPolicy) created).settings()).isEqualTo(PLAIN);
+    }
+
+    @Test
+    void settingsOutOfRangeAreRefusedNamingEachFlag() {
+        assertThatThrownBy(() -> new AffinitySettings(1.5, 0.5, 0, -1, -1, -0.1, Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--affinity-min-saving").hasMessageContaining("--affinity-load-factor")
+                .hasMessageContaining("--affinity-window").hasMessageContaining("--affinity-pending-weight")
+                .hasMessageContaining("--affinity-trim-min-chars").hasMessageContaining("--affinity-trim-share")
+                .hasMessageContaining("--affinity-capacity-chars-per-token");
     }
 
     @Test
@@ -79,8 +103,7 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void aWorkerAboveTheLoadBoundIsPassedOverDespiteItsMatch() {
-        policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS,
-                new AffinitySettings(0.1, 1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
+        policy = policyWith(new AffinitySettings(0.1, 1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
         answeredOnW0("a".repeat(1000));
         answeredOnW0("c".repeat(1000));
 
@@ -160,8 +183,7 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void withACapacityTheTreeKeepsEachWorkersShareWithinIt() {
-        policy = new LoadAwareAffinityPolicy(PolicyConfig.DEFAULTS,
-                new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 4.0));
+        policy = policyWith(new AffinitySettings(0.1, 100, 1_000_000_000, 1.0, 256, 0.1, 4.0));
         policy.onWorkerCapacity("w0", 300); // 1,200 characters at 4 a token
         answeredOnW0("a".repeat(1000));
         answeredOnW0("b".repeat(1000));
