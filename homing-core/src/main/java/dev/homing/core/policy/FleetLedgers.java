@@ -31,6 +31,8 @@ final class FleetLedgers {
     private final int[] heap;
     /** Where each position sits in {@link #heap}. */
     private final int[] slot;
+    /** The stored recent work of {@code heap[k]}, a copy kept beside the heap so sifting reads one array. */
+    private final double[] heapWork;
     private double totalScaledWork;
     /** Heap slots still to visit in {@link #leastWorkAvailable}; reused across decisions. */
     private int[] pending = new int[32];
@@ -45,10 +47,12 @@ final class FleetLedgers {
         }
         this.heap = new int[ids.length];
         this.slot = new int[ids.length];
+        this.heapWork = new double[ids.length];
         for (int i = 0; i < ids.length; i++) {
             heap[i] = i;
             slot[i] = i;
-            totalScaledWork += ledgers[i].scaledWork();
+            heapWork[i] = ledgers[i].scaledWork();
+            totalScaledWork += heapWork[i];
         }
         for (int k = ids.length / 2 - 1; k >= 0; k--) {
             siftDown(k);
@@ -98,29 +102,34 @@ final class FleetLedgers {
 
     /** Records a request placed at position {@code i}, as {@link WorkerLedger#placed}. */
     void placed(int i, int uncachedChars, double scale) {
-        double before = ledgers[i].scaledWork();
         ledgers[i].placed(uncachedChars, scale);
-        totalScaledWork += ledgers[i].scaledWork() - before;
-        siftDown(slot[i]);
+        if (uncachedChars > 0) {
+            double work = ledgers[i].scaledWork();
+            totalScaledWork += work - heapWork[slot[i]];
+            heapWork[slot[i]] = work;
+            siftDown(slot[i]);
+        }
     }
 
     /** The ledgers were rescaled (each divided alike): the order holds, the total is summed again. */
     void rescaled() {
         totalScaledWork = 0;
-        for (WorkerLedger ledger : ledgers) {
-            totalScaledWork += ledger.scaledWork();
+        for (int k = 0; k < heap.length; k++) {
+            heapWork[k] = ledgers[heap[k]].scaledWork();
+            totalScaledWork += heapWork[k];
         }
     }
 
     /**
-     * The available worker with the least recent work, ties drawn uniformly by {@code picker}; {@link Decision#NONE}
-     * when none is available. Visits the heap from the top and prunes every subtree above the best found, so it reads
-     * the tied workers and the unavailable ones above them, not the whole fleet.
+     * The available worker with the least recent work, {@link Decision#NONE} when none is available. Visits the heap
+     * from the top and prunes every subtree not below the best found, so it reads the unavailable workers above the
+     * answer, not the fleet. Of equal workers it takes the one the heap holds highest, not a random one: drawing
+     * among ties would read them all (hundreds at a cold start), and equal workers still take turns, since placing a
+     * request that adds work moves its worker down the heap.
      */
-    int leastWorkAvailable(List<WorkerView> workers, WorkerPicker picker) {
+    int leastWorkAvailable(List<WorkerView> workers) {
         int chosen = Decision.NONE;
         double best = Double.MAX_VALUE;
-        int ties = 0;
         int top = 0;
         if (heap.length > 0) {
             pending[top++] = 0;
@@ -128,24 +137,22 @@ final class FleetLedgers {
         while (top > 0) {
             int k = pending[--top];
             int i = heap[k];
-            double work = ledgers[i].scaledWork();
-            if (work > best) {
+            double work = heapWork[k];
+            if (work >= best) {
                 continue; // so is everything below it
             }
             if (workers.get(i).available()) {
-                if (work < best) {
-                    best = work;
-                    chosen = i;
-                    ties = 1;
-                } else if (picker.nextInt(++ties) == 0) {
-                    chosen = i;
-                }
+                best = work;
+                chosen = i;
+                continue; // everything below it has at least as much work
             }
-            for (int child = 2 * k + 1; child <= 2 * k + 2 && child < heap.length; child++) {
-                if (top == pending.length) {
-                    pending = Arrays.copyOf(pending, pending.length * 2);
+            for (int child = 2 * k + 2; child >= 2 * k + 1; child--) {
+                if (child < heap.length) {
+                    if (top == pending.length) {
+                        pending = Arrays.copyOf(pending, pending.length * 2);
+                    }
+                    pending[top++] = child;
                 }
-                pending[top++] = child;
             }
         }
         return chosen;
@@ -153,28 +160,26 @@ final class FleetLedgers {
 
     private void siftDown(int k) {
         int i = heap[k];
-        double work = ledgers[i].scaledWork();
+        double work = heapWork[k];
         int n = heap.length;
         while (true) {
             int child = 2 * k + 1;
             if (child >= n) {
                 break;
             }
-            if (child + 1 < n && work(child + 1) < work(child)) {
+            if (child + 1 < n && heapWork[child + 1] < heapWork[child]) {
                 child++;
             }
-            if (work(child) >= work) {
+            if (heapWork[child] >= work) {
                 break;
             }
             heap[k] = heap[child];
+            heapWork[k] = heapWork[child];
             slot[heap[k]] = k;
             k = child;
         }
         heap[k] = i;
+        heapWork[k] = work;
         slot[i] = k;
-    }
-
-    private double work(int k) {
-        return ledgers[heap[k]].scaledWork();
     }
 }

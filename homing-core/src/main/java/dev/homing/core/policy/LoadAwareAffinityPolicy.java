@@ -21,7 +21,7 @@ import java.util.function.LongSupplier;
  *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill: what this request would
  *       compute there (text less the worker's match) plus {@code pendingWeight} times the prefill already queued
  *       there (uncached characters sent and not yet answered with a first token). Load counts tokens to prefill, not
- *       requests. Equal costs go to the least recent work, then at random.</li>
+ *       requests. Equal costs go to the least recent work.</li>
  *   <li><b>Hot prefixes</b>: only the part of a match beyond what every available worker holds counts, and only when
  *       it exceeds {@code minSaving} of the text; a system prompt or the Mooncake trace's
  *       first block that all workers hold decides nothing, and the branch says {@code miss}, not {@code hit}.</li>
@@ -140,6 +140,11 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         int minSaving = (int) (settings.minSaving() * textChars);
         for (int level = match.levels() - 1; level >= 0 && match.levelEnd(level) - floor > minSaving; level--) {
             int end = match.levelEnd(level);
+            if (textChars - end > choice.cost) {
+                // Every cost here is at least what this level leaves to compute: nothing shallower can win.
+                // (A candidate was found, so the saving that existed is already recorded for the branch.)
+                break;
+            }
             for (int t = 0; t < match.tenantCount(level); t++) {
                 int tenant = match.tenantAt(level, t);
                 if (!firstSighting(tenant, match.tenantLimit())) {
@@ -159,7 +164,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         // Everyone else saves only the floor. Without a queue term their costs are equal, so the least recent work
         // among them is the fleet's least recent work overall (always within the bound).
         if (settings.pendingWeight() == 0) {
-            int least = ledgers.leastWorkAvailable(workers, picker);
+            int least = ledgers.leastWorkAvailable(workers);
             choice.offer(least, textChars - floor, ledgers.ledger(least).scaledWork() / workScale, floor);
         } else {
             for (int i = 0; i < n; i++) {
