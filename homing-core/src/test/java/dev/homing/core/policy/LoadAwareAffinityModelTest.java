@@ -98,7 +98,8 @@ class LoadAwareAffinityModelTest {
             expected.matched.put(w.id(), matched);
             expected.anySaving |= matched > floor;
             double recent = work.getOrDefault(w.id(), 0.0);
-            if (recent > bound * (1 + 1e-9)) {
+            double tolerance = matched > floor ? LoadAwareAffinityPolicy.MOVE_TOLERANCE * (matched - floor) : 0;
+            if (recent > (bound + tolerance) * (1 + 1e-9)) {
                 continue;
             }
             long cost = (long) (settings.pendingWeight() * pending.getOrDefault(w.id(), 0L)) + textChars - matched;

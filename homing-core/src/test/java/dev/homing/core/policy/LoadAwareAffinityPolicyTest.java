@@ -107,13 +107,21 @@ class LoadAwareAffinityPolicyTest {
     void aWorkerAboveTheLoadBoundIsPassedOverDespiteItsMatch() {
         policy = policyWith(new AffinitySettings(0.1, 1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
         answeredOnW0("a".repeat(1000));
-        answeredOnW0("c".repeat(1000));
+        answeredOnW0("c".repeat(3000));
 
-        // Recent work: w0 2,000, w1 0. The bound 1.25 x (2,000 + 1,200) / 2 = 2,000 is not exceeded: w0 qualifies,
-        // and computes 200 more.
-        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1).workerIndex()).isZero();
-        // Now w0 has 2,200 > 1.25 x (2,200 + 1,200) / 2 = 2,125: its match no longer counts.
-        assertThat(select("a".repeat(1000) + "d".repeat(200), W0, W1)).isEqualTo(new Decision(1, "balance", 0, 1200));
+        // Recent work: w0 4,000, w1 0. The bound is 1.25 x (4,000 + 1,200) / 2 = 3,250, and a holder may go past it
+        // by half its saving, 500: 3,750 < 4,000, so w0's match no longer counts.
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(1, "balance", 0, 1200));
+    }
+
+    @Test
+    void aHolderSlightlyAboveTheBoundKeepsItsRequestSinceMovingCostsTheSaving() {
+        policy = policyWith(new AffinitySettings(0.1, 1.25, 1_000_000_000, 1.0, 256, 0.1, 0));
+        answeredOnW0("a".repeat(1000));
+        answeredOnW0("c".repeat(2300));
+
+        // w0 has 3,300 > the bound 1.25 x (3,300 + 1,200) / 2 = 2,812.5, but by less than half its saving (500).
+        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(0, "hit", 1000, 1200));
     }
 
     /** w0 and w1 both hold {@code system}; w0 has done 100 more characters of work. */
