@@ -11,7 +11,9 @@ import java.util.List;
  * @param minSaving       {@code --affinity-min-saving}: a match counts only where it goes further than every worker's
  *                        by more than this share of the text
  * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent work (uncached prompt characters)
- *                        exceeds this multiple of the fleet's mean is passed over, however long its match
+ *                        exceeds this multiple of the fleet's mean is passed over...
+ * @param moveTolerance   {@code --affinity-move-tolerance}: ...unless it holds a match and exceeds the bound by less
+ *                        than this share of the match's saving (moving the request costs the saving in prefill)
  * @param windowDecisions {@code --affinity-window}: how many decisions the recent work remembers; each decision keeps
  *                        {@code 1 - 1/window} of it
  * @param pendingWeight   {@code --affinity-pending-weight}: what one character of prefill already queued on a worker
@@ -24,10 +26,10 @@ import java.util.List;
  *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
  *                        0 leaves the share unbounded
  */
-public record AffinitySettings(double minSaving, double loadFactor, int windowDecisions, double pendingWeight,
+public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
         int trimMinChars, double trimShare, double charsPerToken) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 256, 0.0, 256, 1.0, 0);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0);
 
     /** @throws IllegalArgumentException naming every flag whose value is out of range */
     public AffinitySettings {
@@ -35,6 +37,7 @@ public record AffinitySettings(double minSaving, double loadFactor, int windowDe
         check(problems, minSaving >= 0 && minSaving <= 1, "--affinity-min-saving must be between 0 and 1, got "
                 + minSaving);
         check(problems, loadFactor >= 1, "--affinity-load-factor must be >= 1, got " + loadFactor);
+        check(problems, moveTolerance >= 0, "--affinity-move-tolerance must be >= 0, got " + moveTolerance);
         check(problems, windowDecisions >= 1, "--affinity-window must be >= 1, got " + windowDecisions);
         check(problems, pendingWeight >= 0, "--affinity-pending-weight must be >= 0, got " + pendingWeight);
         check(problems, trimMinChars >= 0, "--affinity-trim-min-chars must be >= 0, got " + trimMinChars);

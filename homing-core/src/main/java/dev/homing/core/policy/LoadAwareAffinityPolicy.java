@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent work
  *       (uncached prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor}
  *       times the fleet's mean, this request included, is not a candidate, unless it holds a match and is above the
- *       bound by less than half the match's saving (moving would cost the saving in prefill). The others stay
+ *       bound by less than {@code moveTolerance} of the match's saving (moving would cost the saving in prefill). The others stay
  *       candidates, so affinity is never dropped wholesale the way the reference's global imbalance gate drops it.</li>
  *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill: what this request would
  *       compute there (text less the worker's match) plus {@code pendingWeight} times the prefill already queued
@@ -51,14 +51,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     /** Far below a double's range (1e308) and reached only every 59,000 decisions at the default window of 256. */
     private static final double RESCALE_ABOVE = 1e100;
-
-    /**
-     * How far above the load bound, as a share of its saving, a worker holding a match stays a candidate. Moving the
-     * request costs that saving in prefill, so a small excess does not pay for it. After a burst of new prompt
-     * groups, the worker that took one is briefly far above a mean that decays; with 0, the group's next prompts were
-     * sent away (generated shared prefix 83.8% against 84.7%, multi-turn 93.8% against 94.5% of 94.7%).
-     */
-    static final double MOVE_TOLERANCE = 0.5;
 
     private final AffinitySettings settings;
     private final double keep;
@@ -165,7 +157,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
                 }
                 choice.anySaving = true;
                 double work = ledgers.ledger(i).scaledWork() / workScale;
-                if (work <= bound + MOVE_TOLERANCE * (end - floor)) {
+                if (work <= bound + settings.moveTolerance() * (end - floor)) {
                     choice.offer(i, cost(ledgers.ledger(i), textChars - end), work, end);
                 }
             }

@@ -34,7 +34,7 @@ class LoadAwareAffinityModelTest {
     }
 
     private static void replay(double pendingWeight) {
-        AffinitySettings settings = new AffinitySettings(0.1, 1.25, 64, pendingWeight, 256, 1.0, 0);
+        AffinitySettings settings = new AffinitySettings(0.1, 1.25, 0.5, 64, pendingWeight, 256, 1.0, 0);
         LoadAwareAffinityPolicy policy = new LoadAwareAffinityPolicy(
                 PolicyConfig.DEFAULTS.withSeed(3).withAffinity(settings), System::nanoTime);
         SplittableRandom random = new SplittableRandom(17);
@@ -98,7 +98,7 @@ class LoadAwareAffinityModelTest {
             expected.matched.put(w.id(), matched);
             expected.anySaving |= matched > floor;
             double recent = work.getOrDefault(w.id(), 0.0);
-            double tolerance = matched > floor ? LoadAwareAffinityPolicy.MOVE_TOLERANCE * (matched - floor) : 0;
+            double tolerance = matched > floor ? settings.moveTolerance() * (matched - floor) : 0;
             if (recent > (bound + tolerance) * (1 + 1e-9)) {
                 continue;
             }

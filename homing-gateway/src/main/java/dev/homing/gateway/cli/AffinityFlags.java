@@ -23,6 +23,11 @@ public final class AffinityFlags {
                     + "passed over, whatever its match (Homing).")
     double loadFactor = DEFAULTS.loadFactor();
 
+    @Option(names = "--affinity-move-tolerance", paramLabel = "SHARE",
+            description = "load_aware_affinity: a worker holding a match may pass the load bound by this share of "
+                    + "the match's saving before its request is moved (Homing).")
+    double moveTolerance = DEFAULTS.moveTolerance();
+
     @Option(names = "--affinity-window", paramLabel = "DECISIONS",
             description = "load_aware_affinity: how many decisions the recent work remembers (Homing).")
     int window = DEFAULTS.windowDecisions();
@@ -53,7 +58,7 @@ public final class AffinityFlags {
      * @throws IllegalArgumentException naming each flag whose value is out of range
      */
     public AffinitySettings settings() {
-        return new AffinitySettings(minSaving, loadFactor, window, pendingWeight, trimMinChars, trimShare,
+        return new AffinitySettings(minSaving, loadFactor, moveTolerance, window, pendingWeight, trimMinChars, trimShare,
                 capacityCharsPerToken);
     }
 }
