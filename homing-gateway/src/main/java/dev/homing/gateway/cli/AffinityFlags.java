@@ -20,7 +20,7 @@ public final class AffinityFlags {
 
     @Option(names = "--affinity-load-factor", paramLabel = "X",
             description = "load_aware_affinity: a worker whose recent prefill work is above X times the mean is "
-                    + "passed over, whatever its match (Homing).")
+                    + "passed over, within the move tolerance (Homing).")
     double loadFactor = DEFAULTS.loadFactor();
 
     @Option(names = "--affinity-move-tolerance", paramLabel = "SHARE",
