@@ -11,6 +11,7 @@ import dev.homing.bench.workload.MultiTurnChat;
 import dev.homing.bench.workload.Workload;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
+import dev.homing.gateway.cli.AffinityFlags;
 import dev.homing.sim.EngineFlags;
 import dev.homing.sim.model.EngineConfig;
 import java.nio.file.Files;
@@ -169,6 +170,9 @@ public final class SimulationOptions {
             + "(default: ${DEFAULT-VALUE}).")
     int bucketAdjustIntervalSecs = POLICY.bucketAdjustIntervalSecs();
 
+    @Mixin
+    AffinityFlags affinity = new AffinityFlags();
+
     @Option(names = "--eviction-interval-secs",
             description = "Simulated seconds between policy maintenance runs (default: ${DEFAULT-VALUE}).")
     long evictionIntervalSecs = TimeUnit.NANOSECONDS.toSeconds(SimulationSettings.MAINTAIN_INTERVAL_NANOS);
@@ -219,7 +223,7 @@ public final class SimulationOptions {
     PolicyConfig policyConfig() {
         return new PolicyConfig(cacheThreshold, balanceAbsThreshold, balanceRelThreshold, maxTreeSize, maxIdleSecs,
                 PolicyConfig.AssignmentMode.parse(assignmentMode), prefixTokenCount, prefixHashLoadFactor,
-                bucketAdjustIntervalSecs, seed);
+                bucketAdjustIntervalSecs, seed, affinity.settings());
     }
 
     SimulationSettings settings() {

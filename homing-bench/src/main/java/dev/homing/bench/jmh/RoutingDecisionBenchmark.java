@@ -8,10 +8,8 @@ import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.core.tree.PrefixMatch;
 import dev.homing.core.tree.PrefixTree;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -43,8 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 public class RoutingDecisionBenchmark {
 
-    /** Prompts in the tree; more than the largest worker count, so every worker holds several. */
-    static final int CONVERSATIONS = 1024;
+    static final int CONVERSATIONS = DecisionFixture.CONVERSATIONS;
 
     @Param({"1024", "16384", "65536"})
     public int promptChars;
@@ -63,29 +60,22 @@ public class RoutingDecisionBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        prompts = PromptCorpus.prompts(CONVERSATIONS, promptChars, 42);
+        DecisionFixture fixture = new DecisionFixture(promptChars, workers);
+        prompts = fixture.prompts;
+        workerViews = fixture.workers;
         promptArrays = new char[prompts.length][];
         promptCopies = new char[prompts.length][];
         for (int i = 0; i < prompts.length; i++) {
             promptArrays[i] = prompts[i].toCharArray();
             promptCopies[i] = prompts[i].toCharArray();
         }
-        SplittableRandom random = new SplittableRandom(7);
-        workerViews = new ArrayList<>(workers);
-        for (int w = 0; w < workers; w++) {
-            // Loads within the balance thresholds, so cache_aware takes its matching branch.
-            workerViews.add(WorkerView.available("http://10.0.0." + w + ":30000", random.nextInt(4)));
-        }
         PolicyConfig config = PolicyConfig.DEFAULTS.withSeed(1);
         tree = new PrefixTree(config.maxTreeSize());
-        policy = new CacheAwarePolicy(config, System::nanoTime);
-        affinity = new LoadAwareAffinityPolicy(config, System::nanoTime);
         for (int i = 0; i < prompts.length; i++) {
-            String worker = workerViews.get(i % workers).id();
-            tree.insert(prompts[i], worker);
-            policy.select(workerViews, RoutingRequest.ofText(prompts[i]));
-            affinity.select(workerViews, RoutingRequest.ofText(prompts[i]));
+            tree.insert(prompts[i], workerViews.get(i % workers).id());
         }
+        policy = fixture.warmed(new CacheAwarePolicy(config, System::nanoTime));
+        affinity = fixture.warmed(new LoadAwareAffinityPolicy(config, System::nanoTime));
     }
 
     private int nextPrompt() {

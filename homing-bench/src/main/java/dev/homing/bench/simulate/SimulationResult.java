@@ -65,11 +65,16 @@ public record SimulationResult(
 
     /** The TTFT at {@code percentile} (0-100, nearest rank) in milliseconds; 0 with no requests answered. */
     public double ttftMillis(double percentile) {
-        if (ttftNanos.length == 0) {
+        return nearestRankMillis(ttftNanos, percentile);
+    }
+
+    /** The value at {@code percentile} (0-100, nearest rank) of ascending nanoseconds, in milliseconds; 0 if none. */
+    static double nearestRankMillis(long[] ascendingNanos, double percentile) {
+        if (ascendingNanos.length == 0) {
             return 0;
         }
-        int rank = (int) Math.ceil(percentile / 100 * ttftNanos.length);
-        return ttftNanos[Math.clamp(rank - 1, 0, ttftNanos.length - 1)] / 1e6;
+        int rank = (int) Math.ceil(percentile / 100 * ascendingNanos.length);
+        return ascendingNanos[Math.clamp(rank - 1, 0, ascendingNanos.length - 1)] / 1e6;
     }
 
     public double requestsPerSecond() {

@@ -3,6 +3,7 @@ package dev.homing.bench.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.homing.bench.report.ComparisonReport;
+import dev.homing.core.policy.AffinitySettings;
 import dev.homing.core.policy.PolicyFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -65,6 +66,24 @@ class SimulateCommandTest {
 
         assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(err.toString()).contains("unknown policy 'fastest'", "cache_aware", "power_of_two");
+    }
+
+    @Test
+    void affinityFlagsReachThePolicySettings() {
+        SimulateCommand command = new SimulateCommand();
+        new CommandLine(command).parseArgs(tinyWith("--affinity-load-factor", "1.5", "--affinity-window", "128",
+                "--affinity-pending-weight", "0.1"));
+
+        assertThat(command.options.policyConfig().affinity())
+                .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 128, 0.1, 256, 1.0, 0));
+    }
+
+    @Test
+    void anAffinitySettingOutOfRangeIsAUsageErrorNamingItsFlag() {
+        int exit = run(new SimulateCommand(), tinyWith("--affinity-load-factor", "0.5"));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("--affinity-load-factor must be >= 1, got 0.5");
     }
 
     @Test

@@ -1,14 +1,19 @@
 package dev.homing.core.policy;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * The tuning of {@link LoadAwareAffinityPolicy} beyond the reference's flags, each with the flag name the
- * configuration will give it. The defaults are the values measured best in the offline simulator; docs/POLICY.md
- * has the measurements.
+ * The tuning of {@link LoadAwareAffinityPolicy} beyond the reference's flags, each with its flag name in
+ * {@code homing launch}, {@code homing simulate} and {@code homing compare} (and its YAML key, the name without
+ * dashes). The defaults are the values measured best in the offline simulator; docs/POLICY.md has the measurements.
  *
  * @param minSaving       {@code --affinity-min-saving}: a match counts only where it goes further than every worker's
  *                        by more than this share of the text
  * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent work (uncached prompt characters)
- *                        exceeds this multiple of the fleet's mean is passed over, however long its match
+ *                        exceeds this multiple of the fleet's mean is passed over...
+ * @param moveTolerance   {@code --affinity-move-tolerance}: ...unless it holds a match and exceeds the bound by less
+ *                        than this share of the match's saving (moving the request costs the saving in prefill)
  * @param windowDecisions {@code --affinity-window}: how many decisions the recent work remembers; each decision keeps
  *                        {@code 1 - 1/window} of it
  * @param pendingWeight   {@code --affinity-pending-weight}: what one character of prefill already queued on a worker
@@ -21,15 +26,33 @@ package dev.homing.core.policy;
  *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
  *                        0 leaves the share unbounded
  */
-public record AffinitySettings(double minSaving, double loadFactor, int windowDecisions, double pendingWeight,
+public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
         int trimMinChars, double trimShare, double charsPerToken) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 256, 0.0, 256, 1.0, 0);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0);
 
+    /** @throws IllegalArgumentException naming every flag whose value is out of range */
     public AffinitySettings {
-        if (minSaving < 0 || minSaving > 1 || loadFactor < 1 || windowDecisions < 1 || pendingWeight < 0
-                || trimMinChars < 0 || trimShare < 0 || charsPerToken < 0) {
-            throw new IllegalArgumentException("affinity settings out of range: " + this);
+        List<String> problems = new ArrayList<>();
+        check(problems, minSaving >= 0 && minSaving <= 1, "--affinity-min-saving must be between 0 and 1, got "
+                + minSaving);
+        check(problems, loadFactor >= 1, "--affinity-load-factor must be >= 1, got " + loadFactor);
+        check(problems, moveTolerance >= 0, "--affinity-move-tolerance must be >= 0, got " + moveTolerance);
+        check(problems, windowDecisions >= 1, "--affinity-window must be >= 1, got " + windowDecisions);
+        check(problems, pendingWeight >= 0, "--affinity-pending-weight must be >= 0, got " + pendingWeight);
+        check(problems, trimMinChars >= 0, "--affinity-trim-min-chars must be >= 0, got " + trimMinChars);
+        check(problems, trimShare >= 0, "--affinity-trim-share must be >= 0, got " + trimShare);
+        check(problems, charsPerToken >= 0,
+                "--affinity-capacity-chars-per-token must be >= 0, got " + charsPerToken);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
+    }
+
+    /** NaN fails every comparison, so it is refused with the rest. */
+    private static void check(List<String> problems, boolean ok, String problem) {
+        if (!ok) {
+            problems.add(problem);
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -15,12 +16,13 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent work
  *       (uncached prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor}
- *       times the fleet's mean, this request included, is not a candidate, however long its match. The others stay
+ *       times the fleet's mean, this request included, is not a candidate, unless it holds a match and is above the
+ *       bound by less than {@code moveTolerance} of the match's saving (moving would cost the saving in prefill). The others stay
  *       candidates, so affinity is never dropped wholesale the way the reference's global imbalance gate drops it.</li>
  *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill: what this request would
  *       compute there (text less the worker's match) plus {@code pendingWeight} times the prefill already queued
  *       there (uncached characters sent and not yet answered with a first token). Load counts tokens to prefill, not
- *       requests. Equal costs go to the least recent work, then at random.</li>
+ *       requests. Equal costs go to the least recent work.</li>
  *   <li><b>Hot prefixes</b>: only the part of a match beyond what every available worker holds counts, and only when
  *       it exceeds {@code minSaving} of the text; a system prompt or the Mooncake trace's
  *       first block that all workers hold decides nothing, and the branch says {@code miss}, not {@code hit}.</li>
@@ -34,12 +36,13 @@ import java.util.function.LongSupplier;
  * {@code charsPerToken} set and the engines' KV capacity reported, {@link #maintain()} keeps each worker's share of
  * the tree within its engine's capacity. Both are measured and off by default (docs/POLICY.md says why).
  *
- * <p>Cost: one walk of the text in the tree (shared with the insert) and, per worker, one ledger lookup and a binary
- * search over the match's levels; the per-worker scratch arrays are reused, so a decision allocates no more than
- * cache_aware's.
+ * <p>Cost: one walk of the text in the tree (shared with the insert), one read of each worker's id and availability
+ * (as cache_aware reads each load), and then only the tenants of the levels that decide, each found by its cached
+ * position. The least recent work comes from a heap ({@link FleetLedgers}), not a scan; with a pending weight above
+ * 0 the queue term needs every worker's queue, and the decision reads every ledger.
  *
  * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
- * guards the ledgers' recent work, the work scale and the scratch and positional arrays; feedback updates atomics
+ * guards the ledgers' recent work, the work scale, the fleet and the per-tenant arrays; feedback updates atomics
  * and takes the tree's lock only to forget branches.
  */
 public final class LoadAwareAffinityPolicy implements RoutingPolicy {
@@ -61,21 +64,22 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
      * that grow by {@code 1 / keep} a decision: a ledger's stored value over this scale is its recent work.
      */
     private double workScale = 1.0;
-    private WorkerLedger[] scratchLedgers = new WorkerLedger[0];
-    private int[] scratchMatched = new int[0];
-    private double[] scratchWork = new double[0];
-    /** Matched characters by tenant handle for the decision under way (guarded by the tree's lock, as above). */
-    private int[] scratchDepthByTenant = new int[0];
     /** The ledgers of the last worker list, by position: the gateway passes its workers in a stable order. */
-    private WorkerLedger[] knownLedgers = new WorkerLedger[0];
+    private FleetLedgers fleet = FleetLedgers.EMPTY;
+    /** Each tree tenant handle's position in {@link #fleet} as last found; checked against the fleet on use. */
+    private int[] positionByTenant = new int[0];
+    /** Which decision last counted each tenant handle, so a tenant listed at several levels counts once. */
+    private long[] seenByTenant = new long[0];
+    private long decisions;
+    /** Available workers in the decision's list, and the stored recent work of the others (set by fleetFor). */
+    private int available;
+    private double unavailableWork;
+    /** Bumped when a worker is removed, so a fleet that still lists its (retired) ledger is built again. */
+    private final AtomicLong removals = new AtomicLong();
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
-        this(config, AffinitySettings.DEFAULTS);
-    }
-
-    LoadAwareAffinityPolicy(PolicyConfig config, AffinitySettings settings) {
-        this.settings = settings;
+        this.settings = config.affinity();
         this.keep = settings.keepPerDecision();
         this.tree = new PrefixTree(config.maxTreeSize());
         this.picker = new WorkerPicker(config.seed());
@@ -86,6 +90,11 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         return NAME;
     }
 
+    /** The settings this policy runs with. */
+    public AffinitySettings settings() {
+        return settings;
+    }
+
     /** The model's tree, for metrics and tests. */
     public PrefixTree tree() {
         return tree;
@@ -93,110 +102,198 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     @Override
     public Decision select(List<WorkerView> workers, RoutingRequest request) {
-        if (WorkerPicker.availableCount(workers) == 0) {
+        if (!anyAvailable(workers)) {
             return Decision.noHealthyWorkers();
         }
         return tree.matchAndInsert(request.text(), match -> decide(workers, match),
                 decision -> workers.get(decision.workerIndex()).id());
     }
 
-    /** Runs under the tree's write lock. */
-    private Decision decide(List<WorkerView> workers, PrefixMatch match) {
-        int n = workers.size();
-        if (scratchLedgers.length < n) {
-            scratchLedgers = new WorkerLedger[n];
-            scratchMatched = new int[n];
-            scratchWork = new double[n];
-            knownLedgers = Arrays.copyOf(knownLedgers, n);
-        }
-        advanceWorkScale();
-        int[] depthByTenant = depthByTenant(match);
-        int textChars = match.textChars();
-        int floor = Integer.MAX_VALUE;
-        double recentSum = 0;
-        int available = 0;
-        for (int i = 0; i < n; i++) {
-            WorkerView worker = workers.get(i);
-            if (!worker.available()) {
-                continue;
-            }
-            WorkerLedger ledger = ledgerAt(i, worker.id());
-            scratchLedgers[i] = ledger;
-            int tenant = match.tenantOf(worker.id());
-            int matched = tenant < 0 ? 0 : depthByTenant[tenant];
-            scratchMatched[i] = matched;
-            floor = Math.min(floor, matched);
-            double work = ledger.scaledWork() / workScale;
-            scratchWork[i] = work;
-            recentSum += work;
-            available++;
-        }
-        // A saving no larger than minSaving is noise (a few characters of a block tag, a short common
-        // opening): it must not pull the request away from the least loaded worker.
-        int minSaving = (int) (settings.minSaving() * textChars);
-        boolean anySaving = false;
-        for (int i = 0; i < n; i++) {
-            if (scratchLedgers[i] != null) {
-                if (scratchMatched[i] - floor <= minSaving) {
-                    scratchMatched[i] = floor;
-                } else {
-                    anySaving = true;
-                }
+    private static boolean anyAvailable(List<WorkerView> workers) {
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).available()) {
+                return true;
             }
         }
-        // The mean counts this request at its full length, so the least loaded worker is always within the bound.
-        double bound = settings.loadFactor() * (recentSum + textChars) / available;
-        int chosen = Decision.NONE;
-        long best = Long.MAX_VALUE;
-        double bestRecent = Double.MAX_VALUE;
-        int ties = 0;
-        for (int i = 0; i < n; i++) {
-            WorkerLedger ledger = scratchLedgers[i];
-            if (ledger == null || scratchWork[i] > bound) {
-                continue;
-            }
-            long queued = (long) (settings.pendingWeight() * ledger.pendingPrefillChars());
-            long cost = queued + (textChars - scratchMatched[i]);
-            double recent = scratchWork[i];
-            if (cost < best || (cost == best && recent < bestRecent)) {
-                best = cost;
-                bestRecent = recent;
-                chosen = i;
-                ties = 1;
-            } else if (cost == best && recent == bestRecent && picker.nextInt(++ties) == 0) {
-                chosen = i;
-            }
-        }
-        int matched = scratchMatched[chosen];
-        scratchLedgers[chosen].placed(textChars - matched, workScale);
-        Arrays.fill(scratchLedgers, 0, n, null);
-        String branch = matched > floor ? "hit" : anySaving ? "balance" : "miss";
-        return new Decision(chosen, branch, matched, textChars);
+        return false;
     }
 
     /**
-     * Every tenant's matched characters in one pass over the match's levels: a tenant at a level is at every
-     * shallower one, so the deepest level naming it writes last. The cost is the tenants listed along the path, not
-     * workers times levels (a per-worker search over levels that each list hundreds of tenants cost 2x cache_aware's
-     * decision at 64 workers and 11x at 512).
+     * Runs under the tree's write lock. Reads every worker once (its id and availability, as cache_aware reads every
+     * load), then only the tenants of the levels that decide: the level every available worker holds (the floor) and
+     * the levels beyond it by more than the minimum saving. The least recent work comes from the fleet's heap.
      */
-    private int[] depthByTenant(PrefixMatch match) {
-        if (scratchDepthByTenant.length < match.tenantLimit()) {
-            scratchDepthByTenant = new int[match.tenantLimit()];
-        }
-        return matchedCharsByTenant(match, scratchDepthByTenant);
-    }
-
-    /** Fills {@code into} (at least {@code tenantLimit()} long) with each tenant handle's matched characters. */
-    static int[] matchedCharsByTenant(PrefixMatch match, int[] into) {
-        Arrays.fill(into, 0, match.tenantLimit(), 0);
-        for (int level = 0; level < match.levels(); level++) {
+    private Decision decide(List<WorkerView> workers, PrefixMatch match) {
+        advanceWorkScale(); // first: a rescale changes the stored values fleetFor sums
+        FleetLedgers ledgers = fleetFor(workers);
+        decisions++;
+        int n = workers.size();
+        int available = this.available;
+        double unavailableWork = this.unavailableWork;
+        int textChars = match.textChars();
+        int floor = floor(match, workers, available);
+        // The mean counts this request at its full length, so the least loaded worker is always within the bound.
+        double bound = settings.loadFactor()
+                * ((ledgers.totalScaledWork() - unavailableWork) / workScale + textChars) / available;
+        Choice choice = new Choice();
+        // A saving no larger than minSaving is noise (a few characters of a block tag, a short common
+        // opening): it must not pull the request away from the least loaded worker.
+        int minSaving = (int) (settings.minSaving() * textChars);
+        for (int level = match.levels() - 1; level >= 0 && match.levelEnd(level) - floor > minSaving; level--) {
             int end = match.levelEnd(level);
-            for (int i = 0; i < match.tenantCount(level); i++) {
-                into[match.tenantAt(level, i)] = end;
+            if (textChars - end > choice.cost) {
+                // Every cost here is at least what this level leaves to compute: nothing shallower can win.
+                // (A candidate was found, so the saving that existed is already recorded for the branch.)
+                break;
+            }
+            for (int t = 0; t < match.tenantCount(level); t++) {
+                int tenant = match.tenantAt(level, t);
+                if (!firstSighting(tenant, match.tenantLimit())) {
+                    continue; // seen at a deeper level, its longest match
+                }
+                int i = position(match, tenant, workers);
+                if (i < 0 || !workers.get(i).available()) {
+                    continue;
+                }
+                choice.anySaving = true;
+                double work = ledgers.ledger(i).scaledWork() / workScale;
+                if (work <= bound + settings.moveTolerance() * (end - floor)) {
+                    choice.offer(i, cost(ledgers.ledger(i), textChars - end), work, end);
+                }
             }
         }
-        return into;
+        // Everyone else saves only the floor. Without a queue term their costs are equal, so the least recent work
+        // among them is the fleet's least recent work overall (always within the bound).
+        if (settings.pendingWeight() == 0) {
+            int least = ledgers.leastWorkAvailable(workers);
+            choice.offer(least, textChars - floor, ledgers.ledger(least).scaledWork() / workScale, floor);
+        } else {
+            for (int i = 0; i < n; i++) {
+                double work = ledgers.ledger(i).scaledWork() / workScale;
+                if (workers.get(i).available() && work <= bound) {
+                    choice.offer(i, cost(ledgers.ledger(i), textChars - floor), work, floor);
+                }
+            }
+        }
+        ledgers.placed(choice.worker, textChars - choice.matched, workScale);
+        String branch = choice.matched > floor ? "hit" : choice.anySaving ? "balance" : "miss";
+        return new Decision(choice.worker, branch, choice.matched, textChars);
+    }
+
+    /** The prefill a worker costs: what it would compute, plus its queue at the pending weight. */
+    private long cost(WorkerLedger ledger, int toCompute) {
+        return (long) (settings.pendingWeight() * ledger.pendingPrefillChars()) + toCompute;
+    }
+
+    /** The best candidate so far: least cost, then least recent work, then a uniform draw among the equal. */
+    private final class Choice {
+        int worker = Decision.NONE;
+        long cost = Long.MAX_VALUE;
+        double work = Double.MAX_VALUE;
+        int matched;
+        int ties;
+        boolean anySaving;
+
+        void offer(int i, long candidateCost, double candidateWork, int candidateMatched) {
+            if (i == worker) {
+                return; // the least-loaded worker may also have been offered as a holder of a match
+            }
+            if (candidateCost < cost || (candidateCost == cost && candidateWork < work)) {
+                worker = i;
+                cost = candidateCost;
+                work = candidateWork;
+                matched = candidateMatched;
+                ties = 1;
+            } else if (candidateCost == cost && candidateWork == work && picker.nextInt(++ties) == 0) {
+                worker = i;
+                matched = candidateMatched;
+            }
+        }
+    }
+
+    /**
+     * What every available worker holds: the end of the deepest level whose tenants include them all, else 0. A
+     * level listing fewer tenants than there are available workers cannot, so only the shallow levels are counted.
+     */
+    private int floor(PrefixMatch match, List<WorkerView> workers, int available) {
+        for (int level = match.levels() - 1; level >= 0; level--) {
+            int tenants = match.tenantCount(level);
+            if (tenants < available) {
+                continue;
+            }
+            int holders = 0;
+            for (int t = 0; t < tenants; t++) {
+                int i = position(match, match.tenantAt(level, t), workers);
+                if (i >= 0 && workers.get(i).available()) {
+                    holders++;
+                }
+            }
+            if (holders == available) {
+                return match.levelEnd(level);
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The worker list's fleet, built again when the list is not the one it was built for; counts the available
+     * workers and the recent work of the others on the way (one read of each worker).
+     */
+    private FleetLedgers fleetFor(List<WorkerView> workers) {
+        if (fleet.removals() != removals.get() || !countAvailable(fleet, workers)) {
+            fleet = FleetLedgers.of(workers, this::ledgerOf, removals.get());
+            countAvailable(fleet, workers);
+        }
+        return fleet;
+    }
+
+    /** Fills {@link #available} and {@link #unavailableWork}; false when {@code ledgers} are not of this list. */
+    private boolean countAvailable(FleetLedgers ledgers, List<WorkerView> workers) {
+        int n = workers.size();
+        if (ledgers.size() != n) {
+            return false;
+        }
+        available = 0;
+        unavailableWork = 0;
+        for (int i = 0; i < n; i++) {
+            WorkerView worker = workers.get(i);
+            if (!ledgers.holds(i, worker.id())) {
+                return false;
+            }
+            if (worker.available()) {
+                available++;
+            } else {
+                unavailableWork += ledgers.ledger(i).scaledWork();
+            }
+        }
+        return true;
+    }
+
+    /** The position of a tree tenant in the worker list, or -1 when it is not in it; cached by handle. */
+    private int position(PrefixMatch match, int tenant, List<WorkerView> workers) {
+        if (positionByTenant.length < match.tenantLimit()) {
+            positionByTenant = Arrays.copyOf(positionByTenant, match.tenantLimit());
+        }
+        String name = match.tenantName(tenant);
+        int i = positionByTenant[tenant];
+        if (i >= 0 && i < fleet.size() && fleet.holds(i, name)) {
+            return i;
+        }
+        i = fleet.positionOf(name);
+        positionByTenant[tenant] = i;
+        return i;
+    }
+
+    /** Whether this decision meets {@code tenant} for the first time. */
+    private boolean firstSighting(int tenant, int tenantLimit) {
+        if (seenByTenant.length < tenantLimit) {
+            seenByTenant = Arrays.copyOf(seenByTenant, tenantLimit);
+        }
+        if (seenByTenant[tenant] == decisions) {
+            return false;
+        }
+        seenByTenant[tenant] = decisions;
+        return true;
     }
 
     /** Grows the work scale by one decision's decay; rescales every ledger before it could overflow. */
@@ -206,19 +303,9 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             for (WorkerLedger ledger : ledgers.values()) {
                 ledger.rescaleWork(workScale);
             }
+            fleet.rescaled();
             workScale = 1.0;
         }
-    }
-
-    /** The ledger of the worker at position {@code i} of the list, from the positional cache when it still holds. */
-    private WorkerLedger ledgerAt(int i, String id) {
-        WorkerLedger known = knownLedgers[i];
-        if (known != null && known.isFor(id)) {
-            return known;
-        }
-        WorkerLedger ledger = ledgerOf(id);
-        knownLedgers[i] = ledger;
-        return ledger;
     }
 
     private WorkerLedger ledgerOf(String workerId) {
@@ -263,7 +350,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         ledgerOf(workerId).capacity(kvTokens);
     }
 
-    /** Predicted against realised cache, per worker that has been routed to. */
+    /** Predicted against realised cache, per worker the policy has seen (zeros until its engine reports). */
     public List<HitAccuracy> hitAccuracy() {
         return ledgers.values().stream().map(WorkerLedger::accuracy)
                 .sorted(Comparator.comparing(HitAccuracy::workerId)).toList();
@@ -275,6 +362,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         WorkerLedger removed = ledgers.remove(workerId);
         if (removed != null) {
             removed.retire();
+            removals.incrementAndGet();
         }
     }
 

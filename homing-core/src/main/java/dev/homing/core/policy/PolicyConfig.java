@@ -1,5 +1,7 @@
 package dev.homing.core.policy;
 
+import java.util.Objects;
+
 /**
  * The policy settings, with the reference gateway's command-line names and defaults. The gateway builds one from its
  * flags; the simulator and benchmarks from theirs.
@@ -15,6 +17,7 @@ package dev.homing.core.policy;
  *                                 multiple of the mean
  * @param bucketAdjustIntervalSecs {@code --bucket-adjust-interval-secs}: bucket boundaries are recomputed this often
  * @param seed                     seed of the policy's random choices (the simulator fixes it; the gateway draws it)
+ * @param affinity                 load_aware_affinity's own settings (Homing's {@code --affinity-*} flags)
  */
 public record PolicyConfig(
         double cacheThreshold,
@@ -26,15 +29,33 @@ public record PolicyConfig(
         int prefixTokenCount,
         double prefixHashLoadFactor,
         int bucketAdjustIntervalSecs,
-        long seed) {
+        long seed,
+        AffinitySettings affinity) {
 
-    /** The reference gateway's Rust CLI defaults. */
+    /** The reference gateway's Rust CLI defaults, and Homing's for load_aware_affinity. */
     public static final PolicyConfig DEFAULTS =
             new PolicyConfig(0.3, 64, 1.5, 67_108_864L, 14_400, AssignmentMode.RANDOM, 256, 1.25, 5, 0);
 
+    /** The reference's settings alone, with load_aware_affinity's defaults. */
+    public PolicyConfig(double cacheThreshold, int balanceAbsThreshold, double balanceRelThreshold, long maxTreeSize,
+                        long maxIdleSecs, AssignmentMode assignmentMode, int prefixTokenCount,
+                        double prefixHashLoadFactor, int bucketAdjustIntervalSecs, long seed) {
+        this(cacheThreshold, balanceAbsThreshold, balanceRelThreshold, maxTreeSize, maxIdleSecs, assignmentMode,
+                prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs, seed, AffinitySettings.DEFAULTS);
+    }
+
+    public PolicyConfig {
+        Objects.requireNonNull(affinity, "affinity");
+    }
+
     public PolicyConfig withSeed(long newSeed) {
         return new PolicyConfig(cacheThreshold, balanceAbsThreshold, balanceRelThreshold, maxTreeSize, maxIdleSecs,
-                assignmentMode, prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs, newSeed);
+                assignmentMode, prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs, newSeed, affinity);
+    }
+
+    public PolicyConfig withAffinity(AffinitySettings newAffinity) {
+        return new PolicyConfig(cacheThreshold, balanceAbsThreshold, balanceRelThreshold, maxTreeSize, maxIdleSecs,
+                assignmentMode, prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs, seed, newAffinity);
     }
 
     /** How the manual policy places a routing key it has not seen. */

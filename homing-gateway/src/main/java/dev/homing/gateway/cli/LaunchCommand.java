@@ -71,6 +71,9 @@ public final class LaunchCommand implements Callable<Integer> {
     @ArgGroup(validate = false, heading = "%nRouting policy%n", order = 3)
     PolicyFlags policy = new PolicyFlags();
 
+    @ArgGroup(validate = false, heading = "%nload_aware_affinity (Homing)%n", order = 3)
+    AffinityFlags affinity = new AffinityFlags();
+
     @ArgGroup(validate = false, heading = "%nPrefill/decode disaggregation (not supported yet)%n", order = 4)
     PdFlags pd = new PdFlags();
 
@@ -553,6 +556,7 @@ public final class LaunchCommand implements Callable<Integer> {
                 .maxIdleSecs(policy.maxIdleSecs).assignmentMode(policy.assignmentMode)
                 .prefixTokenCount(policy.prefixTokenCount).prefixHashLoadFactor(policy.prefixHashLoadFactor)
                 .bucketAdjustIntervalSecs(policy.bucketAdjustIntervalSecs)
+                .affinity(affinity.settings())
                 .workerStartupTimeoutSecs(pd.workerStartupTimeoutSecs)
                 .workerStartupCheckIntervalSecs(pd.workerStartupCheckInterval)
                 .logDir(logging.logDir).logLevel(logging.logLevel).logJson(logging.logJson)

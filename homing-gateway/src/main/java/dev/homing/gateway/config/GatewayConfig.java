@@ -1,5 +1,6 @@
 package dev.homing.gateway.config;
 
+import dev.homing.core.policy.AffinitySettings;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 
@@ -42,6 +43,7 @@ import java.util.concurrent.TimeUnit;
  * @param prefixTokenCount            {@code --prefix-token-count}: prefix_hash hashes this much of the prefix
  * @param prefixHashLoadFactor        {@code --prefix-hash-load-factor}: prefix_hash skips workers loaded beyond this
  * @param bucketAdjustIntervalSecs    {@code --bucket-adjust-interval-secs}: bucket boundary refresh period
+ * @param affinity                    {@code --affinity-*}: (Homing) load_aware_affinity's settings
  * @param workerStartupTimeoutSecs    {@code --worker-startup-timeout-secs}: give up registering a worker after this
  * @param workerStartupCheckIntervalSecs {@code --worker-startup-check-interval}: longest wait between registration
  *                                    probes; also the {@code /get_load} poll period for power_of_two
@@ -103,6 +105,7 @@ public record GatewayConfig(
         int prefixTokenCount,
         double prefixHashLoadFactor,
         int bucketAdjustIntervalSecs,
+        AffinitySettings affinity,
         long workerStartupTimeoutSecs,
         long workerStartupCheckIntervalSecs,
         String logDir,
@@ -157,6 +160,7 @@ public record GatewayConfig(
             null, null, 10, 30, 75,
             List.of(), "cache_aware",
             0.3, 64, 1.5, 120, 67_108_864L, 14_400, "random", 256, 1.25, 5,
+            AffinitySettings.DEFAULTS,
             1800, 30,
             null, "info", false,
             "0.0.0.0", 29000, DEFAULT_DURATION_BUCKETS,
@@ -307,7 +311,7 @@ public record GatewayConfig(
     public PolicyConfig policyConfig(long seed) {
         return new PolicyConfig(cacheThreshold, balanceAbsThreshold, balanceRelThreshold, maxTreeSize, maxIdleSecs,
                 PolicyConfig.AssignmentMode.parse(assignmentMode), prefixTokenCount, prefixHashLoadFactor,
-                bucketAdjustIntervalSecs, seed);
+                bucketAdjustIntervalSecs, seed, affinity);
     }
 
     /** A builder starting from the defaults; for tests and programmatic starts. */
@@ -340,6 +344,7 @@ public record GatewayConfig(
         private int prefixTokenCount;
         private double prefixHashLoadFactor;
         private int bucketAdjustIntervalSecs;
+        private AffinitySettings affinity;
         private long workerStartupTimeoutSecs;
         private long workerStartupCheckIntervalSecs;
         private String logDir;
@@ -389,6 +394,7 @@ public record GatewayConfig(
             maxTreeSize = c.maxTreeSize; maxIdleSecs = c.maxIdleSecs; assignmentMode = c.assignmentMode;
             prefixTokenCount = c.prefixTokenCount; prefixHashLoadFactor = c.prefixHashLoadFactor;
             bucketAdjustIntervalSecs = c.bucketAdjustIntervalSecs;
+            affinity = c.affinity;
             workerStartupTimeoutSecs = c.workerStartupTimeoutSecs;
             workerStartupCheckIntervalSecs = c.workerStartupCheckIntervalSecs;
             logDir = c.logDir; logLevel = c.logLevel; logJson = c.logJson;
@@ -438,6 +444,7 @@ public record GatewayConfig(
         public Builder prefixTokenCount(int v) { prefixTokenCount = v; return this; }
         public Builder prefixHashLoadFactor(double v) { prefixHashLoadFactor = v; return this; }
         public Builder bucketAdjustIntervalSecs(int v) { bucketAdjustIntervalSecs = v; return this; }
+        public Builder affinity(AffinitySettings v) { affinity = v; return this; }
         public Builder workerStartupTimeoutSecs(long v) { workerStartupTimeoutSecs = v; return this; }
         public Builder workerStartupCheckIntervalSecs(long v) { workerStartupCheckIntervalSecs = v; return this; }
         public Builder logDir(String v) { logDir = v; return this; }
@@ -482,7 +489,8 @@ public record GatewayConfig(
                     tlsCertPath, tlsKeyPath, clientHeaderTimeoutSecs, clientBodyTimeoutSecs, clientKeepaliveTimeoutSecs,
                     workerUrls, policy, cacheThreshold, balanceAbsThreshold,
                     balanceRelThreshold, evictionIntervalSecs, maxTreeSize, maxIdleSecs, assignmentMode,
-                    prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs, workerStartupTimeoutSecs,
+                    prefixTokenCount, prefixHashLoadFactor, bucketAdjustIntervalSecs,
+                    Objects.requireNonNull(affinity), workerStartupTimeoutSecs,
                     workerStartupCheckIntervalSecs, logDir, Objects.requireNonNull(logLevel), logJson,
                     prometheusHost, prometheusPort, prometheusDurationBuckets, requestIdHeaders, requestTimeoutSecs,
                     shutdownGracePeriodSecs, maxPayloadSize, corsAllowedOrigins, healthFailureThreshold,

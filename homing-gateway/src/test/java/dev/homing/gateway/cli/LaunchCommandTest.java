@@ -1,5 +1,9 @@
 package dev.homing.gateway.cli;
 
+import dev.homing.core.policy.AffinitySettings;
+import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.PolicyFactory;
+import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.RetryPolicy;
@@ -150,6 +154,45 @@ class LaunchCommandTest {
         assertThat(config.cacheThreshold()).isEqualTo(0.5);
         assertThat(config.disableHealthCheck()).isTrue();
         assertThat(config.policy()).isEqualTo("random");
+    }
+
+    @Test
+    void affinityFlagsReachTheLoadAwareAffinityPolicy() {
+        GatewayConfig config = LaunchCommand.parse("--policy", "load_aware_affinity", "--affinity-min-saving", "0.2",
+                "--affinity-load-factor", "1.5", "--affinity-move-tolerance", "0", "--affinity-window", "512", "--affinity-pending-weight", "0.1",
+                "--affinity-trim-min-chars", "128", "--affinity-trim-share", "0.1",
+                "--affinity-capacity-chars-per-token", "4");
+
+        RoutingPolicy policy = PolicyFactory.create(config.policy(), config.policyConfig(0), System::nanoTime);
+
+        assertThat(((LoadAwareAffinityPolicy) policy).settings())
+                .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4));
+    }
+
+    @Test
+    void affinitySettingsComeFromTheYamlFileToo(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("homing.yaml");
+        Files.writeString(file, """
+                policy: load_aware_affinity
+                affinity_load_factor: 1.5
+                affinity-window: 128
+                """);
+
+        GatewayConfig config = LaunchCommand.parse("--config", file.toString(), "--affinity-window", "64");
+
+        assertThat(config.policyConfig(0).affinity())
+                .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 64, 0.0, 256, 1.0, 0));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--affinity-min-saving=1.5", "--affinity-load-factor=0.9", "--affinity-move-tolerance=-1", "--affinity-window=0",
+            "--affinity-pending-weight=-1", "--affinity-trim-min-chars=-1", "--affinity-trim-share=-0.5",
+            "--affinity-capacity-chars-per-token=-4"})
+    void anAffinitySettingOutOfRangeIsRefusedNamingItsFlag(String flagAndValue) {
+        String flag = flagAndValue.substring(0, flagAndValue.indexOf('='));
+
+        assertThatThrownBy(() -> LaunchCommand.parse(flagAndValue))
+                .isInstanceOf(ParameterException.class).hasMessageStartingWith(flag);
     }
 
     @Test
