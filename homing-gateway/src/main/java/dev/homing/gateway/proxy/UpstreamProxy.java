@@ -8,11 +8,14 @@ import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.RetryPolicy;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
+import dev.homing.gateway.workers.ConnectGate;
 import dev.homing.gateway.workers.InFlightSlot;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.UpstreamTarget;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -157,17 +160,37 @@ public final class UpstreamProxy {
             // (10 s) and opened every circuit. The TCP connect has its own timeout (Gateway), the wait is bounded by
             // the request timeout.
             RequestOptions options = target.request(HttpMethod.POST, route.path());
+            ConnectGate gate = worker.connectGate();
+            Context context = vertx.getOrCreateContext();
             sentNanos = System.nanoTime();
+            gate.enter(() -> {
+                if (Vertx.currentContext() == context) {
+                    request(worker, options, gate);
+                } else {
+                    // Let go by a release on another event loop: the exchange lives on its own.
+                    context.runOnContext(v -> request(worker, options, gate));
+                }
+            });
+        }
+
+        /** Asks the pool for a connection to the worker (the gate's turn taken) and sends the request on it. */
+        private void request(Worker worker, RequestOptions options, ConnectGate gate) {
+            if (done) {
+                gate.release();
+                return;
+            }
             metrics.sentToWorker(record.model(), worker.url());
-            client.request(options)
+            Future<HttpClientRequest> connected = client.request(options);
+            connected.onComplete(ar -> gate.release());
+            connected
                     .compose(req -> {
                         if (done) {
                             req.reset();
-                            return io.vertx.core.Future.failedFuture("exchange already finished");
+                            return Future.failedFuture("exchange already finished");
                         }
                         upstreamRequest = req;
                         ForwardedHeaders.toWorker(request.headers(), req.headers(), record.requestId(),
-                                target.authorization());
+                                worker.target().authorization());
                         return req.send(body);
                     })
                     .onSuccess(this::relay)
@@ -254,6 +277,10 @@ public final class UpstreamProxy {
             if (done) {
                 return;
             }
+            if (UpstreamOutcome.isGatewayExhaustion(err)) {
+                gatewayExhausted(err);
+                return;
+            }
             // Netty's connect timeout is a ConnectException too; only a refusal says nothing listens.
             boolean connect = isA(err, ConnectException.class);
             boolean refused = connect && !isA(err, ConnectTimeoutException.class);
@@ -273,6 +300,18 @@ public final class UpstreamProxy {
             }
             // Release before answering, so a client that sees the error sees the worker's load already down.
             finish(error.status(), error.code(), error.code(), UpstreamOutcome.CONNECTION_FAILED);
+            error.send(response);
+        }
+
+        /** The gateway had no socket to give the attempt: retried, but no worker is blamed. */
+        private void gatewayExhausted(Throwable err) {
+            metrics.workerError("gateway_exhausted");
+            if (retryElsewhere(UpstreamOutcome.GATEWAY_EXHAUSTED, 0)) {
+                return;
+            }
+            ApiError error = new ApiError(503, "gateway_out_of_sockets", "The gateway could not open a connection "
+                    + "to a worker (" + err.getMessage() + "); raise its open-file limit (ulimit -n)");
+            finish(error.status(), error.code(), error.code(), UpstreamOutcome.GATEWAY_EXHAUSTED);
             error.send(response);
         }
 

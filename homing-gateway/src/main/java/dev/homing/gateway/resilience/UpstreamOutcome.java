@@ -11,7 +11,9 @@ package dev.homing.gateway.resilience;
  *   <li>429: the worker is busy, not broken: neither breaker success nor failure, retried on another worker;
  *   <li>408 and a gateway-side timeout: the worker did not keep up: a breaker failure, retried;
  *   <li>5xx: a breaker failure; 500, 502, 503, 504 are retried (501, 505... are not: asking again changes nothing);
- *   <li>connection refused, reset or failed before an answer: a breaker failure, retried.
+ *   <li>connection refused, reset or failed before an answer: a breaker failure, retried;
+ *   <li>the gateway's own resources ran out (no file descriptor left for a socket): not the worker's doing, so
+ *       neither breaker success nor failure; retried after the backoff, when sockets may have been freed.
  * </ul>
  */
 public enum UpstreamOutcome {
@@ -20,7 +22,8 @@ public enum UpstreamOutcome {
     BUSY,
     TIMEOUT,
     SERVER_ERROR,
-    CONNECTION_FAILED;
+    CONNECTION_FAILED,
+    GATEWAY_EXHAUSTED;
 
     /** The outcome of a worker's HTTP status. */
     public static UpstreamOutcome ofStatus(int status) {
@@ -39,6 +42,22 @@ public enum UpstreamOutcome {
         return SUCCESS;
     }
 
+    /**
+     * Whether a failed connection attempt failed for want of the gateway's own resources: the process is out of file
+     * descriptors (EMFILE) or the system out of them (ENFILE). Every worker would fail the same way, and blaming
+     * them opened every circuit of a fleet under a burst of thousands of streams.
+     */
+    public static boolean isGatewayExhaustion(Throwable err) {
+        for (Throwable t = err; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = t.getMessage();
+            // The JDK and Netty pass on the C library's text for EMFILE and ENFILE; both start the same way.
+            if (message != null && message.contains("Too many open files")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Counts toward opening the worker's circuit. */
     public boolean isWorkerFailure() {
         return this == TIMEOUT || this == SERVER_ERROR || this == CONNECTION_FAILED;
@@ -53,7 +72,7 @@ public enum UpstreamOutcome {
     public static boolean isRetryable(UpstreamOutcome outcome, int status) {
         return switch (outcome) {
             case SUCCESS, CLIENT_ERROR -> false;
-            case BUSY, TIMEOUT, CONNECTION_FAILED -> true;
+            case BUSY, TIMEOUT, CONNECTION_FAILED, GATEWAY_EXHAUSTED -> true;
             case SERVER_ERROR -> status == 0 || status == 500 || status == 502 || status == 503 || status == 504;
         };
     }

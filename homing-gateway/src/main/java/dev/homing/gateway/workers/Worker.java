@@ -26,6 +26,7 @@ public final class Worker {
     private final String url;
     private final String apiKey;
     private final UpstreamTarget target;
+    private final ConnectGate connectGate = new ConnectGate(ConnectGate.DEFAULT_LIMIT);
     private volatile Map<String, String> labels;
     private volatile int priority;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -62,6 +63,11 @@ public final class Worker {
     /** Where requests to this worker go, parsed once from its URL. */
     public UpstreamTarget target() {
         return target;
+    }
+
+    /** Bounds the connections being opened to this worker at once (inference requests only). */
+    public ConnectGate connectGate() {
+        return connectGate;
     }
 
     public Map<String, String> labels() {

@@ -1,5 +1,6 @@
 package dev.homing.gateway.resilience;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -24,5 +25,21 @@ class UpstreamOutcomeTest {
         assertThat(UpstreamOutcome.ofStatus(status)).isEqualTo(outcome);
         assertThat(outcome.isWorkerFailure()).isEqualTo(failure);
         assertThat(outcome.isWorkerSuccess()).isEqualTo(success);
+    }
+
+    @Test
+    void runningOutOfFileDescriptorsIsTheGatewaysOwnExhaustionRetriedButNoWorkersFault() {
+        Throwable emfile = new java.io.IOException("Too many open files");
+        Throwable wrapped = new IllegalStateException("connect failed", emfile);
+
+        assertThat(UpstreamOutcome.isGatewayExhaustion(emfile)).isTrue();
+        assertThat(UpstreamOutcome.isGatewayExhaustion(wrapped)).isTrue();
+        assertThat(UpstreamOutcome.isGatewayExhaustion(new java.io.IOException("Too many open files in system")))
+                .isTrue();
+        assertThat(UpstreamOutcome.isGatewayExhaustion(new java.net.ConnectException("Connection refused")))
+                .isFalse();
+        assertThat(UpstreamOutcome.GATEWAY_EXHAUSTED.isWorkerFailure()).isFalse();
+        assertThat(UpstreamOutcome.GATEWAY_EXHAUSTED.isWorkerSuccess()).isFalse();
+        assertThat(UpstreamOutcome.isRetryable(UpstreamOutcome.GATEWAY_EXHAUSTED, 0)).isTrue();
     }
 }
