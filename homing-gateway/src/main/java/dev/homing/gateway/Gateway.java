@@ -4,6 +4,7 @@ import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.config.WorkerUrls;
 import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
+import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.http.InvalidRequests;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
@@ -94,10 +95,11 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config) {
         config.validate();
         WorkerRegistry registry = new WorkerRegistry(config.policy(), config.policyConfig(0));
+        EdgeRefusals refusals = new EdgeRefusals();
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
                         config.clientHeaderTimeoutSecs(), config.clientBodyTimeoutSecs(),
-                        config.clientKeepaliveTimeoutSecs())))
+                        config.clientKeepaliveTimeoutSecs()), refusals))
                 .build();
         try {
             HttpClient client = vertx.createHttpClient(
@@ -107,6 +109,7 @@ public final class Gateway implements AutoCloseable {
                     new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
             GatewayMetrics metrics = new GatewayMetrics(registry, config.prometheusDurationBuckets(),
                     config.backend());
+            metrics.watchEdge(refusals);
             WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, client, registry, metrics,
                     new WorkerLifecycle.Settings(config.workerStartupTimeoutSecs(),
                             config.workerStartupCheckIntervalSecs(), !config.disableHealthCheck(),
@@ -137,7 +140,7 @@ public final class Gateway implements AutoCloseable {
             int listenPort = config.port() == 0 ? -1 : config.port();
             List<HttpServer> servers = new ArrayList<>();
             for (int i = 0; i < SERVER_INSTANCES; i++) {
-                HttpServer server = newServer(vertx, config, handler, metrics);
+                HttpServer server = newServer(vertx, config, handler, metrics, refusals);
                 await(server.listen(listenPort, config.host()));
                 servers.add(server);
             }
@@ -159,7 +162,7 @@ public final class Gateway implements AutoCloseable {
     }
 
     private static HttpServer newServer(Vertx vertx, GatewayConfig config, GatewayServer handler,
-                                        GatewayMetrics metrics) {
+                                        GatewayMetrics metrics, EdgeRefusals refusals) {
         // Vert.x's default head limits (4096-byte request line, 8192-byte head) stay; InvalidRequests answers them.
         HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
                 // The idle handler is where ClientDeadlines goes in the pipeline; ClientDeadlines decides what idle is.
@@ -175,7 +178,7 @@ public final class Gateway implements AutoCloseable {
             conn.closeHandler(v -> metrics.connectionClosed());
         });
         server.requestHandler(handler);
-        server.invalidRequestHandler(new InvalidRequests());
+        server.invalidRequestHandler(new InvalidRequests(refusals));
         return server;
     }
 

@@ -68,6 +68,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     enum Phase { HEAD, BODY, WAITING, IDLE, OFF }
 
     private final Settings settings;
+    private final EdgeRefusals refusals;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> check;
     private Phase scheduledFor;
@@ -83,8 +84,9 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     private long idleSinceNanos;
     private boolean off;
 
-    public ClientDeadlines(Settings settings) {
+    public ClientDeadlines(Settings settings, EdgeRefusals refusals) {
         this.settings = settings;
+        this.refusals = refusals;
     }
 
     @Override
@@ -251,6 +253,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     /** Answers 408 from here (Vert.x has no response of its own under way) and closes once it is written. */
     private void timeOut(String code, String message) {
         stop();
+        refusals.refused(code);
         ByteBuf body = Unpooled.copiedBuffer(new ApiError(408, code, message).json(), StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.REQUEST_TIMEOUT, body);

@@ -28,8 +28,8 @@ public final class ClientDeadlinesTransport implements Transport {
 
     private final Hooked implementation;
 
-    public ClientDeadlinesTransport(ClientDeadlines.Settings settings) {
-        this.implementation = new Hooked(Transport.NIO.implementation(), settings);
+    public ClientDeadlinesTransport(ClientDeadlines.Settings settings, EdgeRefusals refusals) {
+        this.implementation = new Hooked(Transport.NIO.implementation(), settings, refusals);
     }
 
     @Override
@@ -56,28 +56,31 @@ public final class ClientDeadlinesTransport implements Transport {
     @ChannelHandler.Sharable
     private static final class OnAccept extends ChannelInboundHandlerAdapter {
         private final ClientDeadlines.Settings settings;
+        private final EdgeRefusals refusals;
 
-        OnAccept(ClientDeadlines.Settings settings) {
+        OnAccept(ClientDeadlines.Settings settings, EdgeRefusals refusals) {
             this.settings = settings;
+            this.refusals = refusals;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof Channel child) {
-                child.pipeline().addFirst(new ClientDeadlines.FirstBytes(new ClientDeadlines(settings)));
+                child.pipeline().addFirst(new ClientDeadlines.FirstBytes(new ClientDeadlines(settings, refusals)));
             }
             ctx.fireChannelRead(msg);
         }
     }
 
     /** The NIO transport, delegated to in everything but the server bootstrap. */
-    private record Hooked(io.vertx.core.spi.transport.Transport nio, ClientDeadlines.Settings settings)
+    private record Hooked(io.vertx.core.spi.transport.Transport nio, ClientDeadlines.Settings settings,
+                          EdgeRefusals refusals)
             implements io.vertx.core.spi.transport.Transport {
 
         @Override
         public void configure(NetServerOptions options, boolean domainSocket, ServerBootstrap bootstrap) {
             nio.configure(options, domainSocket, bootstrap);
-            bootstrap.handler(new OnAccept(settings));
+            bootstrap.handler(new OnAccept(settings, refusals));
         }
 
         @Override

@@ -12,16 +12,23 @@ import io.vertx.core.http.HttpServerRequest;
  * head over {@link HttpServerOptions#getMaxHeaderSize()} bytes gets 431, anything else (a Content-Length that is not
  * a number, a malformed request line) gets 400. The decoder stops reading at the limit, so an oversized head never
  * costs more memory than the limit, and the connection is closed after the answer: the rest of what the client sent
- * cannot be framed. Stateless and thread-safe.
+ * cannot be framed. Thread-safe.
  */
 public final class InvalidRequests implements Handler<HttpServerRequest> {
 
     /** Decoder messages quote the client's own bytes; a sentence of them is enough to say what was wrong. */
     private static final int MAX_DETAIL_CHARS = 200;
 
+    private final EdgeRefusals refusals;
+
+    public InvalidRequests(EdgeRefusals refusals) {
+        this.refusals = refusals;
+    }
+
     @Override
     public void handle(HttpServerRequest request) {
         ApiError error = errorFor(request.decoderResult().cause());
+        refusals.refused(error.code());
         request.response().putHeader("connection", "close");
         error.send(request.response());
         request.connection().close();

@@ -5,6 +5,7 @@ import dev.homing.core.policy.Decision;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.resilience.UpstreamOutcome;
@@ -195,6 +196,18 @@ public final class GatewayMetrics {
         } catch (IllegalArgumentException alreadyRegistered) {
             // JVM metrics are process-wide; a second gateway in the same JVM (tests) goes without them.
         }
+    }
+
+    /**
+     * Exports {@code homing_edge_refusals_total}: requests the listener answered before any route saw them (400, 414,
+     * 431 from the decoder; 408 for a slow head or body), by error code. They are not in {@code smg_http_*}.
+     */
+    public void watchEdge(EdgeRefusals refusals) {
+        CounterWithCallback.builder().name("homing_edge_refusals_total")
+                .help("Requests answered at the listener's edge before routing (bad head, slow client), by code")
+                .labelNames("error_code")
+                .callback(cb -> refusals.counts().forEach((code, n) -> cb.call(n, code)))
+                .register(registry);
     }
 
     /**

@@ -74,6 +74,21 @@ class SlowClientTest {
             assertTimedOut(socket, "client_header_timeout");
         }
         assertThat(worker.received()).isEmpty();
+        assertThat(gateway.scrapeMetrics()).as("answered below the routes, still counted")
+                .containsPattern("homing_edge_refusals_total\\{error_code=\"client_header_timeout\"} [1-9]");
+    }
+
+    @Test
+    void aRequestLineTheDecoderRefusesIsAnsweredAndCountedByItsCode() throws IOException {
+        try (Socket socket = connect()) {
+            send(socket, "GET /" + "a".repeat(5_000) + " HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+
+            RawHttp.Response response = RawHttp.read(socket.getInputStream());
+            assertThat(response.status()).isEqualTo(414);
+            assertThat(response.headers().get("x-smg-error-code")).isEqualTo("uri_too_long");
+        }
+        assertThat(gateway.scrapeMetrics())
+                .containsPattern("homing_edge_refusals_total\\{error_code=\"uri_too_long\"} [1-9]");
     }
 
     @Test
