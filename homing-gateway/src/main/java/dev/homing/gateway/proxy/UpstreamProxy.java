@@ -68,6 +68,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class UpstreamProxy {
 
+    /** The first wait for a free socket once the gateway ran out of them; it doubles up to the maximum. */
+    private static final long SOCKET_WAIT_FIRST_MS = 50;
+    private static final long SOCKET_WAIT_MAX_MS = 1_000;
+
     private final Vertx vertx;
     private final HttpClient client;
     private final GatewayMetrics metrics;
@@ -127,6 +131,8 @@ public final class UpstreamProxy {
         private boolean done;
         /** The client's answer is an event stream whose head is out: a failure can only end it with an event. */
         private boolean sseStarted;
+        /** Times this exchange found the gateway out of sockets (file descriptors) for its worker connection. */
+        private int socketWaits;
         private final UsageTail usage = new UsageTail();
         /** What the engine reported of the request, read at the end of a successful answer; null until then. */
         private UsageTail.Usage reported;
@@ -152,6 +158,11 @@ public final class UpstreamProxy {
 
         private void send() {
             retry.attemptStarted();
+            connect();
+        }
+
+        /** Gets the attempt a connection to its worker, through the worker's connect gate, and sends on it. */
+        private void connect() {
             Worker worker = slot.worker();
             UpstreamTarget target = worker.target();
             // Host, port and path come parsed from the target; headers go straight into the request's own map.
@@ -306,13 +317,16 @@ public final class UpstreamProxy {
         /** The gateway had no socket to give the attempt: retried, but no worker is blamed. */
         private void gatewayExhausted(Throwable err) {
             metrics.workerError("gateway_exhausted");
-            if (retryElsewhere(UpstreamOutcome.GATEWAY_EXHAUSTED, 0)) {
-                return;
-            }
-            ApiError error = new ApiError(503, "gateway_out_of_sockets", "The gateway could not open a connection "
-                    + "to a worker (" + err.getMessage() + "); raise its open-file limit (ulimit -n)");
-            finish(error.status(), error.code(), error.code(), UpstreamOutcome.GATEWAY_EXHAUSTED);
-            error.send(response);
+            // Every worker would fail alike, and sockets come back as other exchanges end: the same attempt waits for
+            // one, within the request's own timeout, and no worker is blamed or retried away from.
+            long delayMillis = Math.min(SOCKET_WAIT_MAX_MS, SOCKET_WAIT_FIRST_MS << Math.min(socketWaits, 5));
+            socketWaits++;
+            retryTimer = vertx.setTimer(delayMillis, id -> {
+                retryTimer = -1;
+                if (!done) {
+                    connect();
+                }
+            });
         }
 
         /**
@@ -379,6 +393,14 @@ public final class UpstreamProxy {
         private void timedOut() {
             timer = -1;
             if (done) {
+                return;
+            }
+            if (socketWaits > 0 && upstreamRequest == null) {
+                // Never sent: the gateway, not the worker, is to blame.
+                ApiError error = new ApiError(503, "gateway_out_of_sockets", "The gateway had no socket free to "
+                        + "connect to a worker within " + requestTimeoutMs / 1000 + " s; raise its open-file limit");
+                finish(error.status(), error.code(), error.code(), null);
+                error.send(response);
                 return;
             }
             metrics.workerError("timeout");

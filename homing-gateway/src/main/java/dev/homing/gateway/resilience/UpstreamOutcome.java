@@ -11,10 +11,10 @@ package dev.homing.gateway.resilience;
  *   <li>429: the worker is busy, not broken: neither breaker success nor failure, retried on another worker;
  *   <li>408 and a gateway-side timeout: the worker did not keep up: a breaker failure, retried;
  *   <li>5xx: a breaker failure; 500, 502, 503, 504 are retried (501, 505... are not: asking again changes nothing);
- *   <li>connection refused, reset or failed before an answer: a breaker failure, retried;
- *   <li>the gateway's own resources ran out (no file descriptor left for a socket): not the worker's doing, so
- *       neither breaker success nor failure; retried after the backoff, when sockets may have been freed.
+ *   <li>connection refused, reset or failed before an answer: a breaker failure, retried.
  * </ul>
+ * A connection that could not even be opened because the gateway is out of file descriptors
+ * ({@link #isGatewayExhaustion}) is no outcome of the worker's at all: the proxy waits for a socket instead.
  */
 public enum UpstreamOutcome {
     SUCCESS,
@@ -22,8 +22,7 @@ public enum UpstreamOutcome {
     BUSY,
     TIMEOUT,
     SERVER_ERROR,
-    CONNECTION_FAILED,
-    GATEWAY_EXHAUSTED;
+    CONNECTION_FAILED;
 
     /** The outcome of a worker's HTTP status. */
     public static UpstreamOutcome ofStatus(int status) {
@@ -72,7 +71,7 @@ public enum UpstreamOutcome {
     public static boolean isRetryable(UpstreamOutcome outcome, int status) {
         return switch (outcome) {
             case SUCCESS, CLIENT_ERROR -> false;
-            case BUSY, TIMEOUT, CONNECTION_FAILED, GATEWAY_EXHAUSTED -> true;
+            case BUSY, TIMEOUT, CONNECTION_FAILED -> true;
             case SERVER_ERROR -> status == 0 || status == 500 || status == 502 || status == 503 || status == 504;
         };
     }
