@@ -47,7 +47,9 @@ public enum UpstreamOutcome {
      * them opened every circuit of a fleet under a burst of thousands of streams.
      */
     public static boolean isGatewayExhaustion(Throwable err) {
-        for (Throwable t = err; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        // A few causes deep is where Vert.x and Netty put the socket's own error; the bound also ends a cyclic chain.
+        Throwable t = err;
+        for (int depth = 0; t != null && depth < 4; depth++, t = t.getCause()) {
             String message = t.getMessage();
             // The JDK and Netty pass on the C library's text for EMFILE and ENFILE; both start the same way.
             if (message != null && message.contains("Too many open files")) {
