@@ -18,9 +18,11 @@ import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.Tokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -67,10 +69,20 @@ public final class Simulation {
     private long now;
     private long firstArrival = -1;
     private long lastFinish;
+    /** Held requests by the time their wait runs out, and those whose awaited prefill is done (sent at once). */
+    private final PriorityQueue<Placed> held = new PriorityQueue<>(Comparator.comparingLong(Placed::untilNanos));
+    private final List<Placed> released = new ArrayList<>();
+    private long holds;
+    private long holdsTimedOut;
 
-    /** A request the gateway has sent and not yet seen finish. */
+    /** A request the gateway has sent and not yet seen finish; TTFT counts from its arrival at the gateway. */
     private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, RoutingRequest routed,
-                        Decision decision) {
+                        Decision decision, long arrivedNanos) {
+    }
+
+    /** A routed request not yet sent: new at its arrival, or held for an earlier request's prefill (until). */
+    private record Placed(TurnArrival arrival, int[] tokens, RoutingRequest routed, Decision decision,
+                          long arrivedNanos, long untilNanos) {
     }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName) {
@@ -121,15 +133,21 @@ public final class Simulation {
             int engine = earliestEngine();
             long engineAt = engine < 0 ? Long.MAX_VALUE : engines[engine].nextEventNanos();
             long arrivalAt = arrivals.nextNanos();
-            if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE) {
+            long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().untilNanos();
+            if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE) {
                 return;
             }
-            long timerAt = Math.min(nextMaintain, nextSample);
+            long timerAt = Math.min(Math.min(nextMaintain, nextSample), heldUntil);
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
                 deliver(engine, engines[engine].advanceTo(engineAt), arrivals);
+                sendReleased();
             } else if (timerAt <= arrivalAt) {
                 now = timerAt;
+                if (timerAt == heldUntil) {
+                    holdsTimedOut++;
+                    send(held.poll());
+                }
                 if (timerAt == nextSample) {
                     sampleLoads();
                     nextSample += settings.loadSampleIntervalNanos();
@@ -162,7 +180,7 @@ public final class Simulation {
         for (Progress p : progress) {
             Sent request = p.finished() ? sent.get(worker).remove(p.requestId()) : sent.get(worker).get(p.requestId());
             if (p.isFirstToken() || (p.finished() && p.completionTokens() == 0)) {
-                recordTtft(p.atNanos() - p.arrivalNanos());
+                recordTtft(p.atNanos() - request.arrivedNanos());
             }
             if (p.isFirstToken()) {
                 policy.onFirstToken(workerIds[worker], request.decision());
@@ -202,20 +220,48 @@ public final class Simulation {
             errors++;
             return;
         }
-        int worker = decision.workerIndex();
+        Decision.Hold hold = decision.hold();
+        if (hold == null || hold.awaited().isDone()) {
+            send(new Placed(arrival, tokens, routed, decision, now, now));
+            return;
+        }
+        // Held as the gateway holds it: sent when the awaited prefill is done, or when the wait runs out.
+        holds++;
+        Placed placed = new Placed(arrival, tokens, routed, decision, now, now + hold.maxNanos());
+        held.add(placed);
+        hold.awaited().whenDone(() -> {
+            if (held.remove(placed)) {
+                released.add(placed);
+            }
+        });
+    }
+
+    /** Sends the held requests whose awaited prefill finished in the event just taken. */
+    private void sendReleased() {
+        for (int i = 0; i < released.size(); i++) {
+            send(released.get(i));
+        }
+        released.clear();
+    }
+
+    private void send(Placed placed) {
+        int worker = placed.decision().workerIndex();
+        Turn turn = placed.arrival().conversation().turns().get(placed.arrival().turn());
         long id;
         try {
-            id = engines[worker].submit(new GenerationRequest(tokens, turn.maxOutputTokens()), now);
+            id = engines[worker].submit(new GenerationRequest(placed.tokens(), turn.maxOutputTokens()), now);
         } catch (IllegalArgumentException refused) {
             errors++;
+            policy.onCompleted(workerIds[worker], placed.routed(), placed.decision(), EngineReport.unknown(false));
             return;
         }
         inFlight[worker]++;
         requestsPerWorker[worker]++;
-        promptTokensPerWorker[worker] += tokens.length;
+        promptTokensPerWorker[worker] += placed.tokens().length;
         // Only a conversation with a next turn needs the prompt again, to compute the answer text.
-        sent.get(worker).put(id, new Sent(arrival, arrival.hasNextTurn() ? tokens : null, turn.maxOutputTokens(),
-                routed, decision));
+        TurnArrival arrival = placed.arrival();
+        sent.get(worker).put(id, new Sent(arrival, arrival.hasNextTurn() ? placed.tokens() : null,
+                turn.maxOutputTokens(), placed.routed(), placed.decision(), placed.arrivedNanos()));
     }
 
     private List<WorkerView> views() {
@@ -251,6 +297,10 @@ public final class Simulation {
         }
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
+        if (holds > 0) {
+            branches.put("held for a prefill", holds);
+            branches.put("held until the wait ran out", holdsTimedOut);
+        }
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
         return new SimulationResult(policyName, requests, errors, prompt, cached, output, sortedTtft, span,
                 requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), wallNanos);

@@ -75,7 +75,7 @@ class SimulateCommandTest {
                 "--affinity-pending-weight", "0.1"));
 
         assertThat(command.options.policyConfig().affinity())
-                .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 128, 0.1, 256, 1.0, 0));
+                .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 128, 0.1, 256, 1.0, 0, 2000));
     }
 
     @Test

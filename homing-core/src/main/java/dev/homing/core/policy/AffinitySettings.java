@@ -25,11 +25,14 @@ import java.util.List;
  * @param charsPerToken   {@code --affinity-capacity-chars-per-token}: bounds each worker's share of the tree by its
  *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
  *                        0 leaves the share unbounded
+ * @param prefillWaitMillis {@code --affinity-prefill-wait-ms}: a request placed for a prefix that an earlier request
+ *                        is still computing on the same worker waits at the gateway until that prefill is done
+ *                        (its first token), for at most this long; 0 sends it at once
  */
 public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
-        int trimMinChars, double trimShare, double charsPerToken) {
+        int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0, 2000);
 
     /** @throws IllegalArgumentException naming every flag whose value is out of range */
     public AffinitySettings {
@@ -44,6 +47,7 @@ public record AffinitySettings(double minSaving, double loadFactor, double moveT
         check(problems, trimShare >= 0, "--affinity-trim-share must be >= 0, got " + trimShare);
         check(problems, charsPerToken >= 0,
                 "--affinity-capacity-chars-per-token must be >= 0, got " + charsPerToken);
+        check(problems, prefillWaitMillis >= 0, "--affinity-prefill-wait-ms must be >= 0, got " + prefillWaitMillis);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
@@ -59,6 +63,11 @@ public record AffinitySettings(double minSaving, double loadFactor, double moveT
     /** What a worker's recent work keeps of itself at each decision. */
     double keepPerDecision() {
         return 1.0 - 1.0 / windowDecisions;
+    }
+
+    /** Whether a request may wait for an earlier request's prefill of its prefix. */
+    boolean waitsForPrefill() {
+        return prefillWaitMillis > 0;
     }
 
     /** Whether each worker's share of the tree is bounded by its engine's capacity. */

@@ -9,10 +9,24 @@ package dev.homing.core.policy;
  * @param branch       the branch label, stable across releases because dashboards use it
  * @param matchedChars characters of the routing text the chosen worker is believed to hold (0 if not known)
  * @param textChars    characters of the routing text
+ * @param prefill      this request's prefill, for requests that may come to rely on it; null when nobody can
+ * @param hold         an earlier request's prefill this one should wait for before it is sent; null to send at once
  */
-public record Decision(int workerIndex, String branch, int matchedChars, int textChars) {
+public record Decision(int workerIndex, String branch, int matchedChars, int textChars, PendingPrefill prefill,
+                       Hold hold) {
 
     public static final int NONE = -1;
+
+    /**
+     * Send the request when {@code awaited} is done, or after {@code maxNanos} at the latest: the prefix it was
+     * placed for is still being computed on its worker by the request that brought it.
+     */
+    public record Hold(PendingPrefill awaited, long maxNanos) {
+    }
+
+    public Decision(int workerIndex, String branch, int matchedChars, int textChars) {
+        this(workerIndex, branch, matchedChars, textChars, null, null);
+    }
 
     /** Branch label shared by every policy: no worker could take the request. */
     public static final String NO_HEALTHY_WORKERS = "no_healthy_workers";
@@ -32,6 +46,13 @@ public record Decision(int workerIndex, String branch, int matchedChars, int tex
 
     public boolean found() {
         return workerIndex != NONE;
+    }
+
+    /** Ends this request's prefill for whoever waits on it (first token, or the request is over). */
+    public void prefillDone() {
+        if (prefill != null) {
+            prefill.finish();
+        }
     }
 
     /** Matched share of the routing text, 0 for an empty text. */

@@ -105,7 +105,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         if (!anyAvailable(workers)) {
             return Decision.noHealthyWorkers();
         }
-        return tree.matchAndInsert(request.text(), match -> decide(workers, match),
+        return tree.matchAndInsert(request.text(), match -> decide(workers, request.text(), match),
                 decision -> workers.get(decision.workerIndex()).id());
     }
 
@@ -123,7 +123,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
      * load), then only the tenants of the levels that decide: the level every available worker holds (the floor) and
      * the levels beyond it by more than the minimum saving. The least recent work comes from the fleet's heap.
      */
-    private Decision decide(List<WorkerView> workers, PrefixMatch match) {
+    private Decision decide(List<WorkerView> workers, String text, PrefixMatch match) {
         advanceWorkScale(); // first: a rescale changes the stored values fleetFor sums
         FleetLedgers ledgers = fleetFor(workers);
         decisions++;
@@ -177,7 +177,30 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         }
         ledgers.placed(choice.worker, textChars - choice.matched, workScale);
         String branch = choice.matched > floor ? "hit" : choice.anySaving ? "balance" : "miss";
-        return new Decision(choice.worker, branch, choice.matched, textChars);
+        if (!settings.waitsForPrefill()) {
+            return new Decision(choice.worker, branch, choice.matched, textChars);
+        }
+        return withPrefillWait(ledgers.ledger(choice.worker), text, textChars, choice.worker, branch, choice.matched, floor,
+                Math.max(1, minSaving));
+    }
+
+    /**
+     * The fourth rule, prefill wait: a request whose match on its worker goes, by more than the minimum saving,
+     * into text an earlier request is still computing there waits for that request's first token. Sent at once, the
+     * engine could admit it in the same prefill step and compute the prefix again. A request that brings new text
+     * is remembered until its own first token, for the requests that may come to rely on it.
+     */
+    private Decision withPrefillWait(WorkerLedger chosen, String text, int textChars, int worker, String branch,
+                                     int matched, int floor, int minChars) {
+        PendingPrefill awaited = matched > floor ? chosen.prefillReliedOn(text, matched, minChars) : null;
+        Decision.Hold hold = awaited == null ? null
+                : new Decision.Hold(awaited, settings.prefillWaitMillis() * 1_000_000L);
+        PendingPrefill prefill = null;
+        if (textChars - matched > minChars) {
+            prefill = new PendingPrefill();
+            chosen.prefilling(text, matched, prefill);
+        }
+        return new Decision(worker, branch, matched, textChars, prefill, hold);
     }
 
     /** The prefill a worker costs: what it would compute, plus its queue at the pending weight. */
@@ -315,6 +338,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     @Override
     public void onFirstToken(String workerId, Decision decision) {
+        decision.prefillDone();
         WorkerLedger ledger = ledgers.get(workerId);
         if (ledger != null) {
             ledger.prefillDone(decision);
@@ -323,6 +347,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     @Override
     public void onCompleted(String workerId, RoutingRequest request, Decision decision, EngineReport report) {
+        decision.prefillDone();
         WorkerLedger ledger = ledgers.get(workerId);
         if (ledger == null) {
             return;

@@ -1,5 +1,6 @@
 package dev.homing.core.policy;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -30,6 +31,15 @@ final class WorkerLedger {
 
     // Guarded by the policy's tree lock: recent work times the policy's work scale.
     private double scaledWork;
+    // Guarded by the policy's tree lock: requests placed here with a new prefix to compute, oldest first.
+    private final ArrayDeque<Prefilling> prefilling = new ArrayDeque<>();
+
+    /** At most this many prefills are remembered: a request whose first token never came must not grow the list. */
+    static final int PREFILLING_LIMIT = 64;
+
+    /** A request placed here that computes its text beyond {@code heldChars}, until its prefill is done. */
+    private record Prefilling(String text, int heldChars, PendingPrefill prefill) {
+    }
 
     WorkerLedger(String workerId) {
         this.workerId = workerId;
@@ -63,6 +73,31 @@ final class WorkerLedger {
     void placed(int uncachedChars, double scale) {
         scaledWork += uncachedChars * scale;
         pendingPrefillChars.addAndGet(uncachedChars);
+    }
+
+    /** A request placed here will compute {@code text} beyond the {@code heldChars} this worker already held. */
+    void prefilling(String text, int heldChars, PendingPrefill prefill) {
+        if (prefilling.size() == PREFILLING_LIMIT) {
+            prefilling.pollFirst();
+        }
+        prefilling.addLast(new Prefilling(text, heldChars, prefill));
+    }
+
+    /**
+     * The prefill still running here that {@code text}'s match of {@code matchedChars} relies on by more than
+     * {@code minChars} (the deepest, when several do), or null. Forgets the prefills that are done.
+     */
+    PendingPrefill prefillReliedOn(String text, int matchedChars, int minChars) {
+        prefilling.removeIf(p -> p.prefill().isDone());
+        Prefilling deepest = null;
+        for (Prefilling p : prefilling) {
+            int relied = p.heldChars() + minChars;
+            if (matchedChars > relied && p.text().length() > relied && (deepest == null || p.heldChars() > deepest.heldChars())
+                    && text.regionMatches(0, p.text(), 0, relied + 1)) {
+                deepest = p;
+            }
+        }
+        return deepest == null ? null : deepest.prefill();
     }
 
     void prefillDone(Decision decision) {

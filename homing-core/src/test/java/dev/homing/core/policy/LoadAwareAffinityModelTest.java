@@ -34,7 +34,7 @@ class LoadAwareAffinityModelTest {
     }
 
     private static void replay(double pendingWeight) {
-        AffinitySettings settings = new AffinitySettings(0.1, 1.25, 0.5, 64, pendingWeight, 256, 1.0, 0);
+        AffinitySettings settings = new AffinitySettings(0.1, 1.25, 0.5, 64, pendingWeight, 256, 1.0, 0, 0);
         LoadAwareAffinityPolicy policy = new LoadAwareAffinityPolicy(
                 PolicyConfig.DEFAULTS.withSeed(3).withAffinity(settings), System::nanoTime);
         SplittableRandom random = new SplittableRandom(17);

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  */
 class LoadAwareAffinityPolicyTest {
 
-    private static final AffinitySettings PLAIN = new AffinitySettings(0.1, 100, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0);
+    private static final AffinitySettings PLAIN = new AffinitySettings(0.1, 100, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0, 0);
 
     private LoadAwareAffinityPolicy policy = policyWith(PLAIN);
 
@@ -56,13 +56,14 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void settingsOutOfRangeAreRefusedNamingEachFlag() {
-        assertThatThrownBy(() -> new AffinitySettings(1.5, 0.5, -0.5, 0, -1, -1, -0.1, Double.NaN))
+        assertThatThrownBy(() -> new AffinitySettings(1.5, 0.5, -0.5, 0, -1, -1, -0.1, Double.NaN, -1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--affinity-min-saving").hasMessageContaining("--affinity-load-factor")
                 .hasMessageContaining("--affinity-move-tolerance")
                 .hasMessageContaining("--affinity-window").hasMessageContaining("--affinity-pending-weight")
                 .hasMessageContaining("--affinity-trim-min-chars").hasMessageContaining("--affinity-trim-share")
-                .hasMessageContaining("--affinity-capacity-chars-per-token");
+                .hasMessageContaining("--affinity-capacity-chars-per-token")
+                .hasMessageContaining("--affinity-prefill-wait-ms");
     }
 
     @Test
@@ -106,7 +107,7 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void aWorkerAboveTheLoadBoundIsPassedOverDespiteItsMatch() {
-        policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0));
+        policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0, 0));
         answeredOnW0("a".repeat(1000));
         answeredOnW0("c".repeat(3000));
 
@@ -117,7 +118,7 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void aHolderSlightlyAboveTheBoundKeepsItsRequestSinceMovingCostsTheSaving() {
-        policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0));
+        policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0, 0));
         answeredOnW0("a".repeat(1000));
         answeredOnW0("c".repeat(2300));
 
@@ -194,7 +195,7 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void withACapacityTheTreeKeepsEachWorkersShareWithinIt() {
-        policy = policyWith(new AffinitySettings(0.1, 100, 0.5, 1_000_000_000, 1.0, 256, 0.1, 4.0));
+        policy = policyWith(new AffinitySettings(0.1, 100, 0.5, 1_000_000_000, 1.0, 256, 0.1, 4.0, 0));
         policy.onWorkerCapacity("w0", 300); // 1,200 characters at 4 a token
         answeredOnW0("a".repeat(1000));
         answeredOnW0("b".repeat(1000));

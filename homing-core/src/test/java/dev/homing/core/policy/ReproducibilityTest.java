@@ -21,11 +21,12 @@ class ReproducibilityTest {
         assertThat(decisions(name, 7)).isEqualTo(decisions(name, 7));
     }
 
-    private static List<Decision> decisions(String name, long seed) {
+    /** What a decision chose; its prefill handles are new objects in every run. */
+    private static List<List<Object>> decisions(String name, long seed) {
         Fleet.ManualClock clock = new Fleet.ManualClock();
         RoutingPolicy policy = PolicyFactory.create(name, Fleet.config().withSeed(seed), clock);
         SplittableRandom random = new SplittableRandom(seed);
-        List<Decision> decisions = new ArrayList<>();
+        List<List<Object>> decisions = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             int[] inFlight = {random.nextInt(4), random.nextInt(4), random.nextInt(4), random.nextInt(4)};
             List<WorkerView> workers = Fleet.withInFlight(inFlight);
@@ -34,7 +35,8 @@ class ReproducibilityTest {
             }
             String key = random.nextBoolean() ? "user-" + random.nextInt(30) : null;
             String text = random.nextInt(6) == 0 ? "" : "x".repeat(random.nextInt(5_000));
-            decisions.add(policy.select(workers, new RoutingRequest(text, key, null, null)));
+            Decision d = policy.select(workers, new RoutingRequest(text, key, null, null));
+            decisions.add(List.of(d.workerIndex(), d.branch(), d.matchedChars(), d.textChars(), d.hold() != null));
             clock.advanceSeconds(random.nextInt(2));
         }
         return decisions;

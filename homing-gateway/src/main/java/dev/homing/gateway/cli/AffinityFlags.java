@@ -52,6 +52,11 @@ public final class AffinityFlags {
                     + "at this many characters a token; 0 leaves it unbounded (Homing).")
     double capacityCharsPerToken = DEFAULTS.charsPerToken();
 
+    @Option(names = "--affinity-prefill-wait-ms", paramLabel = "MS",
+            description = "load_aware_affinity: a request placed for a prefix another request is still computing on "
+                    + "that worker waits for its first token, at most this long; 0 sends at once (Homing).")
+    long prefillWaitMillis = DEFAULTS.prefillWaitMillis();
+
     /**
      * The settings these flags give.
      *
@@ -59,6 +64,6 @@ public final class AffinityFlags {
      */
     public AffinitySettings settings() {
         return new AffinitySettings(minSaving, loadFactor, moveTolerance, window, pendingWeight, trimMinChars, trimShare,
-                capacityCharsPerToken);
+                capacityCharsPerToken, prefillWaitMillis);
     }
 }

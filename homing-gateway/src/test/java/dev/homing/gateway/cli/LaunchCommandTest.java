@@ -161,12 +161,12 @@ class LaunchCommandTest {
         GatewayConfig config = LaunchCommand.parse("--policy", "load_aware_affinity", "--affinity-min-saving", "0.2",
                 "--affinity-load-factor", "1.5", "--affinity-move-tolerance", "0", "--affinity-window", "512", "--affinity-pending-weight", "0.1",
                 "--affinity-trim-min-chars", "128", "--affinity-trim-share", "0.1",
-                "--affinity-capacity-chars-per-token", "4");
+                "--affinity-capacity-chars-per-token", "4", "--affinity-prefill-wait-ms", "500");
 
         RoutingPolicy policy = PolicyFactory.create(config.policy(), config.policyConfig(0), System::nanoTime);
 
         assertThat(((LoadAwareAffinityPolicy) policy).settings())
-                .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4));
+                .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4, 500));
     }
 
     @Test
@@ -181,13 +181,13 @@ class LaunchCommandTest {
         GatewayConfig config = LaunchCommand.parse("--config", file.toString(), "--affinity-window", "64");
 
         assertThat(config.policyConfig(0).affinity())
-                .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 64, 0.0, 256, 1.0, 0));
+                .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 64, 0.0, 256, 1.0, 0, 2000));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"--affinity-min-saving=1.5", "--affinity-load-factor=0.9", "--affinity-move-tolerance=-1", "--affinity-window=0",
             "--affinity-pending-weight=-1", "--affinity-trim-min-chars=-1", "--affinity-trim-share=-0.5",
-            "--affinity-capacity-chars-per-token=-4"})
+            "--affinity-capacity-chars-per-token=-4", "--affinity-prefill-wait-ms=-1"})
     void anAffinitySettingOutOfRangeIsRefusedNamingItsFlag(String flagAndValue) {
         String flag = flagAndValue.substring(0, flagAndValue.indexOf('='));
 
