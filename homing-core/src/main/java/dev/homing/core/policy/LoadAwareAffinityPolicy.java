@@ -180,7 +180,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         if (!settings.waitsForPrefill()) {
             return new Decision(choice.worker, branch, choice.matched, textChars);
         }
-        return withPrefillWait(ledgers.ledger(choice.worker), text, textChars, choice.worker, branch, choice.matched, floor,
+        return withPrefillWait(ledgers.ledger(choice.worker), text, textChars, choice.worker, branch, choice.matched,
                 Math.max(1, minSaving));
     }
 
@@ -191,8 +191,9 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
      * is remembered until its own first token, for the requests that may come to rely on it.
      */
     private Decision withPrefillWait(WorkerLedger chosen, String text, int textChars, int worker, String branch,
-                                     int matched, int floor, int minChars) {
-        PendingPrefill awaited = matched > floor ? chosen.prefillReliedOn(text, matched, minChars) : null;
+                                     int matched, int minChars) {
+        // Not only beyond the floor: a prefix every worker is believed to hold may still be in its first prefill.
+        PendingPrefill awaited = chosen.prefillReliedOn(text, matched, minChars);
         Decision.Hold hold = awaited == null ? null
                 : new Decision.Hold(awaited, settings.prefillWaitMillis() * 1_000_000L);
         PendingPrefill prefill = null;

@@ -205,4 +205,63 @@ class LoadAwareAffinityPolicyTest {
         assertThat(policy.tree().tenantChars("w0")).isEqualTo(1000);
         assertThat(policy.tree().match("b".repeat(1000)).matchedCharsFor("w0")).isEqualTo(1000);
     }
+
+    private static final AffinitySettings WAITING = new AffinitySettings(0.1, 100, 0.5, 1_000_000_000, 0.0, 256, 1.0, 0,
+            300);
+
+    @Test
+    void aRequestRelyingOnAPrefixStillBeingComputedWaitsForThatPrefill() {
+        policy = policyWith(WAITING);
+        String system = "s".repeat(4_000);
+        Decision first = select(system + "first question", W0, W1_DOWN);
+
+        Decision second = select(system + "second question", W0, W1_DOWN);
+
+        assertThat(first.hold()).isNull();
+        assertThat(second.hold()).isNotNull();
+        assertThat(second.hold().awaited()).isSameAs(first.prefill());
+        assertThat(second.hold().maxNanos()).isEqualTo(300_000_000L);
+        assertThat(second.hold().awaited().isDone()).isFalse();
+    }
+
+    @Test
+    void theFirstTokenOrTheEndOfTheEarlierRequestReleasesTheWait() {
+        policy = policyWith(WAITING);
+        String system = "s".repeat(4_000);
+        Decision first = select(system + "first", W0, W1_DOWN);
+        Decision second = select(system + "second", W0, W1_DOWN);
+        boolean[] released = new boolean[1];
+        second.hold().awaited().whenDone(() -> released[0] = true);
+
+        policy.onFirstToken("w0", first);
+
+        assertThat(released[0]).isTrue();
+        assertThat(select(system + "third", W0, W1_DOWN).hold()).as("the prefix is computed now").isNull();
+        Decision failed = select("t".repeat(4_000) + "one", W0, W1_DOWN);
+        Decision waiting = select("t".repeat(4_000) + "two", W0, W1_DOWN);
+        policy.onCompleted("w0", RoutingRequest.ofText("t"), failed, EngineReport.unknown(false));
+        assertThat(waiting.hold().awaited().isDone()).isTrue();
+    }
+
+    @Test
+    void aMatchOnTextAlreadyComputedOrTooShortToMatterDoesNotWait() {
+        policy = policyWith(WAITING);
+        answeredOnW0("a".repeat(4_000));
+        select("a".repeat(4_000) + "b".repeat(100), W0, W1_DOWN); // still prefilling, but brings only 100 chars
+
+        assertThat(select("a".repeat(4_000) + "b".repeat(100) + "c", W0, W1_DOWN).hold())
+                .as("100 characters are not more than a tenth of the text").isNull();
+        assertThat(select("a".repeat(4_000) + "d", W0, W1_DOWN).hold()).as("computed before").isNull();
+    }
+
+    @Test
+    void noRequestWaitsWhenTheWaitIsOff() {
+        String system = "s".repeat(4_000);
+        select(system + "first", W0, W1_DOWN);
+
+        Decision second = select(system + "second", W0, W1_DOWN);
+
+        assertThat(second.hold()).isNull();
+        assertThat(second.prefill()).isNull();
+    }
 }
