@@ -297,12 +297,8 @@ public final class Simulation {
         }
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
-        if (holds > 0) {
-            branches.put("held for a prefill", holds);
-            branches.put("held until the wait ran out", holdsTimedOut);
-        }
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
         return new SimulationResult(policyName, requests, errors, prompt, cached, output, sortedTtft, span,
-                requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), wallNanos);
+                requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, wallNanos);
     }
 }

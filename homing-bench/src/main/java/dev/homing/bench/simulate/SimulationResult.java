@@ -38,6 +38,8 @@ import java.util.Map;
  * @param promptTokensPerWorker prompt tokens each worker took, by worker index
  * @param branches              how many decisions took each policy branch (hit, miss, imbalance...)
  * @param bounds                the infinite-cache oracle and the pooled-memory bound of the requests that arrived
+ * @param held                  requests held for an earlier request's prefill of their prefix (load_aware_affinity)
+ * @param heldUntilTimeout      of those, the ones sent because the wait ran out
  * @param wallNanos             real time the run took
  */
 public record SimulationResult(
@@ -53,6 +55,8 @@ public record SimulationResult(
         long[] promptTokensPerWorker,
         Map<String, Long> branches,
         CacheBounds bounds,
+        long held,
+        long heldUntilTimeout,
         long wallNanos) {
 
     public SimulationResult {

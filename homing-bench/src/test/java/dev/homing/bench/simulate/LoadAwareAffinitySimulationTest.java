@@ -1,8 +1,10 @@
 package dev.homing.bench.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.homing.bench.workload.GeneratedSharedPrefix;
+import dev.homing.core.policy.AffinitySettings;
 import dev.homing.bench.workload.Workload;
 import org.junit.jupiter.api.Test;
 
@@ -25,5 +27,28 @@ class LoadAwareAffinitySimulationTest {
 
         assertThat(affinity.errors()).isZero();
         assertThat(affinity.cachedTokens()).isGreaterThanOrEqualTo(cacheAware.cachedTokens());
+    }
+
+    /** The same groups, every prompt arriving at the same instant. */
+    private static Workload allAtOnce() {
+        return new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(16, 8, 512, 32, 16, Double.POSITIVE_INFINITY,
+                true, 7));
+    }
+
+    @Test
+    void promptsHeldForTheirGroupsFirstPrefillFindThePromptCached() {
+        AffinitySettings d = AffinitySettings.DEFAULTS;
+        AffinitySettings noWait = new AffinitySettings(d.minSaving(), d.loadFactor(), d.moveTolerance(),
+                d.windowDecisions(), d.pendingWeight(), d.trimMinChars(), d.trimShare(), d.charsPerToken(), 0);
+        SimulationResult waiting = Simulation.run(FOUR_WORKERS, RequestShape.CHAT, allAtOnce(),
+                "load_aware_affinity");
+        SimulationResult sentAtOnce = Simulation.run(FOUR_WORKERS.withPolicy(FOUR_WORKERS.policy().withAffinity(noWait)),
+                RequestShape.CHAT, allAtOnce(), "load_aware_affinity");
+
+        assertThat(waiting.held()).as("every group's prompts after its first").isEqualTo(16 * 7);
+        assertThat(waiting.heldUntilTimeout()).isZero();
+        assertThat(waiting.hitRate()).isEqualTo(waiting.bounds().oracle().tokenRate(), within(0.005));
+        assertThat(sentAtOnce.held()).isZero();
+        assertThat(sentAtOnce.cachedTokens()).isLessThan(waiting.cachedTokens());
     }
 }
