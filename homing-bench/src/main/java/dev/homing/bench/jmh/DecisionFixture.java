@@ -1,5 +1,6 @@
 package dev.homing.bench.jmh;
 
+import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
@@ -29,10 +30,14 @@ final class DecisionFixture {
         }
     }
 
-    /** Routes every prompt once through {@code policy}, so the measured decisions find their prompts held. */
+    /**
+     * Routes every prompt once through {@code policy} and reports its first token, so the measured decisions find
+     * their prompts held and computed, as in a gateway whose earlier requests have been answered.
+     */
     <P extends RoutingPolicy> P warmed(P policy) {
         for (String prompt : prompts) {
-            policy.select(workers, RoutingRequest.ofText(prompt));
+            Decision decision = policy.select(workers, RoutingRequest.ofText(prompt));
+            policy.onFirstToken(workers.get(decision.workerIndex()).id(), decision);
         }
         return policy;
     }

@@ -35,7 +35,8 @@ final class WorkerLedger {
     private final ArrayDeque<Prefilling> prefilling = new ArrayDeque<>();
 
     /** At most this many prefills are remembered: a request whose first token never came must not grow the list. */
-    static final int PREFILLING_LIMIT = 64;
+    static final int PREFILLING_LIMIT = 32;
+    private static final int QUICK_LOOK = 32;
 
     /** A request placed here that computes its text beyond {@code heldChars}, until its prefill is done. */
     private record Prefilling(String text, int heldChars, PendingPrefill prefill) {
@@ -92,7 +93,10 @@ final class WorkerLedger {
         Prefilling deepest = null;
         for (Prefilling p : prefilling) {
             int relied = p.heldChars() + minChars;
-            if (matchedChars > relied && p.text().length() > relied && (deepest == null || p.heldChars() > deepest.heldChars())
+            if (matchedChars > relied && p.text().length() > relied
+                    && (deepest == null || p.heldChars() > deepest.heldChars())
+                    // Where p's new text starts, most texts differ at once: a short look there spares the full check.
+                    && text.regionMatches(p.heldChars(), p.text(), p.heldChars(), Math.min(QUICK_LOOK, minChars + 1))
                     && text.regionMatches(0, p.text(), 0, relied + 1)) {
                 deepest = p;
             }
