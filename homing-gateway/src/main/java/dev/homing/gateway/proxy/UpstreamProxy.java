@@ -151,6 +151,11 @@ public final class UpstreamProxy {
         }
 
         void start() {
+            if (response.closed()) {
+                // The client left while the request waited to be sent (PrefillWait): nothing goes to the worker.
+                finish(499, "client_disconnected", "client_disconnected", null);
+                return;
+            }
             response.closeHandler(v -> clientGone());
             timer = vertx.setTimer(requestTimeoutMs, id -> timedOut());
             send();
@@ -452,8 +457,13 @@ public final class UpstreamProxy {
             }
             // Tells the policy what the engine really had cached: policies that learn from it compare it with
             // what their tree predicted.
-            slot.release(reported == null ? EngineReport.unknown(sentNanos == 0)
-                    : new EngineReport(saturated(reported.promptTokens()), saturated(reported.cachedTokens()), true));
+            // With nothing reported the slot itself knows whether a first token came (none, if never sent).
+            if (reported == null) {
+                slot.release();
+            } else {
+                slot.release(new EngineReport(saturated(reported.promptTokens()), saturated(reported.cachedTokens()),
+                        true));
+            }
             if (timer >= 0) {
                 vertx.cancelTimer(timer);
             }
