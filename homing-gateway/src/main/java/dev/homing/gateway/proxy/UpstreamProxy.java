@@ -37,7 +37,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The streaming path. Everything of one exchange runs on the client connection's event loop, so an exchange
  * needs no locks.
  * <ol>
- *   <li>The request body was read whole (bounded by {@code --max-payload-size}), sniffed, and a worker slot taken.
+ *   <li>The request body was read whole (bounded by {@code --max-payload-size}), sniffed, and a worker slot taken;
+ *       the request may have waited for an earlier request's prefill ({@link PrefillWait}), and is not sent when its
+ *       client left meanwhile.
  *   <li>The original body bytes go to the worker on its keep-alive pool.
  *   <li>Retry. The connection fails, or the worker answers a retryable status (429, 408, 500, 502, 503, 504) while
  *       nothing has reached the client yet: its answer is drained and dropped, the attempt's outcome goes to the
