@@ -1,5 +1,6 @@
 package dev.homing.gateway;
 
+import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
@@ -12,6 +13,7 @@ import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.BadRequestException;
 import dev.homing.gateway.proxy.ForwardedHeaders;
 import dev.homing.gateway.proxy.InferenceRoute;
+import dev.homing.gateway.proxy.PrefillWait;
 import dev.homing.gateway.proxy.RoutingText;
 import dev.homing.gateway.proxy.SniffedRequest;
 import dev.homing.gateway.proxy.UpstreamProxy;
@@ -70,12 +72,14 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final WorkerApi workerApi;
     private final CircuitBreakers breakers;
     private final InferenceAdmission admission;
+    private final Vertx vertx;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
                   HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
                   Vertx vertx) {
         this.breakers = breakers;
         this.admission = admission;
+        this.vertx = vertx;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -221,8 +225,20 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
         metrics.routed(pool.model(), selection.slot().worker().url(), route.path(), sniffed.stream(), policy,
                 selection.decision());
-        proxy.forward(req, body, route, sniffed, selection, record,
+        // Retries place the request again and never wait: by then the awaited prefill has had its chance.
+        Runnable forward = () -> proxy.forward(req, body, route, sniffed, selection, record,
                 failedWorkerIds -> pool.select(routing, failedWorkerIds, breakers));
+        Decision.Hold hold = selection.decision().hold();
+        if (hold == null || hold.awaited().isDone()) {
+            forward.run();
+            return;
+        }
+        // The slot and lease stay taken while the request waits: its worker's load counts it, as it should.
+        PrefillWait.start(vertx, hold, req.response(), (outcome, heldNanos) -> {
+            metrics.prefillWait(pool.model(), outcome.label(), heldNanos);
+            // A client gone meanwhile: the exchange finds its response closed, sends nothing and releases the slot.
+            forward.run();
+        });
     }
 
     private static String implicitKey(HttpServerRequest req) {

@@ -72,6 +72,8 @@ public final class GatewayMetrics {
     private final Histogram retryBackoff;
     private final Counter breakerTransitions;
     private final LabelCache<CounterDataPoint> breakerOutcomes;
+    private final LabelCache<CounterDataPoint> prefillWaits;
+    private final LabelCache<DistributionDataPoint> prefillWaitSeconds;
 
     public GatewayMetrics(WorkerRegistry workers, List<Double> durationBuckets, String backend) {
         this.backend = backend;
@@ -152,6 +154,15 @@ public final class GatewayMetrics {
         breakerOutcomes = cache(Counter.builder().name("smg_worker_cb_outcomes_total")
                 .help("Attempt outcomes handed to circuit breakers").labelNames("worker", "outcome")
                 .register(registry));
+        prefillWaits = cache(Counter.builder().name("homing_prefill_waits_total")
+                .help("Requests held until an earlier request's prefill of their prefix was done (load_aware_affinity),"
+                        + " by how the wait ended: released, timed_out or client_gone")
+                .labelNames("model", "outcome").register(registry));
+        // A wait ends at the awaited request's first token, at most --affinity-prefill-wait-ms (2 s by default) later.
+        prefillWaitSeconds = cache(Histogram.builder().name("homing_prefill_wait_seconds")
+                .help("Time a request was held for an earlier request's prefill of its prefix")
+                .labelNames("model").classicOnly()
+                .classicUpperBounds(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0).register(registry));
         GaugeWithCallback.builder().name("smg_worker_requests_active")
                 .help("Requests in flight per worker (the load cache_aware balances)").labelNames("worker")
                 .callback(cb -> {
@@ -293,6 +304,12 @@ public final class GatewayMetrics {
             routedChars.get(model, worker).inc(decision.textChars());
             predictedChars.get(model, worker).inc(decision.matchedChars());
         }
+    }
+
+    /** A request held for a prefill was let go: {@code outcome} is released, timed_out or client_gone. */
+    public void prefillWait(String model, String outcome, long heldNanos) {
+        prefillWaits.get(model, outcome).inc();
+        prefillWaitSeconds.get(model).observe(heldNanos / 1e9);
     }
 
     public void sentToWorker(String model, String worker) {

@@ -37,7 +37,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The streaming path. Everything of one exchange runs on the client connection's event loop, so an exchange
  * needs no locks.
  * <ol>
- *   <li>The request body was read whole (bounded by {@code --max-payload-size}), sniffed, and a worker slot taken.
+ *   <li>The request body was read whole (bounded by {@code --max-payload-size}), sniffed, and a worker slot taken;
+ *       the request may have waited for an earlier request's prefill ({@link PrefillWait}), and is not sent when its
+ *       client left meanwhile.
  *   <li>The original body bytes go to the worker on its keep-alive pool.
  *   <li>Retry. The connection fails, or the worker answers a retryable status (429, 408, 500, 502, 503, 504) while
  *       nothing has reached the client yet: its answer is drained and dropped, the attempt's outcome goes to the
@@ -151,6 +153,11 @@ public final class UpstreamProxy {
         }
 
         void start() {
+            if (response.closed()) {
+                // The client left while the request waited to be sent (PrefillWait): nothing goes to the worker.
+                finish(499, "client_disconnected", "client_disconnected", null);
+                return;
+            }
             response.closeHandler(v -> clientGone());
             timer = vertx.setTimer(requestTimeoutMs, id -> timedOut());
             send();
@@ -452,8 +459,13 @@ public final class UpstreamProxy {
             }
             // Tells the policy what the engine really had cached: policies that learn from it compare it with
             // what their tree predicted.
-            slot.release(reported == null ? EngineReport.unknown(sentNanos == 0)
-                    : new EngineReport(saturated(reported.promptTokens()), saturated(reported.cachedTokens()), true));
+            // With nothing reported the slot itself knows whether a first token came (none, if never sent).
+            if (reported == null) {
+                slot.release();
+            } else {
+                slot.release(new EngineReport(saturated(reported.promptTokens()), saturated(reported.cachedTokens()),
+                        true));
+            }
             if (timer >= 0) {
                 vertx.cancelTimer(timer);
             }

@@ -1,10 +1,10 @@
 package dev.homing.gateway.workers;
 
 import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.EngineReport;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
-
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.CircuitBreakers;
 
@@ -58,7 +58,8 @@ public final class ModelPool {
      * refuses traffic are shown to the policy as unavailable, and so are the {@code avoid} ids (the workers that
      * already failed this request) unless no other worker is available: then the request may go back to one of them
      * rather than fail. A worker whose breaker refuses the lease at the last moment (another request took the last
-     * half-open probe place) is set aside and the policy asked again, at most once per worker. The selection is not
+     * half-open probe place) is set aside, the policy told that placement ended unsent, and asked again, at most once
+     * per worker. The selection is not
      * found when no worker is available at all.
      */
     public Selection select(RoutingRequest request, Set<String> avoid, CircuitBreakers breakers) {
@@ -84,11 +85,15 @@ public final class ModelPool {
             }
             Worker chosen = snapshot.get(decision.workerIndex());
             BreakerLease lease = breakers.tryLease(chosen.id());
+            PolicyFeedback feedback = new PolicyFeedback(policy, request, decision);
             if (lease == null) {
+                // The policy booked this placement; it will never be sent, so it ends here (which also lets go any
+                // request waiting for the prefill it announced).
+                feedback.completed(chosen.url(), EngineReport.unknown(false));
                 refused.add(chosen.id());
                 continue;
             }
-            InFlightSlot slot = chosen.startRequest(new PolicyFeedback(policy, request, decision));
+            InFlightSlot slot = chosen.startRequest(feedback);
             return new Selection(this, slot, lease, decision);
         }
         return new Selection(this, null, null, decision);

@@ -1,0 +1,191 @@
+package dev.homing.gateway.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.homing.core.policy.AffinitySettings;
+import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.TestVertx;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.http.SimEngineServer;
+import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.TimingModel;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * load_aware_affinity holds a request whose prefix an earlier request is still computing on the same worker until
+ * that prefill is done, and the gateway honours the hold. Two workers, so that the prefix counts as a match (what
+ * every worker holds decides nothing): the second request follows the first to its worker.
+ */
+class PrefillWaitTest {
+
+    private static final Pattern CACHED = Pattern.compile("\"cached_tokens\":(\\d+)");
+    private static final Pattern PROMPT = Pattern.compile("\"prompt_tokens\":(\\d+)");
+
+    /** About 2,000 tokens of the simulated tokenizer (4 characters a token). */
+    private static final String LONG_PROMPT = longPrompt();
+
+    private static String longPrompt() {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; text.length() < 8_000; i++) {
+            text.append("Clause ").append(i).append(" of the shared contract the two requests discuss. ");
+        }
+        return text.toString();
+    }
+
+    /** A completion with no model named: each test's gateway serves one. */
+    private static String completion(String prompt) {
+        return "{\"prompt\":\"" + prompt + "\",\"max_tokens\":2}";
+    }
+
+    private static AffinitySettings prefillWait(long millis) {
+        AffinitySettings d = AffinitySettings.DEFAULTS;
+        return new AffinitySettings(d.minSaving(), d.loadFactor(), d.moveTolerance(), d.windowDecisions(),
+                d.pendingWeight(), d.trimMinChars(), d.trimShare(), d.charsPerToken(), millis);
+    }
+
+    @Test
+    void aRequestRelyingOnAPrefixStillBeingPrefilledWaitsForItAndFindsItCached() throws Exception {
+        // Slow, chunked prefill: the first request's 2,000 tokens take two steps of about half a second. Sent at
+        // once, the second would join the first's last step and find only the first chunk (1,024 tokens) cached.
+        EngineConfig slowPrefill = EngineConfig.DEFAULTS.withChunkedPrefillSize(1_024);
+        slowPrefill = new EngineConfig(slowPrefill.kvTokens(), slowPrefill.pageSize(),
+                slowPrefill.maxRunningRequests(), slowPrefill.chunkedPrefillSize(), slowPrefill.contextLength(),
+                new TimingModel(2_000, 5_000_000, 8_000_000, 100_000, 40), 0);
+        SimEngineOptions options = SimEngineOptions.defaults().withModelName("sim-model").withEngine(slowPrefill);
+        List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
+                SimEngineServer.start(TestVertx.get(), options));
+        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
+                .workerUrls(engines.stream().map(SimEngineServer::url).toList())
+                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(5_000)).build())) {
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
+                    () -> gateway.post("/v1/completions", completion(LONG_PROMPT)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
+
+            HttpResponse<String> second = gateway.post("/v1/completions",
+                    completion(LONG_PROMPT + "And what does the last clause say?"));
+
+            assertThat(second.statusCode()).isEqualTo(200);
+            HttpResponse<String> firstAnswer = first.get(20, TimeUnit.SECONDS);
+            assertThat(firstAnswer.statusCode()).isEqualTo(200);
+            assertThat(number(CACHED, second.body())).isGreaterThan(number(PROMPT, firstAnswer.body()) * 9 / 10);
+            assertThat(gateway.scrapeMetrics())
+                    .contains("homing_prefill_waits_total{model=\"sim-model\",outcome=\"released\"} 1.0")
+                    .contains("homing_prefill_wait_seconds_count{model=\"sim-model\"} 1");
+        } finally {
+            engines.forEach(SimEngineServer::close);
+        }
+    }
+
+    @Test
+    void aHeldRequestWhoseClientLeavesIsNeverSentAndGivesItsSlotBack() throws IOException {
+        FakeWorker a = FakeWorker.start("m");
+        FakeWorker b = FakeWorker.start("m");
+        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
+                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(5_000)).build())) {
+            a.behaviour(FakeWorker.Behaviour.HANG);
+            b.behaviour(FakeWorker.Behaviour.HANG);
+            try (Socket firstClient = send(gateway, completion(LONG_PROMPT))) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
+                try (Socket heldClient = send(gateway, completion(LONG_PROMPT + "A follow-up."))) {
+                    // Its slot is taken, and nothing reached a worker: it is held.
+                    await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 2);
+                    assertThat(received(a, b)).isEqualTo(1);
+                }
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
+                assertThat(gateway.scrapeMetrics())
+                        .contains("homing_prefill_waits_total{model=\"m\",outcome=\"client_gone\"} 1.0");
+            }
+            // The first request ends (its client left): the prefill the held one waited for is done, and the held
+            // one must still not be sent.
+            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
+            assertThat(received(a, b)).isEqualTo(1);
+            assertThat(gateway.scrapeMetrics()).doesNotContain("outcome=\"released\"");
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void aHeldRequestIsSentWhenItsWaitRunsOut() throws IOException {
+        FakeWorker a = FakeWorker.start("m");
+        FakeWorker b = FakeWorker.start("m");
+        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
+                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(200)).build())) {
+            a.behaviour(FakeWorker.Behaviour.HANG);
+            b.behaviour(FakeWorker.Behaviour.HANG);
+            try (Socket neverAnswered = send(gateway, completion(LONG_PROMPT))) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
+                a.behaviour(FakeWorker.Behaviour.NORMAL);
+                b.behaviour(FakeWorker.Behaviour.NORMAL);
+
+                HttpResponse<String> held = gateway.post("/v1/completions", completion(LONG_PROMPT + "A follow-up."));
+
+                assertThat(held.statusCode()).isEqualTo(200);
+                assertThat(received(a, b)).isEqualTo(2);
+                String metrics = gateway.scrapeMetrics();
+                assertThat(metrics).contains("homing_prefill_waits_total{model=\"m\",outcome=\"timed_out\"} 1.0")
+                        .doesNotContain("outcome=\"released\"");
+                assertThat(heldSeconds(metrics)).isGreaterThanOrEqualTo(0.2);
+            }
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    private static int received(FakeWorker a, FakeWorker b) {
+        return a.received().size() + b.received().size();
+    }
+
+    private static long number(Pattern pattern, String body) {
+        Matcher m = pattern.matcher(body);
+        assertThat(m.find()).as("%s in %s", pattern, body).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    private static double heldSeconds(String metrics) {
+        Matcher m = Pattern.compile("homing_prefill_wait_seconds_sum\\{model=\"m\"} (\\S+)").matcher(metrics);
+        assertThat(m.find()).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** Sends a completion on a connection of its own and leaves it open: closing it is the client leaving. */
+    private static Socket send(RunningGateway gateway, String body) {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", gateway.gateway().port()), 5_000);
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                    + "content-length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.write(bytes);
+            out.flush();
+            return socket;
+        } catch (IOException e) {
+            try {
+                socket.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new UncheckedIOException(e);
+        }
+    }
+}
