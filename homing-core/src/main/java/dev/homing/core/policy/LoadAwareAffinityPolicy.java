@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Routes a request where its prompt prefix is cached, as long as that worker is not carrying more than its share,
- * and can learn from the engines what they really kept. Three rules, each a fix of a weak spot of {@code cache_aware}:
+ * and can learn from the engines what they really kept. Five rules, each a fix of a weak spot of {@code cache_aware}:
  * <ol>
  *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent work
  *       (uncached prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor}
@@ -26,6 +26,11 @@ import java.util.function.LongSupplier;
  *   <li><b>Hot prefixes</b>: only the part of a match beyond what every available worker holds counts, and only when
  *       it exceeds {@code minSaving} of the text; a system prompt or the Mooncake trace's
  *       first block that all workers hold decides nothing, and the branch says {@code miss}, not {@code hit}.</li>
+ *   <li><b>Prefill wait</b>: a request whose match on its worker relies on text an earlier request is still
+ *       computing there carries a {@link Decision.Hold}: the caller sends it after that request's first token, so
+ *       the engine does not compute the prefix twice in one prefill step ({@code prefillWaitMillis}, 0 = off).</li>
+ *   <li><b>Overload valve</b>: a chosen worker with more requests in flight than the fewest by more than the
+ *       reference's balance thresholds gives the request to the worker with the fewest (a fleet past saturation).</li>
  * </ol>
  * Branch labels: {@code hit} (placed on a match beyond the shared prefix), {@code balance} (a longer match existed
  * but load or its size kept the request off it), {@code miss} (nobody held more than the shared prefix).
@@ -53,6 +58,8 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     private static final double RESCALE_ABOVE = 1e100;
 
     private final AffinitySettings settings;
+    private final int overloadAbs;
+    private final double overloadRel;
     private final double keep;
     private final PrefixTree tree;
     private final WorkerPicker picker;
@@ -74,12 +81,16 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     /** Available workers in the decision's list, and the stored recent work of the others (set by fleetFor). */
     private int available;
     private double unavailableWork;
+    /** The position of an available worker with the fewest requests in flight (set by fleetFor). */
+    private int fewestInFlight;
     /** Bumped when a worker is removed, so a fleet that still lists its (retired) ledger is built again. */
     private final AtomicLong removals = new AtomicLong();
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
         this.settings = config.affinity();
+        this.overloadAbs = config.balanceAbsThreshold();
+        this.overloadRel = config.balanceRelThreshold();
         this.keep = settings.keepPerDecision();
         this.tree = new PrefixTree(config.maxTreeSize());
         this.picker = new WorkerPicker(config.seed());
@@ -175,6 +186,10 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
                 }
             }
         }
+        if (overloaded(workers.get(choice.worker).inFlight(), workers.get(fewestInFlight).inFlight())) {
+            choice.worker = fewestInFlight;
+            choice.matched = Math.min(choice.matched, floor); // every available worker holds the floor
+        }
         ledgers.placed(choice.worker, textChars - choice.matched, workScale);
         String branch = choice.matched > floor ? "hit" : choice.anySaving ? "balance" : "miss";
         if (!settings.waitsForPrefill()) {
@@ -202,6 +217,16 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             chosen.prefilling(text, matched, prefill);
         }
         return new Decision(worker, branch, matched, textChars, prefill, hold);
+    }
+
+    /**
+     * The overload valve: a worker with more requests in flight than the fewest by more than the reference's
+     * balance thresholds has a queue its recent work does not show (a fleet past saturation), so the request goes
+     * to the worker with the fewest. The reference's gate compares the busiest worker with the idlest and then
+     * drops affinity for every request; this one looks at the chosen worker only.
+     */
+    private boolean overloaded(int chosen, int fewest) {
+        return chosen - fewest > overloadAbs && chosen > overloadRel * fewest;
     }
 
     /** The prefill a worker costs: what it would compute, plus its queue at the pending weight. */
@@ -279,6 +304,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         }
         available = 0;
         unavailableWork = 0;
+        fewestInFlight = -1;
         for (int i = 0; i < n; i++) {
             WorkerView worker = workers.get(i);
             if (!ledgers.holds(i, worker.id())) {
@@ -286,6 +312,9 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             }
             if (worker.available()) {
                 available++;
+                if (fewestInFlight < 0 || worker.inFlight() < workers.get(fewestInFlight).inFlight()) {
+                    fewestInFlight = i;
+                }
             } else {
                 unavailableWork += ledgers.ledger(i).scaledWork();
             }

@@ -264,4 +264,17 @@ class LoadAwareAffinityPolicyTest {
         assertThat(second.hold()).isNull();
         assertThat(second.prefill()).isNull();
     }
+
+    @Test
+    void aHolderFarMoreLoadedInRequestsThanTheLeastGivesTheRequestToIt() {
+        answeredOnW0("a".repeat(1000));
+        WorkerView busy = WorkerView.available("w0", 100);
+
+        assertThat(select("a".repeat(1000) + "b", busy, WorkerView.available("w1", 35)).workerIndex())
+                .as("65 more and more than 1.5x: overloaded").isEqualTo(1);
+        assertThat(select("a".repeat(1000) + "c", busy, WorkerView.available("w1", 36)).workerIndex())
+                .as("64 more: within the reference's absolute threshold").isEqualTo(0);
+        assertThat(select("a".repeat(1000) + "d", WorkerView.available("w0", 200), WorkerView.available("w1", 134))
+                .workerIndex()).as("66 more but under 1.5x").isEqualTo(0);
+    }
 }
