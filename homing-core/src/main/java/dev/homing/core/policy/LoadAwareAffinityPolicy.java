@@ -81,8 +81,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     /** Available workers in the decision's list, and the stored recent work of the others (set by fleetFor). */
     private int available;
     private double unavailableWork;
-    /** The position of an available worker with the fewest requests in flight (set by fleetFor). */
-    private int fewestInFlight;
     /** Bumped when a worker is removed, so a fleet that still lists its (retired) ledger is built again. */
     private final AtomicLong removals = new AtomicLong();
 
@@ -186,8 +184,9 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
                 }
             }
         }
-        if (overloaded(workers.get(choice.worker).inFlight(), workers.get(fewestInFlight).inFlight())) {
-            choice.worker = fewestInFlight;
+        int fewest = overloadedInFavourOf(workers, workers.get(choice.worker).inFlight());
+        if (fewest >= 0) {
+            choice.worker = fewest;
             choice.matched = Math.min(choice.matched, floor); // every available worker holds the floor
         }
         ledgers.placed(choice.worker, textChars - choice.matched, workScale);
@@ -222,11 +221,22 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     /**
      * The overload valve: a worker with more requests in flight than the fewest by more than the reference's
      * balance thresholds has a queue its recent work does not show (a fleet past saturation), so the request goes
-     * to the worker with the fewest. The reference's gate compares the busiest worker with the idlest and then
+     * to the worker with the fewest (returned; -1 keeps the choice). The reference's gate compares the busiest worker with the idlest and then
      * drops affinity for every request; this one looks at the chosen worker only.
      */
-    private boolean overloaded(int chosen, int fewest) {
-        return chosen - fewest > overloadAbs && chosen > overloadRel * fewest;
+    private int overloadedInFavourOf(List<WorkerView> workers, int chosenInFlight) {
+        if (chosenInFlight <= overloadAbs) {
+            return -1; // no worker has fewer than 0 in flight: the common case reads nobody else
+        }
+        int fewest = -1;
+        for (int i = 0; i < workers.size(); i++) {
+            WorkerView worker = workers.get(i);
+            if (worker.available() && (fewest < 0 || worker.inFlight() < workers.get(fewest).inFlight())) {
+                fewest = i;
+            }
+        }
+        int least = workers.get(fewest).inFlight();
+        return chosenInFlight - least > overloadAbs && chosenInFlight > overloadRel * least ? fewest : -1;
     }
 
     /** The prefill a worker costs: what it would compute, plus its queue at the pending weight. */
@@ -304,7 +314,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         }
         available = 0;
         unavailableWork = 0;
-        fewestInFlight = -1;
         for (int i = 0; i < n; i++) {
             WorkerView worker = workers.get(i);
             if (!ledgers.holds(i, worker.id())) {
@@ -312,9 +321,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
             }
             if (worker.available()) {
                 available++;
-                if (fewestInFlight < 0 || worker.inFlight() < workers.get(fewestInFlight).inFlight()) {
-                    fewestInFlight = i;
-                }
             } else {
                 unavailableWork += ledgers.ledger(i).scaledWork();
             }
