@@ -4,6 +4,8 @@ import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.ConfigFile;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.logging.LogSetup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -16,6 +18,7 @@ import picocli.CommandLine.Spec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,6 +36,8 @@ import java.util.concurrent.CountDownLatch;
         showDefaultValues = true, usageHelpWidth = 120,
         description = "Start the Homing gateway in front of SGLang/vLLM workers.")
 public final class LaunchCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LaunchCommand.class);
 
     /** Flags of features Homing has not built; given with a non-default value they stop the start. */
     static final Set<String> UNSUPPORTED = Set.of(
@@ -149,10 +154,12 @@ public final class LaunchCommand implements Callable<Integer> {
     }
 
     static final class PolicyFlags {
-        @Option(names = "--policy", description = "Routing policy: ${COMPLETION-CANDIDATES}.",
+        @Option(names = "--policy", description = "Routing policy: ${COMPLETION-CANDIDATES}. The default is "
+                + "Homing's; cache_aware routes as the reference does.",
                 completionCandidates = PolicyNames.class)
         String policy = GatewayConfig.DEFAULTS.policy();
-        @Option(names = "--cache-threshold", description = "cache_aware follows a prefix match above this ratio.")
+        @Option(names = "--cache-threshold", description = "cache_aware follows a prefix match above this ratio; "
+                + "no other policy reads it.")
         double cacheThreshold = GatewayConfig.DEFAULTS.cacheThreshold();
         @Option(names = "--balance-abs-threshold", description = "Imbalance needs max - min in-flight above this...")
         int balanceAbsThreshold = GatewayConfig.DEFAULTS.balanceAbsThreshold();
@@ -423,16 +430,18 @@ public final class LaunchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        GatewayConfig config;
+        Resolved resolved;
         try {
-            config = resolve(spec.commandLine());
+            resolved = resolve(spec.commandLine());
         } catch (ParameterException e) {
             // The problem in a sentence or two; the whole flag list after it would bury it.
             spec.commandLine().getErr().println("homing: " + e.getMessage().replace("\n", "\nhoming: "));
             spec.commandLine().getErr().println("Run 'homing launch --help' for every flag.");
             return CommandLine.ExitCode.USAGE;
         }
+        GatewayConfig config = resolved.config();
         LogSetup.apply(config);
+        resolved.warnings().forEach(LOG::warn);
         Gateway gateway;
         try {
             gateway = Gateway.start(config);
@@ -457,16 +466,25 @@ public final class LaunchCommand implements Callable<Integer> {
      * @throws ParameterException with a message for the user on any problem
      */
     public static GatewayConfig parse(String... args) {
+        return parseWithWarnings(args).config();
+    }
+
+    /** As {@link #parse}, with the warnings {@code homing launch} would log at start. */
+    static Resolved parseWithWarnings(String... args) {
         CommandLine commandLine = new CommandLine(new LaunchCommand());
         commandLine.parseArgs(args);
         return resolve(commandLine);
+    }
+
+    /** A resolved command line: the validated configuration, and warnings to log once logging is set up. */
+    record Resolved(GatewayConfig config, List<String> warnings) {
     }
 
     /**
      * The configuration from a parsed command line: re-parses with the YAML file as the source of defaults when
      * {@code --config} is given (so the command line wins), refuses unsupported flags, validates.
      */
-    static GatewayConfig resolve(CommandLine parsed) {
+    static Resolved resolve(CommandLine parsed) {
         LaunchCommand command = parsed.getCommand();
         CommandLine effective = parsed;
         Map<String, String> defaults = Map.of();
@@ -486,11 +504,22 @@ public final class LaunchCommand implements Callable<Integer> {
         }
         LaunchCommand resolved = effective.getCommand();
         resolved.rejectUnsupported(effective, defaults);
+        GatewayConfig config;
         try {
-            return resolved.toConfig().validate();
+            config = resolved.toConfig().validate();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(effective, e.getMessage());
         }
+        return new Resolved(config, DefaultPolicyWarning.forFlags(givenFlags(effective, defaults)).stream().toList());
+    }
+
+    /** Longest names of the flags given on the command line or in the config file, whatever their values. */
+    private static Set<String> givenFlags(CommandLine parsed, Map<String, String> fileValues) {
+        Set<String> given = new HashSet<>(fileValues.keySet());
+        for (OptionSpec option : parsed.getParseResult().matchedOptions()) {
+            given.add(option.longestName());
+        }
+        return given;
     }
 
     /**

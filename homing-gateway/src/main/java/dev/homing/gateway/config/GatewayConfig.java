@@ -1,6 +1,7 @@
 package dev.homing.gateway.config;
 
 import dev.homing.core.policy.AffinitySettings;
+import dev.homing.core.policy.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 
@@ -17,8 +18,9 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Every setting of a running gateway, immutable, with the reference gateway's defaults ({@link #DEFAULTS}). The
- * command line, the YAML file and programmatic starts all end here; {@link #validate()} runs once before start.
+ * Every setting of a running gateway, immutable, with the reference gateway's defaults but for the routing policy
+ * ({@link #DEFAULTS}). The command line, the YAML file and programmatic starts all end here; {@link #validate()} runs
+ * once before start.
  *
  * @param host                        {@code --host}: address the data plane listens on (all interfaces, like the reference)
  * @param port                        {@code --port}: data-plane port; 0 picks a free port (tests, demo)
@@ -32,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * @param clientKeepaliveTimeoutSecs  {@code --client-keepalive-timeout-secs}: (Homing) an idle keep-alive client
  *                                    connection is closed after this
  * @param workerUrls                  {@code --worker-urls}: workers registered in the background at start
- * @param policy                      {@code --policy}: routing policy, one instance per model
+ * @param policy                      {@code --policy}: routing policy, one instance per model; Homing's
+ *                                    load_aware_affinity by default (the reference: cache_aware)
  * @param cacheThreshold              {@code --cache-threshold}: match ratio above which cache_aware follows the match
  * @param balanceAbsThreshold         {@code --balance-abs-threshold}: in-flight gap that may count as imbalance
  * @param balanceRelThreshold         {@code --balance-rel-threshold}: max/min in-flight ratio that may count as imbalance
@@ -154,11 +157,14 @@ public record GatewayConfig(
 
     public static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error");
 
-    /** The reference gateway's command-line defaults (Rust CLI where Rust and Python differ). */
+    /**
+     * The reference gateway's command-line defaults (Rust CLI where Rust and Python differ), but for the policy:
+     * load_aware_affinity, which measured better than the reference's cache_aware (docs/DIFFERENCES.md).
+     */
     public static final GatewayConfig DEFAULTS = new GatewayConfig(
             "0.0.0.0", 30000,
             null, null, 10, 30, 75,
-            List.of(), "cache_aware",
+            List.of(), LoadAwareAffinityPolicy.NAME,
             0.3, 64, 1.5, 120, 67_108_864L, 14_400, "random", 256, 1.25, 5,
             AffinitySettings.DEFAULTS,
             1800, 30,

@@ -2,6 +2,9 @@ package dev.homing.gateway.metrics;
 
 import dev.homing.core.policy.CacheAwarePolicy;
 import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.core.tree.PrefixTree;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -185,20 +188,24 @@ public final class GatewayMetrics {
                     }
                 }).register(registry);
         GaugeWithCallback.builder().name("homing_tree_chars")
-                .help("Characters held by the model's cache_aware prefix tree").labelNames("model")
+                .help("Characters held by the model's prefix tree (cache_aware, load_aware_affinity)")
+                .labelNames("model")
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
-                        if (pool.policy() instanceof CacheAwarePolicy cacheAware) {
-                            cb.call(cacheAware.tree().stats().storedChars(), pool.model());
+                        PrefixTree tree = treeOf(pool.policy());
+                        if (tree != null) {
+                            cb.call(tree.stats().storedChars(), pool.model());
                         }
                     }
                 }).register(registry);
         CounterWithCallback.builder().name("homing_tree_evicted_chars_total")
-                .help("Characters evicted from the model's cache_aware prefix tree").labelNames("model")
+                .help("Characters evicted from the model's prefix tree (cache_aware, load_aware_affinity)")
+                .labelNames("model")
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
-                        if (pool.policy() instanceof CacheAwarePolicy cacheAware) {
-                            cb.call(cacheAware.tree().stats().evictedChars(), pool.model());
+                        PrefixTree tree = treeOf(pool.policy());
+                        if (tree != null) {
+                            cb.call(tree.stats().evictedChars(), pool.model());
                         }
                     }
                 }).register(registry);
@@ -207,6 +214,15 @@ public final class GatewayMetrics {
         } catch (IllegalArgumentException alreadyRegistered) {
             // JVM metrics are process-wide; a second gateway in the same JVM (tests) goes without them.
         }
+    }
+
+    /** The prefix tree of a policy that keeps one; null for the others. */
+    private static PrefixTree treeOf(RoutingPolicy policy) {
+        return switch (policy) {
+            case CacheAwarePolicy cacheAware -> cacheAware.tree();
+            case LoadAwareAffinityPolicy affinity -> affinity.tree();
+            default -> null;
+        };
     }
 
     /**

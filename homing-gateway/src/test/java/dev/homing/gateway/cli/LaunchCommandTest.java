@@ -30,8 +30,61 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LaunchCommandTest {
 
     @Test
-    void noFlagsGiveTheReferenceDefaults() {
+    void noFlagsGiveTheDefaults() {
         assertThat(LaunchCommand.parse()).isEqualTo(GatewayConfig.DEFAULTS);
+    }
+
+    @Test
+    void theDefaultPolicyIsLoadAwareAffinity() {
+        assertThat(LaunchCommand.parse().policy()).isEqualTo(LoadAwareAffinityPolicy.NAME);
+    }
+
+    @Test
+    void aCacheThresholdWithoutAPolicyWarnsThatTheDefaultPolicyIgnoresIt() {
+        List<String> warnings = LaunchCommand.parseWithWarnings("--cache-threshold", "0.5").warnings();
+
+        assertThat(warnings).containsExactly(DefaultPolicyWarning.TEXT);
+        assertThat(warnings.getFirst()).startsWith("--cache-threshold").contains("load_aware_affinity")
+                .contains("--policy cache_aware");
+    }
+
+    @Test
+    void aCacheThresholdAtItsDefaultValueStillWarns() {
+        assertThat(LaunchCommand.parseWithWarnings("--cache-threshold=0.3").warnings()).hasSize(1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    void aCacheThresholdWithAnExplicitPolicyDoesNotWarn(String policy) {
+        assertThat(LaunchCommand.parseWithWarnings("--cache-threshold", "0.5", "--policy", policy).warnings())
+                .isEmpty();
+    }
+
+    @Test
+    void noCacheThresholdDoesNotWarn() {
+        assertThat(LaunchCommand.parseWithWarnings().warnings()).isEmpty();
+        assertThat(LaunchCommand.parseWithWarnings("--balance-abs-threshold", "32").warnings()).isEmpty();
+    }
+
+    @Test
+    void aCacheThresholdInTheConfigFileWithoutAPolicyWarnsToo(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("homing.yaml");
+        Files.writeString(file, "cache_threshold: 0.5\n");
+
+        assertThat(LaunchCommand.parseWithWarnings("--config", file.toString()).warnings())
+                .containsExactly(DefaultPolicyWarning.TEXT);
+    }
+
+    @Test
+    void aPolicyInTheConfigFileSilencesTheWarning(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("homing.yaml");
+        Files.writeString(file, "policy: cache_aware\n");
+
+        LaunchCommand.Resolved resolved = LaunchCommand.parseWithWarnings("--config", file.toString(),
+                "--cache-threshold", "0.5");
+
+        assertThat(resolved.warnings()).isEmpty();
+        assertThat(resolved.config().policy()).isEqualTo("cache_aware");
     }
 
     static Stream<OptionSpec> referenceFlagsWithDefaults() {

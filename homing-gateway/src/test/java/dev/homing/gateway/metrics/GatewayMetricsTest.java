@@ -77,6 +77,22 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void theDefaultPolicysTreeIsVisibleToo() {
+        FakeWorker other = FakeWorker.start("model-b");
+        try (RunningGateway defaults = RunningGateway.start(RunningGateway.config(List.of(other)).build())) {
+            defaults.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}");
+            String scraped = defaults.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + defaults.gateway().metricsPort() + "/metrics")).build()).body();
+
+            assertThat(scraped).contains("policy=\"load_aware_affinity\"")
+                    .contains("homing_tree_chars{model=\"model-b\"}")
+                    .contains("homing_tree_evicted_chars_total{model=\"model-b\"}");
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
     void requestsPerWorkerAreCounted() {
         assertThat(scrape).contains("homing_worker_requests_total{model=\"model-a\",worker=\"" + worker.url()
                 + "\"} 2.0");
