@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * load_aware_affinity holds a request whose prefix an earlier request is still computing on the same worker until
- * that prefill is done, and the gateway honours the hold. Two workers, so that the prefix counts as a match (what
- * every worker holds decides nothing): the second request follows the first to its worker.
+ * that prefill is done, and the gateway honours the hold. Two workers: the second request follows the first to its
+ * worker rather than to the idle one.
  */
 class PrefillWaitTest {
 
@@ -96,10 +96,7 @@ class PrefillWaitTest {
     void aHeldRequestWhoseClientLeavesIsNeverSentAndGivesItsSlotBack() throws IOException {
         FakeWorker a = FakeWorker.start("m");
         FakeWorker b = FakeWorker.start("m");
-        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
-                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(5_000)).build())) {
-            a.behaviour(FakeWorker.Behaviour.HANG);
-            b.behaviour(FakeWorker.Behaviour.HANG);
+        try (RunningGateway gateway = hangingBehindAGateway(a, b, 5_000)) {
             try (Socket firstClient = send(gateway, completion(LONG_PROMPT))) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
                 try (Socket heldClient = send(gateway, completion(LONG_PROMPT + "A follow-up."))) {
@@ -127,10 +124,7 @@ class PrefillWaitTest {
     void aHeldRequestIsSentWhenItsWaitRunsOut() throws IOException {
         FakeWorker a = FakeWorker.start("m");
         FakeWorker b = FakeWorker.start("m");
-        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
-                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(200)).build())) {
-            a.behaviour(FakeWorker.Behaviour.HANG);
-            b.behaviour(FakeWorker.Behaviour.HANG);
+        try (RunningGateway gateway = hangingBehindAGateway(a, b, 200)) {
             try (Socket neverAnswered = send(gateway, completion(LONG_PROMPT))) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
                 a.behaviour(FakeWorker.Behaviour.NORMAL);
@@ -149,6 +143,15 @@ class PrefillWaitTest {
             a.close();
             b.close();
         }
+    }
+
+    /** A gateway waiting up to {@code waitMillis} for a prefill, in front of two workers that answer nothing. */
+    private static RunningGateway hangingBehindAGateway(FakeWorker a, FakeWorker b, long waitMillis) {
+        RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
+                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(waitMillis)).build());
+        a.behaviour(FakeWorker.Behaviour.HANG);
+        b.behaviour(FakeWorker.Behaviour.HANG);
+        return gateway;
     }
 
     private static int received(FakeWorker a, FakeWorker b) {
