@@ -61,10 +61,11 @@ public final class IdleEngineTtft {
         MooncakeTrace trace = new MooncakeTrace(Path.of(args[0]),
                 new MooncakeTrace.Options(1.0, false, 0, Limits.NONE));
         boolean pooled = args.length == 2;
+        long pooledTokens = pooled ? Long.parseLong(args[1]) : 0;
         long[] floors = pooled
-                ? floors(trace, EngineConfig.DEFAULTS, new PooledCacheBound(Long.parseLong(args[1]))::accept)
+                ? floors(trace, EngineConfig.DEFAULTS, new PooledCacheBound(pooledTokens)::accept)
                 : floors(trace, EngineConfig.DEFAULTS);
-        String cache = pooled ? String.format(Locale.ROOT, "one LRU cache of %,d tokens", Long.parseLong(args[1]))
+        String cache = pooled ? String.format(Locale.ROOT, "one LRU cache of %,d tokens", pooledTokens)
                 : "the infinite cache";
         System.out.printf(Locale.ROOT, "%,d requests on an idle engine with %s: TTFT p50 %.1f ms, "
                         + "p90 %.1f ms, p99 %.1f ms, max %.1f ms%n", floors.length, cache,

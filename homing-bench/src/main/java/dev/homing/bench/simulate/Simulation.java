@@ -141,7 +141,6 @@ public final class Simulation {
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
                 deliver(engine, engines[engine].advanceTo(engineAt), arrivals);
-                sendReleased();
             } else if (timerAt <= arrivalAt) {
                 now = timerAt;
                 if (timerAt == heldUntil) {
@@ -160,6 +159,8 @@ public final class Simulation {
                 now = arrivalAt;
                 arrive(arrivals.poll());
             }
+            // Any event can end an awaited prefill: a first token, or a request the engine refused outright.
+            sendReleased();
         }
     }
 
@@ -236,7 +237,7 @@ public final class Simulation {
         });
     }
 
-    /** Sends the held requests whose awaited prefill finished in the event just taken. */
+    /** Sends the held requests whose awaited prefill finished in the event just taken (a send may add more). */
     private void sendReleased() {
         for (int i = 0; i < released.size(); i++) {
             send(released.get(i));
