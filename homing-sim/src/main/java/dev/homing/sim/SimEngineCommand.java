@@ -99,7 +99,14 @@ public final class SimEngineCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        SimEngineServer server = SimEngineServer.start(options);
+        SimEngineServer server;
+        try {
+            server = SimEngineServer.start(options);
+        } catch (IllegalStateException e) {
+            // A port in use or the like: a sentence, as the gateway gives, not a stack trace.
+            spec.commandLine().getErr().println("homing sim-engine: cannot start: " + e.getMessage());
+            return 1;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

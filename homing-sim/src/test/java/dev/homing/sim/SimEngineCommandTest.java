@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.model.EngineConfig;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -52,5 +55,19 @@ class SimEngineCommandTest {
 
         assertThat(exit).isEqualTo(2);
         assertThat(err.toString()).contains("must be positive").doesNotContain("\tat ");
+    }
+
+    @Test
+    void aPortInUseIsOneSentenceAndExitCodeOne() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            StringWriter err = new StringWriter();
+            CommandLine commandLine = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err));
+
+            int exit = commandLine.execute("--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
+
+            assertThat(exit).isEqualTo(1);
+            assertThat(err.toString()).contains("cannot start").contains("Address already in use")
+                    .doesNotContain("\tat ");
+        }
     }
 }

@@ -6,41 +6,57 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A simulated engine process ({@code homing sim-engine}) on a fixed loopback port, recording the id of every request
- * it answers in full ({@code --record-request-ids}) so that a request answered twice shows. It can be killed and
- * restarted on the same port with the same flags; the record file carries on across restarts.
+ * A simulated engine process ({@code homing sim-engine}) on loopback, recording the id of every request it answers in
+ * full ({@code --record-request-ids}) so that a request answered twice shows. It binds a port the OS picks, and says
+ * which: a port picked by the test and handed over could be taken by another socket before the engine binds it. It
+ * can be killed and restarted on that same port with the same flags; the record file carries on across restarts.
  */
 final class EngineProcess {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Pattern LISTENING = Pattern.compile("engine listening on http://127\\.0\\.0\\.1:(\\d+)");
 
     private final HomingProcess process;
-    private final int port;
+    private final List<String> flags;
     private final Path answeredIds;
+    /** Learnt from the engine's first start; 0 until then. */
+    private int port;
 
-    private EngineProcess(HomingProcess process, int port, Path answeredIds) {
+    private EngineProcess(HomingProcess process, List<String> flags, Path answeredIds) {
         this.process = process;
-        this.port = port;
+        this.flags = flags;
         this.answeredIds = answeredIds;
     }
 
+    /** Starts the engine and returns without waiting: engines of one fleet start side by side. */
     static EngineProcess start(String name, List<String> jvmOptions, List<String> flags, Path dir) {
-        int port = LoopbackPorts.free();
         Path answeredIds = dir.resolve(name + ".answered-ids");
+        List<String> allFlags = new ArrayList<>(List.of("--record-request-ids", answeredIds.toString()));
+        allFlags.addAll(flags);
+        return new EngineProcess(HomingProcess.start(name, jvmOptions, args(0, allFlags), dir), List.copyOf(allFlags),
+                answeredIds);
+    }
+
+    private static List<String> args(int port, List<String> flags) {
         List<String> args = new ArrayList<>(List.of("sim-engine", "--host", "127.0.0.1", "--port",
-                Integer.toString(port), "--record-request-ids", answeredIds.toString()));
+                Integer.toString(port)));
         args.addAll(flags);
-        return new EngineProcess(HomingProcess.start(name, jvmOptions, args, dir), port, answeredIds);
+        return args;
     }
 
     String name() {
         return process.name();
     }
 
-    String url() {
+    /** The engine's address; the first call waits until the engine has bound its port. */
+    synchronized String url() {
+        if (port == 0) {
+            port = Integer.parseInt(process.awaitAnnouncement(LISTENING, ProcessFleet.START_TIMEOUT).group(1));
+        }
         return "http://127.0.0.1:" + port;
     }
 
@@ -55,7 +71,10 @@ final class EngineProcess {
 
     /** Starts the same engine again on the same port. */
     void restart() {
-        process.restart();
+        if (port == 0) {
+            throw new IllegalStateException(name() + " never said its port");
+        }
+        process.restart(args(port, flags));
     }
 
     /** Turns the engine's injected faults off ({@code POST /clear_faults}). */

@@ -5,6 +5,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -16,6 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 final class GatewayProcess {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Pattern LISTENING =
+            Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+) \\(.*metrics port (\\d+)\\)");
 
     private final HomingProcess process;
     private final int port;
@@ -28,19 +32,26 @@ final class GatewayProcess {
     }
 
     /**
+     * Starts the gateway and waits until it listens. It binds ports the OS picks and says which, as engines do.
+     *
      * @param heap  the {@code -Xmx} value, e.g. {@code 512m}: the gateway's heap bound is a real one
      * @param flags {@code homing launch} flags on top of the loopback, port and worker ones
      */
     static GatewayProcess start(String heap, List<EngineProcess> engines, List<String> flags, Path dir) {
-        int port = LoopbackPorts.free();
-        int metricsPort = LoopbackPorts.free();
-        List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", Integer.toString(port),
-                "--prometheus-host", "127.0.0.1", "--prometheus-port", Integer.toString(metricsPort),
+        List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", "0",
+                "--prometheus-host", "127.0.0.1", "--prometheus-port", "0",
                 "--worker-urls", engines.stream().map(EngineProcess::url).collect(Collectors.joining(",")),
                 "--worker-startup-check-interval", "1", "--health-check-interval-secs", "1"));
         args.addAll(flags);
-        return new GatewayProcess(HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir), port,
-                metricsPort);
+        HomingProcess process = HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir);
+        try {
+            Matcher listening = process.awaitAnnouncement(LISTENING, ProcessFleet.START_TIMEOUT);
+            return new GatewayProcess(process, Integer.parseInt(listening.group(1)),
+                    Integer.parseInt(listening.group(2)));
+        } catch (RuntimeException | Error e) {
+            process.close(); // not yet in the fleet, so nobody else would stop it
+            throw e;
+        }
     }
 
     String url() {

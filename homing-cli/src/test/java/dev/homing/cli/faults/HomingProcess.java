@@ -1,13 +1,20 @@
 package dev.homing.cli.faults;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One {@code java -jar homing.jar ...} process: started with the JVM of the running test and the flags
@@ -18,15 +25,20 @@ final class HomingProcess implements AutoCloseable {
 
     private static final long STOP_SECONDS = 10;
 
+    private static final int LOG_TAIL_LINES = 20;
+
     private final String name;
-    private final List<String> command;
+    /** The java executable, its options and {@code -jar homing.jar}: the part a restart keeps. */
+    private final List<String> javaAndJar;
     private final Path log;
     private Process process;
+    /** Where this launch's output starts in the log, which keeps the output of earlier launches. */
+    private long logStart;
     private volatile boolean killed;
 
-    private HomingProcess(String name, List<String> command, Path log) {
+    private HomingProcess(String name, List<String> javaAndJar, Path log) {
         this.name = name;
-        this.command = command;
+        this.javaAndJar = javaAndJar;
         this.log = log;
     }
 
@@ -35,33 +47,35 @@ final class HomingProcess implements AutoCloseable {
      * {@code <logDir>/<name>.log}, appended across restarts.
      */
     static HomingProcess start(String name, List<String> jvmOptions, List<String> args, Path logDir) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command()
+        List<String> javaAndJar = new ArrayList<>();
+        javaAndJar.add(ProcessHandle.current().info().command()
                 .orElseThrow(() -> new IllegalStateException("cannot tell which java runs this test")));
-        command.addAll(binHomingFlags());
-        command.addAll(jvmOptions);
-        command.add("-jar");
-        command.add(homingJar().toString());
-        command.addAll(args);
-        HomingProcess started = new HomingProcess(name, List.copyOf(command), logDir.resolve(name + ".log"));
-        started.launch();
+        javaAndJar.addAll(binHomingFlags());
+        javaAndJar.addAll(jvmOptions);
+        javaAndJar.add("-jar");
+        javaAndJar.add(homingJar().toString());
+        HomingProcess started = new HomingProcess(name, List.copyOf(javaAndJar), logDir.resolve(name + ".log"));
+        started.launch(args);
         return started;
     }
 
-    /** The same command again (an engine restarted on its port); the old process must be gone. */
-    void restart() {
+    /** The same JVM with these {@code homing} arguments (an engine restarted on its port); the old one must be gone. */
+    void restart(List<String> newArgs) {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(name + " is still running");
         }
-        launch();
+        launch(newArgs);
     }
 
-    private void launch() {
+    private void launch(List<String> newArgs) {
         killed = false;
+        List<String> command = new ArrayList<>(javaAndJar);
+        command.addAll(newArgs);
         try {
             Files.createDirectories(log.getParent());
             Files.writeString(log, "$ " + String.join(" ", command) + "\n", StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
+            logStart = Files.size(log);
             process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         } catch (IOException e) {
@@ -88,6 +102,44 @@ final class HomingProcess implements AutoCloseable {
 
     Path log() {
         return log;
+    }
+
+    /**
+     * Waits until this launch prints a line matching {@code announcement} (a port it bound, say) and returns the
+     * match; fails at once, with the end of the log, if the process exits first.
+     */
+    Matcher awaitAnnouncement(Pattern announcement, Duration timeout) {
+        AtomicReference<Matcher> found = new AtomicReference<>();
+        await(name + " to print " + announcement + " (log " + log + ")").atMost(timeout)
+                .pollInterval(Duration.ofMillis(50)).failFast(this::assertAlive)
+                .until(() -> {
+                    outputSinceLaunch().lines().map(announcement::matcher).filter(Matcher::find).findFirst()
+                            .ifPresent(found::set);
+                    return found.get() != null;
+                });
+        return found.get();
+    }
+
+    /** Throws, with the exit code and the end of the log, if the process exited without the test stopping it. */
+    void assertAlive() {
+        if (diedUnexpectedly()) {
+            throw new AssertionError(name + " exited with code " + process.exitValue() + "; the end of its log:\n"
+                    + logTail());
+        }
+    }
+
+    private String outputSinceLaunch() throws IOException {
+        byte[] all = Files.readAllBytes(log);
+        return new String(all, (int) logStart, all.length - (int) logStart, StandardCharsets.UTF_8);
+    }
+
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e.getMessage() + ")";
+        }
     }
 
     /** SIGKILL: the process gets no chance to close anything, as when a GPU node dies. Waits until it is gone. */

@@ -58,13 +58,13 @@ final class ProcessFleet implements AutoCloseable {
     /** Waits until the gateway reports {@code workers} healthy workers, its engines having started meanwhile. */
     void awaitReady(GatewayProcess gateway, int workers) {
         await("gateway ready with " + workers + " workers (logs in " + dir + ")").atMost(START_TIMEOUT)
-                .pollInterval(POLL).failFast("a process died (logs in " + dir + ")", this::anyDied)
+                .pollInterval(POLL).failFast(this::assertNoneDied)
                 .until(() -> gateway.healthyWorkers(control) == workers);
     }
 
-    /** Whether a process of the fleet exited that the test did not stop. */
-    boolean anyDied() {
-        return processes.stream().anyMatch(HomingProcess::diedUnexpectedly);
+    /** Throws, with the end of its log, if a process of the fleet exited that the test did not stop. */
+    void assertNoneDied() {
+        processes.forEach(HomingProcess::assertAlive);
     }
 
     FaultClient control() {
