@@ -8,11 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -109,15 +109,11 @@ final class HomingProcess implements AutoCloseable {
      * match; fails at once, with the end of the log, if the process exits first.
      */
     Matcher awaitAnnouncement(Pattern announcement, Duration timeout) {
-        AtomicReference<Matcher> found = new AtomicReference<>();
-        await(name + " to print " + announcement + " (log " + log + ")").atMost(timeout)
+        return await(name + " to print " + announcement + " (log " + log + ")").atMost(timeout)
                 .pollInterval(Duration.ofMillis(50)).failFast(this::assertAlive)
-                .until(() -> {
-                    outputSinceLaunch().lines().map(announcement::matcher).filter(Matcher::find).findFirst()
-                            .ifPresent(found::set);
-                    return found.get() != null;
-                });
-        return found.get();
+                .until(() -> outputSinceLaunch().lines().map(announcement::matcher).filter(Matcher::find).findFirst(),
+                        Optional::isPresent)
+                .orElseThrow();
     }
 
     /** Throws, with the exit code and the end of the log, if the process exited without the test stopping it. */

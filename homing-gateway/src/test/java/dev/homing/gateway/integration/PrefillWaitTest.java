@@ -13,12 +13,8 @@ import dev.homing.sim.http.SimEngineServer;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -97,9 +93,9 @@ class PrefillWaitTest {
         FakeWorker a = FakeWorker.start("m");
         FakeWorker b = FakeWorker.start("m");
         try (RunningGateway gateway = hangingBehindAGateway(a, b, 5_000)) {
-            try (Socket firstClient = send(gateway, completion(LONG_PROMPT))) {
+            try (Socket firstClient = gateway.openPost("/v1/completions", completion(LONG_PROMPT))) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
-                try (Socket heldClient = send(gateway, completion(LONG_PROMPT + "A follow-up."))) {
+                try (Socket heldClient = gateway.openPost("/v1/completions", completion(LONG_PROMPT + "A follow-up."))) {
                     // Its slot is taken, and nothing reached a worker: it is held.
                     await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 2);
                     assertThat(received(a, b)).isEqualTo(1);
@@ -125,7 +121,7 @@ class PrefillWaitTest {
         FakeWorker a = FakeWorker.start("m");
         FakeWorker b = FakeWorker.start("m");
         try (RunningGateway gateway = hangingBehindAGateway(a, b, 200)) {
-            try (Socket neverAnswered = send(gateway, completion(LONG_PROMPT))) {
+            try (Socket neverAnswered = gateway.openPost("/v1/completions", completion(LONG_PROMPT))) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
                 a.behaviour(FakeWorker.Behaviour.NORMAL);
                 b.behaviour(FakeWorker.Behaviour.NORMAL);
@@ -168,27 +164,5 @@ class PrefillWaitTest {
         Matcher m = Pattern.compile("homing_prefill_wait_seconds_sum\\{model=\"m\"} (\\S+)").matcher(metrics);
         assertThat(m.find()).isTrue();
         return Double.parseDouble(m.group(1));
-    }
-
-    /** Sends a completion on a connection of its own and leaves it open: closing it is the client leaving. */
-    private static Socket send(RunningGateway gateway, String body) {
-        Socket socket = new Socket();
-        try {
-            socket.connect(new InetSocketAddress("127.0.0.1", gateway.gateway().port()), 5_000);
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /v1/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-                    + "content-length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-            out.write(bytes);
-            out.flush();
-            return socket;
-        } catch (IOException e) {
-            try {
-                socket.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +93,7 @@ class InFlightAccountingTest {
         worker.behaviour(Behaviour.ENDLESS_STREAM);
         int cutBefore = worker.streamsCutByClient();
 
-        try (Socket socket = rawPost(STREAM_BODY)) {
+        try (Socket socket = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
             InputStream in = socket.getInputStream();
             String head = readUntil(in, "data:");
             assertThat(head).startsWith("HTTP/1.1 200");
@@ -109,7 +108,7 @@ class InFlightAccountingTest {
     void aClientThatStopsReadingPausesTheUpstream() throws Exception {
         worker.behaviour(Behaviour.FLOOD);
 
-        try (Socket socket = rawPost(STREAM_BODY)) {
+        try (Socket socket = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
             readUntil(socket.getInputStream(), "data:");
             // The client reads no further: the worker's own write queue must fill, which only happens if the
             // gateway stopped reading from it instead of buffering without bound.
@@ -150,18 +149,6 @@ class InFlightAccountingTest {
             assertThat(other.gateway().registry().find(dead.url()).healthy()).isFalse();
             await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
         }
-    }
-
-    private static Socket rawPost(String body) throws Exception {
-        Socket socket = new Socket("127.0.0.1", gateway.gateway().port());
-        socket.setSoTimeout(10_000);
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        OutputStream out = socket.getOutputStream();
-        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(bytes);
-        out.flush();
-        return socket;
     }
 
     private static String readUntil(InputStream in, String marker) throws Exception {

@@ -6,13 +6,11 @@ import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,11 +130,7 @@ class AdmissionWiringTest {
         start(Behaviour.ENDLESS_STREAM, 1, 0);
         String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
 
-        try (Socket socket = new Socket("127.0.0.1", gateway.gateway().port())) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-                    + "content-length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
-            out.flush();
+        try (Socket socket = gateway.openPost("/v1/chat/completions", body)) {
             await().atMost(Duration.ofSeconds(5)).until(() -> worker.received().size() == 1);
             assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("the cap is taken")
                     .isEqualTo(429);

@@ -5,11 +5,15 @@ import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.workers.Worker;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -93,6 +97,28 @@ public final class RunningGateway implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Sends {@code POST path} with a JSON body on a plain socket of its own and returns it open, so a test can read
+     * the raw answer (reads time out after 10 s) or leave, which is closing it.
+     */
+    public Socket openPost(String path, String body) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", gateway.port()), 5_000);
+            socket.setSoTimeout(10_000);
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                    + "content-length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.write(bytes);
+            out.flush();
+            return socket;
+        } catch (IOException e) {
+            socket.close();
+            throw e;
         }
     }
 
