@@ -1,8 +1,8 @@
 package dev.homing.bench.jmh;
 
-import dev.homing.core.policy.CacheAwarePolicy;
+import dev.homing.core.policy.reference.CacheAwarePolicy;
 import dev.homing.core.policy.Decision;
-import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;

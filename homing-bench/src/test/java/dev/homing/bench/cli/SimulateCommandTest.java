@@ -3,7 +3,7 @@ package dev.homing.bench.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.homing.bench.report.ComparisonReport;
-import dev.homing.core.policy.AffinitySettings;
+import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.PolicyFactory;
 import java.io.IOException;
 import java.io.PrintWriter;

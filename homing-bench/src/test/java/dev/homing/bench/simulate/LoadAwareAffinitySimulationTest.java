@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.homing.bench.workload.GeneratedSharedPrefix;
-import dev.homing.core.policy.AffinitySettings;
+import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.bench.workload.Workload;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,7 @@
 package dev.homing.core.policy;
 
+import dev.homing.core.policy.affinity.AffinitySettings;
+
 import java.util.Objects;
 
 /**

@@ -1,5 +1,15 @@
 package dev.homing.core.policy;
 
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.reference.BucketPolicy;
+import dev.homing.core.policy.reference.CacheAwarePolicy;
+import dev.homing.core.policy.reference.ConsistentHashingPolicy;
+import dev.homing.core.policy.reference.ManualPolicy;
+import dev.homing.core.policy.reference.PowerOfTwoPolicy;
+import dev.homing.core.policy.reference.PrefixHashPolicy;
+import dev.homing.core.policy.reference.RandomPolicy;
+import dev.homing.core.policy.reference.RoundRobinPolicy;
+
 import java.util.List;
 import java.util.function.LongSupplier;
 

@@ -13,24 +13,24 @@ import java.util.function.ToLongFunction;
  * fixed odd step and scrambled (SplitMix64), so one thread calling in a fixed order sees the same sequence for the
  * same seed (the offline simulator relies on this) and concurrent callers each get a distinct draw.
  */
-final class WorkerPicker {
+public final class WorkerPicker {
 
     // SplitMix64's step: the golden ratio in 64 bits, odd, so the state visits every value before repeating.
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
     private final AtomicLong state;
 
-    WorkerPicker(long seed) {
+    public WorkerPicker(long seed) {
         this.state = new AtomicLong(seed);
     }
 
     /** A uniform int in {@code [0, bound)}; {@code bound} must be positive. */
-    int nextInt(int bound) {
+    public int nextInt(int bound) {
         // Multiply-shift on the top 32 bits: bias at most bound / 2^32, far below anything a test could see.
         return (int) (((nextLong() >>> 32) * bound) >>> 32);
     }
 
-    long nextLong() {
+    public long nextLong() {
         long z = state.addAndGet(GOLDEN_GAMMA);
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
@@ -38,7 +38,7 @@ final class WorkerPicker {
     }
 
     /** The number of available workers in {@code workers}. */
-    static int availableCount(List<WorkerView> workers) {
+    public static int availableCount(List<WorkerView> workers) {
         int count = 0;
         for (int i = 0; i < workers.size(); i++) {
             if (workers.get(i).available()) {
@@ -49,7 +49,7 @@ final class WorkerPicker {
     }
 
     /** The index of the {@code rank}-th (0-based) available worker, or {@link Decision#NONE} if there are fewer. */
-    static int nthAvailable(List<WorkerView> workers, int rank) {
+    public static int nthAvailable(List<WorkerView> workers, int rank) {
         int seen = 0;
         for (int i = 0; i < workers.size(); i++) {
             if (workers.get(i).available() && seen++ == rank) {
@@ -60,7 +60,7 @@ final class WorkerPicker {
     }
 
     /** A uniformly random available worker's index, or {@link Decision#NONE} when none is available. */
-    int anyAvailable(List<WorkerView> workers) {
+    public int anyAvailable(List<WorkerView> workers) {
         int count = availableCount(workers);
         return count == 0 ? Decision.NONE : nthAvailable(workers, nextInt(count));
     }
@@ -69,7 +69,7 @@ final class WorkerPicker {
      * The index of an available worker with the lowest {@code key}, chosen uniformly among those tied for lowest, or
      * {@link Decision#NONE} when none is available.
      */
-    int lowest(List<WorkerView> workers, ToLongFunction<WorkerView> key) {
+    public int lowest(List<WorkerView> workers, ToLongFunction<WorkerView> key) {
         int chosen = Decision.NONE;
         long lowest = Long.MAX_VALUE;
         int ties = 0;

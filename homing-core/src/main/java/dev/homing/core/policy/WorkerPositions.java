@@ -9,10 +9,10 @@ import java.util.Map;
  * the list. The gateway passes a fresh list per decision, usually in the same order, so a cached instance keeps
  * answering correctly: every answer is checked against the list it is asked about. Immutable.
  */
-final class WorkerPositions {
+public final class WorkerPositions {
 
     /** The positions were built from another list and do not hold for this one. */
-    static final int STALE = -2;
+    public static final int STALE = -2;
 
     private final List<WorkerView> source;
     private final Map<String, Integer> positions;
@@ -22,9 +22,9 @@ final class WorkerPositions {
         this.positions = positions;
     }
 
-    static final WorkerPositions NONE = new WorkerPositions(List.of(), Map.of());
+    public static final WorkerPositions NONE = new WorkerPositions(List.of(), Map.of());
 
-    static WorkerPositions of(List<WorkerView> workers) {
+    public static WorkerPositions of(List<WorkerView> workers) {
         Map<String, Integer> positions = new HashMap<>(workers.size() * 2);
         for (int i = 0; i < workers.size(); i++) {
             positions.putIfAbsent(workers.get(i).id(), i);
@@ -33,7 +33,7 @@ final class WorkerPositions {
     }
 
     /** The index of {@code id} in {@code workers}, -1 when it is not there, or {@link #STALE}. */
-    int find(String id, List<WorkerView> workers) {
+    public int find(String id, List<WorkerView> workers) {
         Integer i = positions.get(id);
         if (i != null && i < workers.size() && workers.get(i).id().equals(id)) {
             return i;

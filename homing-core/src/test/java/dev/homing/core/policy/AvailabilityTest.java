@@ -1,5 +1,7 @@
 package dev.homing.core.policy;
 
+import dev.homing.core.policy.reference.ConsistentHashingPolicy;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

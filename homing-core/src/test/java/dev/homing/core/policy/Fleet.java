@@ -5,13 +5,13 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /** Test fixtures: worker lists and a clock the test moves by hand. */
-final class Fleet {
+public final class Fleet {
 
     private Fleet() {
     }
 
     /** {@code n} available, idle workers named {@code w0 .. w(n-1)}. */
-    static List<WorkerView> idle(int n) {
+    public static List<WorkerView> idle(int n) {
         List<WorkerView> workers = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             workers.add(WorkerView.available("w" + i, 0));
@@ -20,7 +20,7 @@ final class Fleet {
     }
 
     /** Available workers {@code w0 ..} with these in-flight counts. */
-    static List<WorkerView> withInFlight(int... inFlight) {
+    public static List<WorkerView> withInFlight(int... inFlight) {
         List<WorkerView> workers = new ArrayList<>(inFlight.length);
         for (int i = 0; i < inFlight.length; i++) {
             workers.add(WorkerView.available("w" + i, inFlight[i]));
@@ -29,7 +29,7 @@ final class Fleet {
     }
 
     /** A copy of {@code workers} with the worker at {@code index} unavailable. */
-    static List<WorkerView> withUnavailable(List<WorkerView> workers, int... indexes) {
+    public static List<WorkerView> withUnavailable(List<WorkerView> workers, int... indexes) {
         List<WorkerView> copy = new ArrayList<>(workers);
         for (int index : indexes) {
             WorkerView worker = copy.get(index);
@@ -38,12 +38,12 @@ final class Fleet {
         return copy;
     }
 
-    static PolicyConfig config() {
+    public static PolicyConfig config() {
         return PolicyConfig.DEFAULTS.withSeed(42);
     }
 
     /** A nanosecond clock that stands still until the test advances it. */
-    static final class ManualClock implements LongSupplier {
+    public static final class ManualClock implements LongSupplier {
         private long nanos = 1_000_000_000L;
 
         @Override
@@ -51,11 +51,11 @@ final class Fleet {
             return nanos;
         }
 
-        void advanceSeconds(long seconds) {
+        public void advanceSeconds(long seconds) {
             nanos += seconds * 1_000_000_000L;
         }
 
-        void advanceNanos(long delta) {
+        public void advanceNanos(long delta) {
             nanos += delta;
         }
     }

@@ -1,6 +1,6 @@
 package dev.homing.gateway.cli;
 
-import dev.homing.core.policy.AffinitySettings;
+import dev.homing.core.policy.affinity.AffinitySettings;
 import picocli.CommandLine.Option;
 
 /**

@@ -1,6 +1,6 @@
 package dev.homing.gateway.cli;
 
-import dev.homing.core.policy.CacheAwarePolicy;
+import dev.homing.core.policy.reference.CacheAwarePolicy;
 import dev.homing.gateway.config.GatewayConfig;
 
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.homing.gateway.config;
 
-import dev.homing.core.policy.AffinitySettings;
-import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.affinity.AffinitySettings;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 

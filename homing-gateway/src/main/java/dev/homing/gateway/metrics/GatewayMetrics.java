@@ -1,8 +1,8 @@
 package dev.homing.gateway.metrics;
 
-import dev.homing.core.policy.CacheAwarePolicy;
+import dev.homing.core.policy.reference.CacheAwarePolicy;
 import dev.homing.core.policy.Decision;
-import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.tree.PrefixTree;
 import dev.homing.gateway.workers.ModelPool;

@@ -1,7 +1,7 @@
 package dev.homing.gateway.cli;
 
-import dev.homing.core.policy.AffinitySettings;
-import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.affinity.AffinitySettings;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.gateway.config.GatewayConfig;

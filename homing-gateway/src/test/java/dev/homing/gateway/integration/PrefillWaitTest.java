@@ -3,8 +3,8 @@ package dev.homing.gateway.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.homing.core.policy.AffinitySettings;
-import dev.homing.core.policy.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.affinity.AffinitySettings;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.testing.TestVertx;

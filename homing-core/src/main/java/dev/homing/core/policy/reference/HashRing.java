@@ -1,4 +1,7 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.reference;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.WorkerView;
 
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,4 +1,11 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.reference;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerPicker;
+import dev.homing.core.policy.WorkerView;
 
 import java.util.ArrayList;
 import java.util.List;

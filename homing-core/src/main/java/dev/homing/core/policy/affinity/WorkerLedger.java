@@ -1,4 +1,7 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.affinity;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.PendingPrefill;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,9 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.affinity;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerView;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,9 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.reference;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.Fleet;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerView;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

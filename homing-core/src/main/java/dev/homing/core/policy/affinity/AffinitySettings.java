@@ -1,4 +1,4 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.affinity;
 
 import java.util.ArrayList;
 import java.util.List;

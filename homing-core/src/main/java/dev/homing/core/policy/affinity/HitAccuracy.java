@@ -1,4 +1,4 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.affinity;
 
 /**
  * How well the policy's tree predicted one worker's cache: what it expected the engine to hold against what the

@@ -1,4 +1,12 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.affinity;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.EngineReport;
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.PolicyFactory;
+import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerView;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,13 @@
-package dev.homing.core.policy;
+package dev.homing.core.policy.affinity;
+
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.EngineReport;
+import dev.homing.core.policy.PendingPrefill;
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerPicker;
+import dev.homing.core.policy.WorkerView;
 
 import dev.homing.core.tree.PrefixMatch;
 import dev.homing.core.tree.PrefixTree;
