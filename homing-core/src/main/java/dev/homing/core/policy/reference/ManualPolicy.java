@@ -71,7 +71,7 @@ public final class ManualPolicy implements RoutingPolicy {
             return Decision.noHealthyWorkers();
         }
         String key = request.routingKey();
-        if (key == null || key.isEmpty()) {
+        if (key == null) {
             return Decision.of(assign(workers), NO_ROUTING_ID);
         }
         long now = nanoClock.getAsLong();

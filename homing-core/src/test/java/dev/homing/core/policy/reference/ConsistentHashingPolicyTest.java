@@ -86,6 +86,33 @@ class ConsistentHashingPolicyTest {
     }
 
     @Test
+    void anEmptyRoutingKeyIsNoKey() {
+        // Hashing "" would send every request that carries the empty header to one worker.
+        List<WorkerView> workers = Fleet.idle(3);
+        int[] counts = new int[3];
+        for (int i = 0; i < 300; i++) {
+            Decision decision = policy.select(workers, key(""));
+            assertThat(decision.branch()).isEqualTo(ConsistentHashingPolicy.RANDOM_FALLBACK);
+            counts[decision.workerIndex()]++;
+        }
+        assertThat(counts).doesNotContain(0);
+    }
+
+    @Test
+    void anEmptyTargetIsNoTargetSoTheRoutingKeyDecides() {
+        List<WorkerView> workers = Fleet.idle(3);
+        assertThat(policy.select(workers, new RoutingRequest("", "session-1", "", null)))
+                .isEqualTo(policy.select(workers, key("session-1")));
+        assertThat(policy.select(workers, target("")).found()).as("an empty target alone is no refusal").isTrue();
+    }
+
+    @Test
+    void anEmptyImplicitKeyIsNoKey() {
+        Decision decision = policy.select(Fleet.idle(3), new RoutingRequest("", null, null, ""));
+        assertThat(decision.branch()).isEqualTo(ConsistentHashingPolicy.RANDOM_FALLBACK);
+    }
+
+    @Test
     void fallsBackToARandomWorkerWithoutAnyKey() {
         List<WorkerView> workers = Fleet.idle(3);
         int[] counts = new int[3];
