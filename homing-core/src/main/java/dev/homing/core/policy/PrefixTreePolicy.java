@@ -16,13 +16,14 @@ import java.util.function.Function;
  * <p>Thread-safety: the tree locks itself; {@link #positions} is used only by {@link #position}, which runs inside a
  * decision, under the tree's write lock.
  */
-public abstract class PrefixTreePolicy implements RoutingPolicy {
+public abstract class PrefixTreePolicy extends SeededPolicy {
 
     protected final PrefixTree tree;
     /** Guarded by the tree's write lock. */
     private final WorkerPositions positions = new WorkerPositions();
 
-    protected PrefixTreePolicy(PolicyConfig config) {
+    protected PrefixTreePolicy(String name, PolicyConfig config) {
+        super(name, config);
         this.tree = new PrefixTree(config.maxTreeSize());
     }
 

@@ -6,7 +6,6 @@ import dev.homing.core.policy.PendingPrefill;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PrefixTreePolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerPicker;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.core.policy.affinity.FleetLedgers.Census;
 import dev.homing.core.tree.PrefixMatch;
@@ -72,7 +71,6 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
     private final int overloadAbs;
     private final double overloadRel;
     private final double keep;
-    private final WorkerPicker picker;
     private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
 
     /**
@@ -92,17 +90,11 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
-        super(config);
+        super(NAME, config);
         this.settings = config.affinity();
         this.overloadAbs = config.balanceAbsThreshold();
         this.overloadRel = config.balanceRelThreshold();
         this.keep = settings.keepPerDecision();
-        this.picker = new WorkerPicker(config.seed());
-    }
-
-    @Override
-    public String name() {
-        return NAME;
     }
 
     /** The settings this policy runs with. */

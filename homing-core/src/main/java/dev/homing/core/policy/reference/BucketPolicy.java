@@ -1,10 +1,9 @@
 package dev.homing.core.policy.reference;
 
+import dev.homing.core.policy.AvailableWorkersPolicy;
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyConfig;
-import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerPicker;
 import dev.homing.core.policy.WorkerView;
 
 import java.util.ArrayList;
@@ -28,14 +27,17 @@ import java.util.function.LongSupplier;
  *       would have received an equal share of the chars. Then the window's counts start again from zero.</li>
  *   <li>Before the bucket is consulted, the chars sent to each available worker in the window are checked with the
  *       cache-aware imbalance test (max - min above the absolute threshold and max above min times the relative
- *       one, both strict); when imbalanced, the worker with the fewest chars takes the request.</li>
- *   <li>If the bucket's worker is unavailable, the available worker with the fewest chars takes the request.</li>
+ *       one, both strict); when imbalanced, the worker with the fewest chars takes the request (branch
+ *       {@code imbalance}). Otherwise the bucket's worker does ({@code bucket_hit}).</li>
+ *   <li>If the bucket's worker is unavailable, the available worker with the fewest chars takes the request
+ *       ({@code bucket_worker_unavailable}).</li>
  * </ul>
  *
- * <p>Thread-safe: every method holds the instance lock. Prefill decisions are one per request, not per token, and
+ * <p>Thread-safe: every method holds the instance lock (the count of available workers before it reads only the
+ * decision's list). Prefill decisions are one per request, not per token, and
  * each is a few array reads, so one lock is simpler than any lock-free scheme and cheap enough.
  */
-public final class BucketPolicy implements RoutingPolicy {
+public final class BucketPolicy extends AvailableWorkersPolicy {
 
     public static final String NAME = "bucket";
     /** The length the initial boundaries split evenly (the reference's assumed maximum prompt length). */
@@ -44,14 +46,7 @@ public final class BucketPolicy implements RoutingPolicy {
     public static final int REBALANCE_RATIO = 2;
     /** Lengths kept per window to place boundaries; beyond it a uniform sample is kept, bounding memory. */
     static final int WINDOW_SAMPLES = 4096;
-    /** Branch label: the bucket's worker took the request. */
-    public static final String BUCKET_HIT = "bucket_hit";
-    /** Branch label: chars sent were imbalanced; the worker with the fewest took the request. */
-    public static final String IMBALANCE = "imbalance";
-    /** Branch label: the bucket's worker was unavailable; the worker with the fewest chars took the request. */
-    public static final String BUCKET_WORKER_UNAVAILABLE = "bucket_worker_unavailable";
 
-    private final WorkerPicker picker;
     private final LongSupplier nanoClock;
     private final long intervalNanos;
     private final long balanceAbsThreshold;
@@ -68,7 +63,7 @@ public final class BucketPolicy implements RoutingPolicy {
     private long windowStart;
 
     public BucketPolicy(PolicyConfig config, LongSupplier nanoClock) {
-        this.picker = new WorkerPicker(config.seed());
+        super(NAME, config);
         this.nanoClock = nanoClock;
         this.intervalNanos = TimeUnit.SECONDS.toNanos(config.bucketAdjustIntervalSecs());
         this.balanceAbsThreshold = config.balanceAbsThreshold();
@@ -77,26 +72,18 @@ public final class BucketPolicy implements RoutingPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public synchronized Decision select(List<WorkerView> workers, RoutingRequest request) {
-        if (WorkerPicker.availableCount(workers) == 0) {
-            return Decision.noHealthyWorkers();
-        }
+    protected synchronized Decision choose(List<WorkerView> workers, int available, RoutingRequest request) {
         startOverIfWorkersChanged(workers);
         closeWindowIfDue();
         int length = request.text().length();
         int bucket = bucketOf(length);
         Decision decision;
         if (charsImbalanced(workers)) {
-            decision = Decision.of(fewestChars(workers), IMBALANCE);
+            decision = Decision.of(fewestChars(workers), "imbalance");
         } else if (workers.get(bucket).available()) {
-            decision = Decision.of(bucket, BUCKET_HIT);
+            decision = Decision.of(bucket, "bucket_hit");
         } else {
-            decision = Decision.of(fewestChars(workers), BUCKET_WORKER_UNAVAILABLE);
+            decision = Decision.of(fewestChars(workers), "bucket_worker_unavailable");
         }
         record(workers.get(decision.workerIndex()).id(), bucket, length);
         return decision;

@@ -41,16 +41,11 @@ public final class CacheAwarePolicy extends PrefixTreePolicy {
 
     /** @param nanoClock unused: the tree orders by a logical clock; kept so every policy is built the same way */
     public CacheAwarePolicy(PolicyConfig config, LongSupplier nanoClock) {
-        super(config);
+        super(NAME, config);
         this.cacheThreshold = config.cacheThreshold();
         this.balanceAbsThreshold = config.balanceAbsThreshold();
         this.balanceRelThreshold = config.balanceRelThreshold();
         this.turn = new AtomicLong(config.seed());
-    }
-
-    @Override
-    public String name() {
-        return NAME;
     }
 
     @Override

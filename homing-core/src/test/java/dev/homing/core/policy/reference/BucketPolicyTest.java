@@ -22,7 +22,7 @@ class BucketPolicyTest {
     void startsBySplittingFourThousandCharsEvenly() {
         BucketPolicy policy = policy(NEVER_IMBALANCED);
         List<WorkerView> workers = Fleet.idle(4);
-        assertThat(policy.select(workers, text(0))).isEqualTo(Decision.of(0, BucketPolicy.BUCKET_HIT));
+        assertThat(policy.select(workers, text(0))).isEqualTo(Decision.of(0, "bucket_hit"));
         assertThat(policy.upperBounds()).containsExactly(1024, 2048, 3072);
         assertThat(policy.select(workers, text(1023)).workerIndex()).isEqualTo(0);
         assertThat(policy.select(workers, text(1024)).workerIndex()).isEqualTo(1);
@@ -91,11 +91,11 @@ class BucketPolicyTest {
     void sendsToTheWorkerWithFewestCharsWhenCharsSentAreImbalanced() {
         BucketPolicy policy = policy(64);
         List<WorkerView> workers = Fleet.idle(2);
-        assertThat(policy.select(workers, text(1000))).isEqualTo(Decision.of(0, BucketPolicy.BUCKET_HIT));
+        assertThat(policy.select(workers, text(1000))).isEqualTo(Decision.of(0, "bucket_hit"));
         // w0 has 1,000 chars, w1 none: 1,000 - 0 > 64 and 1,000 > 0 * 1.5.
-        assertThat(policy.select(workers, text(1000))).isEqualTo(Decision.of(1, BucketPolicy.IMBALANCE));
+        assertThat(policy.select(workers, text(1000))).isEqualTo(Decision.of(1, "imbalance"));
         // 1,000 each now: balanced again, so the bucket decides.
-        assertThat(policy.select(workers, text(10))).isEqualTo(Decision.of(0, BucketPolicy.BUCKET_HIT));
+        assertThat(policy.select(workers, text(10))).isEqualTo(Decision.of(0, "bucket_hit"));
     }
 
     @Test
@@ -104,7 +104,7 @@ class BucketPolicyTest {
         List<WorkerView> workers = Fleet.idle(2);
         policy.select(workers, text(1000));
         clock.advanceSeconds(5);
-        assertThat(policy.select(workers, text(1000))).isEqualTo(Decision.of(0, BucketPolicy.BUCKET_HIT));
+        assertThat(policy.select(workers, text(1000))).isEqualTo(Decision.of(0, "bucket_hit"));
     }
 
     @Test
@@ -114,7 +114,7 @@ class BucketPolicyTest {
         policy.select(workers, text(3000)); // w2
         policy.select(workers, text(10));   // w0
         assertThat(policy.select(Fleet.withUnavailable(workers, 1), text(2000)))
-                .isEqualTo(Decision.of(0, BucketPolicy.BUCKET_WORKER_UNAVAILABLE));
+                .isEqualTo(Decision.of(0, "bucket_worker_unavailable"));
     }
 
     @Test
