@@ -242,13 +242,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     }
 
     private static String implicitKey(HttpServerRequest req) {
-        for (String header : new String[] {"authorization", "x-forwarded-for", "cookie"}) {
-            String value = req.getHeader(header);
-            if (value != null) {
-                return value;
-            }
-        }
-        return null;
+        return RoutingRequest.implicitKey(req.getHeader("authorization"), req.getHeader("x-forwarded-for"),
+                req.getHeader("cookie"));
     }
 
     private void readiness(HttpServerResponse response) {

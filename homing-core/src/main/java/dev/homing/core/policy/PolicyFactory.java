@@ -7,8 +7,7 @@ import dev.homing.core.policy.reference.ConsistentHashingPolicy;
 import dev.homing.core.policy.reference.ManualPolicy;
 import dev.homing.core.policy.reference.PowerOfTwoPolicy;
 import dev.homing.core.policy.reference.PrefixHashPolicy;
-import dev.homing.core.policy.reference.RandomPolicy;
-import dev.homing.core.policy.reference.RoundRobinPolicy;
+import dev.homing.core.policy.reference.SpreadPolicy;
 
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -30,8 +29,8 @@ public final class PolicyFactory {
     public static RoutingPolicy create(String name, PolicyConfig config, LongSupplier nanoClock) {
         return switch (name) {
             case CacheAwarePolicy.NAME -> new CacheAwarePolicy(config, nanoClock);
-            case RoundRobinPolicy.NAME -> new RoundRobinPolicy();
-            case RandomPolicy.NAME -> new RandomPolicy(config);
+            case SpreadPolicy.ROUND_ROBIN -> SpreadPolicy.roundRobin(config);
+            case SpreadPolicy.RANDOM -> SpreadPolicy.random(config);
             case PowerOfTwoPolicy.NAME -> new PowerOfTwoPolicy(config);
             case ManualPolicy.NAME -> new ManualPolicy(config, nanoClock);
             case ConsistentHashingPolicy.NAME -> new ConsistentHashingPolicy(config);

@@ -1,6 +1,9 @@
 package dev.homing.core.policy;
 
+import dev.homing.core.tree.TreeStats;
+
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Chooses a worker for a request. One instance serves one model. Implementations are thread-safe: the gateway
@@ -17,7 +20,8 @@ public interface RoutingPolicy {
 
     /**
      * Picks one of {@code workers} (the model's workers, available or not) for {@code request}. Never picks an
-     * unavailable worker; returns a {@link Decision#none} when no worker can take the request.
+     * unavailable worker; returns a {@link Decision#none} when no worker can take the request. The list is a value:
+     * the caller never changes it afterwards, so a policy may keep it to recognise the next decision's list.
      */
     Decision select(List<WorkerView> workers, RoutingRequest request);
 
@@ -45,5 +49,10 @@ public interface RoutingPolicy {
 
     /** Periodic housekeeping (tree eviction, idle-session expiry). Cheap when there is nothing to do. */
     default void maintain() {
+    }
+
+    /** The size of the prefix tree this policy routes by, for metrics; empty for a policy that keeps none. */
+    default Optional<TreeStats> treeStats() {
+        return Optional.empty();
     }
 }

@@ -3,6 +3,8 @@ package dev.homing.core.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.homing.core.tree.TreeStats;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class PolicyFactoryTest {
@@ -11,6 +13,17 @@ class PolicyFactoryTest {
     void buildsEveryPolicyUnderItsOwnName() {
         for (String name : PolicyFactory.NAMES) {
             assertThat(PolicyFactory.create(name, Fleet.config(), new Fleet.ManualClock()).name()).isEqualTo(name);
+        }
+    }
+
+    @Test
+    void exactlyThePoliciesThatRouteByAPrefixTreeExportItsStats() {
+        for (String name : PolicyFactory.NAMES) {
+            RoutingPolicy policy = PolicyFactory.create(name, Fleet.config(), new Fleet.ManualClock());
+            policy.select(Fleet.idle(2), RoutingRequest.ofText("hello"));
+            boolean keepsATree = name.equals("cache_aware") || name.equals("load_aware_affinity");
+            assertThat(policy.treeStats().map(TreeStats::storedChars)).as(name)
+                    .isEqualTo(keepsATree ? Optional.of(5L) : Optional.empty());
         }
     }
 

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
@@ -13,18 +14,25 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Deadlines on the client side of one HTTP/1.x connection, so that a client who dribbles a request head, stalls
@@ -46,6 +54,12 @@ import java.util.concurrent.TimeUnit;
  * start of a head the codec has not decoded yet). A connection that turns out to be HTTP/2 is left alone: the
  * handler stops timing at the first undecoded frame it sees. A deadline that passes is checked again against the
  * state of the moment, so progress only moves a timestamp, never a timer.
+ *
+ * <p>Placement relies on how Vert.x builds its server pipeline, which Vert.x 5 offers no public hook for: its HTTP
+ * codec goes right before its chunked writer or else its idle-state handler (found by their Netty types, as Vert.x
+ * itself finds them), and these handlers go right after it. Should an upgrade change that, nothing is silent: a
+ * connection without either handler, or whose decoder ends up behind these handlers, logs an error naming the
+ * pipeline it found ({@link Placement}), and {@code ClientDeadlinesPlacementTest} fails on plain HTTP and TLS.
  *
  * <p>Not thread-safe: confined to its channel's event loop, as every Netty handler.
  */
@@ -69,6 +83,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
 
     private final Settings settings;
     private final EdgeRefusals refusals;
+    private final Placement placement;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> check;
     private Phase scheduledFor;
@@ -84,9 +99,10 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     private long idleSinceNanos;
     private boolean off;
 
-    public ClientDeadlines(Settings settings, EdgeRefusals refusals) {
+    public ClientDeadlines(Settings settings, EdgeRefusals refusals, Placement placement) {
         this.settings = settings;
         this.refusals = refusals;
+        this.placement = placement;
     }
 
     @Override
@@ -127,7 +143,11 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (!(msg instanceof HttpObject)) {
-            // Undecoded frames after the codec: an HTTP/2 connection (prior knowledge or upgrade). Not ours to time.
+            // Undecoded frames after the codec: an HTTP/2 connection (prior knowledge or upgrade). Not ours to time,
+            // unless the HTTP/1 decoder is behind this handler: then Vert.x's pipeline is not what it was.
+            if (!off && decoderBehind(ctx)) {
+                placement.misplaced("is in front of Vert.x's HTTP decoder", ctx.pipeline());
+            }
             stepAside();
         } else if (!off) {
             if (msg instanceof HttpRequest) {
@@ -262,6 +282,18 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
+    private static boolean decoderBehind(ChannelHandlerContext ctx) {
+        boolean behind = false;
+        for (Map.Entry<String, ChannelHandler> handler : ctx.pipeline()) {
+            if (handler.getValue() == ctx.handler()) {
+                behind = true;
+            } else if (behind && handler.getValue() instanceof HttpRequestDecoder) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Stops timing for good but stays in place, still holding Vert.x's idle events back. */
     private void stepAside() {
         if (off) {
@@ -287,17 +319,39 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     }
 
     /**
+     * Where a connection's deadlines could not go, said loudly: an error log naming the pipeline found, once per
+     * transport (every later connection is in the same case). Thread-safe.
+     */
+    public static final class Placement {
+
+        private static final Logger LOG = LoggerFactory.getLogger(ClientDeadlines.class);
+
+        private final AtomicBoolean reported = new AtomicBoolean();
+
+        void misplaced(String what, ChannelPipeline pipeline) {
+            if (reported.compareAndSet(false, true)) {
+                LOG.error("ClientDeadlines {} in the pipeline {}: Vert.x no longer builds its HTTP server pipeline"
+                        + " the way ClientDeadlines.FirstBytes expects, so the client header, body and keep-alive"
+                        + " timeouts are off (reported once for all connections)", what, pipeline.names());
+            }
+        }
+    }
+
+    /**
      * At the head of the pipeline from the moment of accept: reports raw bytes to its {@link ClientDeadlines}, and
      * puts that handler in place right after Vert.x's HTTP codec: at registration for plain HTTP (the codec's anchor
-     * is there already), after the handshake for TLS. A server with no anchor (no idle timeout) is left alone.
+     * is there already), after the handshake for TLS. Only servers with an idle timeout get one (see
+     * {@link ClientDeadlinesTransport}): the idle handler that comes with it is the anchor for plain HTTP.
      */
     public static final class FirstBytes extends ChannelInboundHandlerAdapter {
 
         /**
          * Vert.x inserts its HTTP codec just before its chunked writer (TLS) or else its idle-state handler (present
-         * when the server has an idle timeout), so the deadlines go right after whichever of the two is there.
+         * when the server has an idle timeout), so the deadlines go right after whichever of the two is there. By
+         * type, as Vert.x finds them itself.
          */
-        private static final List<String> ANCHORS = List.of("chunkedWriter", "idle");
+        private static final List<Class<? extends ChannelHandler>> ANCHORS =
+                List.of(ChunkedWriteHandler.class, IdleStateHandler.class);
 
         private final ClientDeadlines deadlines;
         private boolean placed;
@@ -322,19 +376,27 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
                     }
                 });
             } else {
-                ctx.pipeline().remove(this);
+                unplaced(ctx.pipeline());
             }
         }
 
         /** Puts the deadlines after an anchor when one is there; whether they are in place. */
         private boolean place(ChannelPipeline pipeline) {
-            for (String anchor : ANCHORS) {
-                if (!placed && pipeline.get(anchor) != null) {
+            for (Class<? extends ChannelHandler> anchor : ANCHORS) {
+                ChannelHandlerContext at = pipeline.context(anchor);
+                if (!placed && at != null) {
                     placed = true;
-                    pipeline.addAfter(anchor, "clientDeadlines", deadlines);
+                    pipeline.addAfter(at.name(), "clientDeadlines", deadlines);
                 }
             }
             return placed;
+        }
+
+        /** No anchor where one was expected: said loudly, and this connection goes without deadlines. */
+        private void unplaced(ChannelPipeline pipeline) {
+            deadlines.placement.misplaced("found neither a ChunkedWriteHandler nor an IdleStateHandler to follow",
+                    pipeline);
+            pipeline.remove(this);
         }
 
         @Override
@@ -356,7 +418,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ctx.pipeline().remove(this);
             if (!first.place(ctx.pipeline())) {
-                ctx.pipeline().remove(first);
+                first.unplaced(ctx.pipeline());
             }
             ctx.fireChannelRead(msg);
         }

@@ -19,10 +19,12 @@ import io.vertx.core.transport.Transport;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Vert.x's NIO transport with one addition: every connection a server accepts gets {@link ClientDeadlines} at the
- * moment of accept. Vert.x has no public hook that early (its connection handler runs only once a first request is
- * decoded, too late to time that request's head), so the hook is the transport, which configures each server
- * bootstrap. Servers without an idle timeout are left as they are (see {@link ClientDeadlines.FirstBytes}).
+ * Vert.x's NIO transport with one addition: every connection a server with an idle timeout accepts gets
+ * {@link ClientDeadlines} at the moment of accept. Vert.x has no public hook that early (its connection handler runs
+ * only once the HTTP pipeline is set up, after the first bytes when HTTP/2 over plain text is allowed: too late to
+ * time the head of a client that sends nothing), so the hook is the transport, which configures each server
+ * bootstrap. Servers without an idle timeout (the metrics port) are left as they are: Vert.x gives them no idle
+ * handler, the deadlines' anchor (see {@link ClientDeadlines.FirstBytes}).
  */
 public final class ClientDeadlinesTransport implements Transport {
 
@@ -57,6 +59,7 @@ public final class ClientDeadlinesTransport implements Transport {
     private static final class OnAccept extends ChannelInboundHandlerAdapter {
         private final ClientDeadlines.Settings settings;
         private final EdgeRefusals refusals;
+        private final ClientDeadlines.Placement placement = new ClientDeadlines.Placement();
 
         OnAccept(ClientDeadlines.Settings settings, EdgeRefusals refusals) {
             this.settings = settings;
@@ -66,7 +69,8 @@ public final class ClientDeadlinesTransport implements Transport {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof Channel child) {
-                child.pipeline().addFirst(new ClientDeadlines.FirstBytes(new ClientDeadlines(settings, refusals)));
+                child.pipeline().addFirst(
+                        new ClientDeadlines.FirstBytes(new ClientDeadlines(settings, refusals, placement)));
             }
             ctx.fireChannelRead(msg);
         }
@@ -80,7 +84,9 @@ public final class ClientDeadlinesTransport implements Transport {
         @Override
         public void configure(NetServerOptions options, boolean domainSocket, ServerBootstrap bootstrap) {
             nio.configure(options, domainSocket, bootstrap);
-            bootstrap.handler(new OnAccept(settings, refusals));
+            if (options.getIdleTimeout() > 0) {
+                bootstrap.handler(new OnAccept(settings, refusals));
+            }
         }
 
         @Override

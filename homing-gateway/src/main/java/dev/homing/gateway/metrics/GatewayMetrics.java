@@ -1,10 +1,6 @@
 package dev.homing.gateway.metrics;
 
-import dev.homing.core.policy.reference.CacheAwarePolicy;
 import dev.homing.core.policy.Decision;
-import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
-import dev.homing.core.policy.RoutingPolicy;
-import dev.homing.core.tree.PrefixTree;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -192,10 +188,7 @@ public final class GatewayMetrics {
                 .labelNames("model")
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
-                        PrefixTree tree = treeOf(pool.policy());
-                        if (tree != null) {
-                            cb.call(tree.stats().storedChars(), pool.model());
-                        }
+                        pool.policy().treeStats().ifPresent(tree -> cb.call(tree.storedChars(), pool.model()));
                     }
                 }).register(registry);
         CounterWithCallback.builder().name("homing_tree_evicted_chars_total")
@@ -203,10 +196,7 @@ public final class GatewayMetrics {
                 .labelNames("model")
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
-                        PrefixTree tree = treeOf(pool.policy());
-                        if (tree != null) {
-                            cb.call(tree.stats().evictedChars(), pool.model());
-                        }
+                        pool.policy().treeStats().ifPresent(tree -> cb.call(tree.evictedChars(), pool.model()));
                     }
                 }).register(registry);
         try {
@@ -214,15 +204,6 @@ public final class GatewayMetrics {
         } catch (IllegalArgumentException alreadyRegistered) {
             // JVM metrics are process-wide; a second gateway in the same JVM (tests) goes without them.
         }
-    }
-
-    /** The prefix tree of a policy that keeps one; null for the others. */
-    private static PrefixTree treeOf(RoutingPolicy policy) {
-        return switch (policy) {
-            case CacheAwarePolicy cacheAware -> cacheAware.tree();
-            case LoadAwareAffinityPolicy affinity -> affinity.tree();
-            default -> null;
-        };
     }
 
     /**

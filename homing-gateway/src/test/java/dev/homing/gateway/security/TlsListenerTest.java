@@ -5,26 +5,21 @@ import dev.homing.gateway.cli.LaunchCommand;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.TestTls;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine.ParameterException;
 
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
-import java.io.InputStream;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -49,10 +44,10 @@ class TlsListenerTest {
     @BeforeAll
     static void start() throws Exception {
         worker = FakeWorker.start("model-a");
-        gateway = Gateway.start(RunningGateway.config(List.of(worker)).tlsCertPath(resource("cert.pem"))
-                .tlsKeyPath(resource("key.pem")).build());
+        gateway = Gateway.start(RunningGateway.config(List.of(worker)).tlsCertPath(TestTls.file("cert.pem"))
+                .tlsKeyPath(TestTls.file("key.pem")).build());
         await().atMost(Duration.ofSeconds(10)).until(() -> gateway.registry().healthyCount() == 1);
-        trusting = HttpClient.newBuilder().sslContext(trustingTheTestCertificate())
+        trusting = HttpClient.newBuilder().sslContext(TestTls.trustingTheTestCertificate())
                 .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
@@ -99,9 +94,9 @@ class TlsListenerTest {
 
     @Test
     void aHeadThatStopsHalfWayOverTlsGets408() throws Exception {
-        try (Gateway strict = Gateway.start(RunningGateway.config(List.of()).tlsCertPath(resource("cert.pem"))
-                .tlsKeyPath(resource("key.pem")).clientHeaderTimeoutSecs(1).build());
-             SSLSocket socket = (SSLSocket) trustingTheTestCertificate().getSocketFactory()
+        try (Gateway strict = Gateway.start(RunningGateway.config(List.of()).tlsCertPath(TestTls.file("cert.pem"))
+                .tlsKeyPath(TestTls.file("key.pem")).clientHeaderTimeoutSecs(1).build());
+             SSLSocket socket = (SSLSocket) TestTls.trustingTheTestCertificate().getSocketFactory()
                      .createSocket("127.0.0.1", strict.port())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write("GET /health HTTP/1.1\r\nhost: 127".getBytes(StandardCharsets.US_ASCII));
@@ -116,7 +111,7 @@ class TlsListenerTest {
 
     @Test
     void aCertificateWithoutItsKeyIsRefusedAtStart() throws Exception {
-        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", resource("cert.pem")))
+        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", TestTls.file("cert.pem")))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-key-path");
     }
 
@@ -125,44 +120,27 @@ class TlsListenerTest {
         Path notPem = Files.writeString(dir.resolve("key.txt"), "not a key");
 
         assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", dir.resolve("absent.pem").toString(),
-                "--tls-key-path", resource("key.pem")))
+                "--tls-key-path", TestTls.file("key.pem")))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-cert-path: cannot read");
-        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", resource("cert.pem"),
+        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", TestTls.file("cert.pem"),
                 "--tls-key-path", notPem.toString()))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-key-path")
                 .hasMessageContaining("no PEM private key");
         // The key where the certificate belongs: each file holds the wrong kind of block.
-        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", resource("key.pem"),
-                "--tls-key-path", resource("cert.pem")))
+        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", TestTls.file("key.pem"),
+                "--tls-key-path", TestTls.file("cert.pem")))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("no PEM certificate");
     }
 
     @Test
     void theYamlFileTakesTheTlsKeysToo(@TempDir Path dir) throws Exception {
-        Path yaml = Files.writeString(dir.resolve("homing.yaml"), "tls_cert_path: " + resource("cert.pem")
-                + "\ntls-key-path: " + resource("key.pem") + "\nclient_header_timeout_secs: 5\n");
+        Path yaml = Files.writeString(dir.resolve("homing.yaml"), "tls_cert_path: " + TestTls.file("cert.pem")
+                + "\ntls-key-path: " + TestTls.file("key.pem") + "\nclient_header_timeout_secs: 5\n");
 
         GatewayConfig config = LaunchCommand.parse("--config", yaml.toString());
 
         assertThat(config.tls()).isTrue();
-        assertThat(config.tlsKeyPath()).isEqualTo(resource("key.pem"));
+        assertThat(config.tlsKeyPath()).isEqualTo(TestTls.file("key.pem"));
         assertThat(config.clientHeaderTimeoutSecs()).isEqualTo(5);
-    }
-
-    private static String resource(String name) throws URISyntaxException {
-        return Path.of(TlsListenerTest.class.getResource("/tls/" + name).toURI()).toString();
-    }
-
-    private static SSLContext trustingTheTestCertificate() throws Exception {
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-        store.load(null, null);
-        try (InputStream in = TlsListenerTest.class.getResourceAsStream("/tls/cert.pem")) {
-            store.setCertificateEntry("homing-test", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(store);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, trust.getTrustManagers(), null);
-        return context;
     }
 }

@@ -66,6 +66,22 @@ class PolicyRoutingTest {
     }
 
     @Test
+    void consistentHashingTakesEmptyRoutingHeadersForMissingOnes() {
+        try (RunningGateway gateway = RunningGateway.start(List.of(a, b), "consistent_hashing")) {
+            // An empty target is no target (not a refusal), and an empty key is no key: requests spread at random
+            // instead of all hashing "" to one worker.
+            Set<String> served = new HashSet<>();
+            for (int i = 0; i < 40 && served.size() < 2; i++) {
+                HttpResponse<String> response = gateway.post("/generate", "{\"text\":\"t\"}",
+                        "x-smg-target-worker", "", "x-smg-routing-key", "", "authorization", "");
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                served.add(response.headers().firstValue("x-worker").orElseThrow());
+            }
+            assertThat(served).containsExactlyInAnyOrder(a.url(), b.url());
+        }
+    }
+
+    @Test
     void cacheAwareSendsTheNextTurnOfAConversationToTheWorkerThatServedTheLastOne() {
         try (RunningGateway gateway = RunningGateway.start(List.of(a, b), "cache_aware")) {
             for (int c = 0; c < 6; c++) {

@@ -4,9 +4,7 @@ import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.WorkerView;
 
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -18,8 +16,9 @@ import java.util.function.Function;
  * policy folds into one scale, so the stored values (and their order) change only when a request is placed (one
  * value grows: one sift down) or when the scale is reset (every value divided alike: order kept).
  *
- * <p>Valid for one list: the policy checks each decision's list against {@link #holds} and builds a new one when a
- * worker joined, left or moved. Not thread-safe: used only inside the policy's decision, under its tree's write lock.
+ * <p>Valid for one list: each decision's {@link #census} checks its list against the ids these ledgers were built
+ * for, and the policy builds new ones when a worker joined, left or moved. Not thread-safe: used only inside the
+ * policy's decision, under its tree's write lock.
  */
 final class FleetLedgers {
 
@@ -27,7 +26,6 @@ final class FleetLedgers {
 
     private final String[] ids;
     private final WorkerLedger[] ledgers;
-    private final Map<String, Integer> positions;
     /** The value of the policy's removal counter when this was built; a removal since makes it stale. */
     private final long removals;
     /** Positions in heap order: {@code heap[k]} has no more recent work than {@code heap[2k+1]} and {@code heap[2k+2]}. */
@@ -44,10 +42,6 @@ final class FleetLedgers {
         this.ids = ids;
         this.ledgers = ledgers;
         this.removals = removals;
-        this.positions = new HashMap<>(ids.length * 2);
-        for (int i = ids.length - 1; i >= 0; i--) {
-            positions.put(ids[i], i);
-        }
         this.heap = new int[ids.length];
         this.slot = new int[ids.length];
         this.heapWork = new double[ids.length];
@@ -74,24 +68,41 @@ final class FleetLedgers {
         return new FleetLedgers(ids, ledgers, removals);
     }
 
-    int size() {
-        return ids.length;
-    }
-
     long removals() {
         return removals;
     }
 
-    /** Whether position {@code i} of this table is worker {@code id}; identity first, the usual case. */
-    boolean holds(int i, String id) {
-        String known = ids[i];
-        return known == id || known.equals(id);
+    /**
+     * One decision's count of {@code workers}, read once each: how many are available, and the stored recent work
+     * of the others. Null when {@code workers} is not the list these ledgers were built for.
+     */
+    Census census(List<WorkerView> workers) {
+        int n = workers.size();
+        if (n != ids.length) {
+            return null;
+        }
+        int available = 0;
+        double unavailableScaledWork = 0;
+        for (int i = 0; i < n; i++) {
+            WorkerView worker = workers.get(i);
+            String id = worker.id();
+            if (ids[i] != id && !ids[i].equals(id)) { // identity first: the usual case
+                return null;
+            }
+            if (worker.available()) {
+                available++;
+            } else {
+                unavailableScaledWork += ledgers[i].scaledWork();
+            }
+        }
+        return new Census(this, available, unavailableScaledWork);
     }
 
-    /** The position of worker {@code id}, or -1. */
-    int positionOf(String id) {
-        Integer i = positions.get(id);
-        return i == null ? -1 : i;
+    /**
+     * A decision's fleet: its ledgers, the number of available workers and the stored (scaled) recent work of the
+     * unavailable ones, which the load bound leaves out.
+     */
+    record Census(FleetLedgers ledgers, int available, double unavailableScaledWork) {
     }
 
     WorkerLedger ledger(int i) {

@@ -4,13 +4,12 @@ import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.EngineReport;
 import dev.homing.core.policy.PendingPrefill;
 import dev.homing.core.policy.PolicyConfig;
-import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.core.policy.PrefixTreePolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerPicker;
 import dev.homing.core.policy.WorkerView;
-
+import dev.homing.core.policy.affinity.FleetLedgers.Census;
 import dev.homing.core.tree.PrefixMatch;
-import dev.homing.core.tree.PrefixTree;
+
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -56,10 +55,12 @@ import java.util.function.LongSupplier;
  * 0 the queue term needs every worker's queue, and the decision reads every ledger.
  *
  * <p>Thread-safe: the decision runs under the tree's write lock (it matches and inserts in one hold), which also
- * guards the ledgers' recent work, the work scale, the fleet and the per-tenant arrays; feedback updates atomics
- * and takes the tree's lock only to forget branches.
+ * guards the state the decisions carry from one to the next: the ledgers' recent work, the work scale, the fleet,
+ * the decision count and the per-tenant arrays. What one decision works out on its way (the fleet's census, the
+ * best candidate) are values it passes along, never fields. Feedback updates atomics and takes the tree's lock only
+ * to forget branches.
  */
-public final class LoadAwareAffinityPolicy implements RoutingPolicy {
+public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
 
     public static final String NAME = "load_aware_affinity";
 
@@ -70,8 +71,6 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     private final int overloadAbs;
     private final double overloadRel;
     private final double keep;
-    private final PrefixTree tree;
-    private final WorkerPicker picker;
     private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
 
     /**
@@ -82,30 +81,20 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     private double workScale = 1.0;
     /** The ledgers of the last worker list, by position: the gateway passes its workers in a stable order. */
     private FleetLedgers fleet = FleetLedgers.EMPTY;
-    /** Each tree tenant handle's position in {@link #fleet} as last found; checked against the fleet on use. */
-    private int[] positionByTenant = new int[0];
     /** Which decision last counted each tenant handle, so a tenant listed at several levels counts once. */
     private long[] seenByTenant = new long[0];
+    /** Decisions made; names the current one in {@link #seenByTenant}. */
     private long decisions;
-    /** Available workers in the decision's list, and the stored recent work of the others (set by fleetFor). */
-    private int available;
-    private double unavailableWork;
     /** Bumped when a worker is removed, so a fleet that still lists its (retired) ledger is built again. */
     private final AtomicLong removals = new AtomicLong();
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
+        super(NAME, config);
         this.settings = config.affinity();
         this.overloadAbs = config.balanceAbsThreshold();
         this.overloadRel = config.balanceRelThreshold();
         this.keep = settings.keepPerDecision();
-        this.tree = new PrefixTree(config.maxTreeSize());
-        this.picker = new WorkerPicker(config.seed());
-    }
-
-    @Override
-    public String name() {
-        return NAME;
     }
 
     /** The settings this policy runs with. */
@@ -113,18 +102,12 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
         return settings;
     }
 
-    /** The model's tree, for metrics and tests. */
-    public PrefixTree tree() {
-        return tree;
-    }
-
     @Override
     public Decision select(List<WorkerView> workers, RoutingRequest request) {
         if (!anyAvailable(workers)) {
             return Decision.noHealthyWorkers();
         }
-        return tree.matchAndInsert(request.text(), match -> decide(workers, request.text(), match),
-                decision -> workers.get(decision.workerIndex()).id());
+        return decideOnMatch(workers, request.text(), match -> decide(workers, request.text(), match));
     }
 
     private static boolean anyAvailable(List<WorkerView> workers) {
@@ -142,17 +125,17 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
      * the levels beyond it by more than the minimum saving. The least recent work comes from the fleet's heap.
      */
     private Decision decide(List<WorkerView> workers, String text, PrefixMatch match) {
-        advanceWorkScale(); // first: a rescale changes the stored values fleetFor sums
-        FleetLedgers ledgers = fleetFor(workers);
+        advanceWorkScale(); // first: a rescale changes the stored values the census sums
+        Census census = census(workers);
+        FleetLedgers ledgers = census.ledgers();
         decisions++;
         int n = workers.size();
-        int available = this.available;
-        double unavailableWork = this.unavailableWork;
         int textChars = match.textChars();
-        int floor = floor(match, workers, available);
+        int floor = floor(match, workers, census.available());
         // The mean counts this request at its full length, so the least loaded worker is always within the bound.
         double bound = settings.loadFactor()
-                * ((ledgers.totalScaledWork() - unavailableWork) / workScale + textChars) / available;
+                * ((ledgers.totalScaledWork() - census.unavailableScaledWork()) / workScale + textChars)
+                / census.available();
         Choice choice = new Choice();
         // A saving no larger than minSaving is noise (a few characters of a block tag, a short common
         // opening): it must not pull the request away from the least loaded worker.
@@ -304,52 +287,16 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
     }
 
     /**
-     * The worker list's fleet, built again when the list is not the one it was built for; counts the available
-     * workers and the recent work of the others on the way (one read of each worker).
+     * The worker list's census (one read of each worker), with a fleet of ledgers built again when the list is not
+     * the one the last was built for, or a worker was removed since.
      */
-    private FleetLedgers fleetFor(List<WorkerView> workers) {
-        if (fleet.removals() != removals.get() || !countAvailable(fleet, workers)) {
+    private Census census(List<WorkerView> workers) {
+        Census census = fleet.removals() == removals.get() ? fleet.census(workers) : null;
+        if (census == null) {
             fleet = FleetLedgers.of(workers, this::ledgerOf, removals.get());
-            countAvailable(fleet, workers);
+            census = fleet.census(workers);
         }
-        return fleet;
-    }
-
-    /** Fills {@link #available} and {@link #unavailableWork}; false when {@code ledgers} are not of this list. */
-    private boolean countAvailable(FleetLedgers ledgers, List<WorkerView> workers) {
-        int n = workers.size();
-        if (ledgers.size() != n) {
-            return false;
-        }
-        available = 0;
-        unavailableWork = 0;
-        for (int i = 0; i < n; i++) {
-            WorkerView worker = workers.get(i);
-            if (!ledgers.holds(i, worker.id())) {
-                return false;
-            }
-            if (worker.available()) {
-                available++;
-            } else {
-                unavailableWork += ledgers.ledger(i).scaledWork();
-            }
-        }
-        return true;
-    }
-
-    /** The position of a tree tenant in the worker list, or -1 when it is not in it; cached by handle. */
-    private int position(PrefixMatch match, int tenant, List<WorkerView> workers) {
-        if (positionByTenant.length < match.tenantLimit()) {
-            positionByTenant = Arrays.copyOf(positionByTenant, match.tenantLimit());
-        }
-        String name = match.tenantName(tenant);
-        int i = positionByTenant[tenant];
-        if (i >= 0 && i < fleet.size() && fleet.holds(i, name)) {
-            return i;
-        }
-        i = fleet.positionOf(name);
-        positionByTenant[tenant] = i;
-        return i;
+        return census;
     }
 
     /** Whether this decision meets {@code tenant} for the first time. */
@@ -428,7 +375,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     @Override
     public void onWorkerRemoved(String workerId) {
-        tree.removeTenant(workerId);
+        super.onWorkerRemoved(workerId);
         WorkerLedger removed = ledgers.remove(workerId);
         if (removed != null) {
             removed.retire();
@@ -438,7 +385,7 @@ public final class LoadAwareAffinityPolicy implements RoutingPolicy {
 
     @Override
     public void maintain() {
-        tree.evict();
+        super.maintain();
         if (!settings.boundsShareByCapacity()) {
             return;
         }

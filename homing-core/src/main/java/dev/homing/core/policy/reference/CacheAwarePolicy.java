@@ -2,13 +2,11 @@ package dev.homing.core.policy.reference;
 
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyConfig;
-import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.core.policy.PrefixTreePolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerPositions;
 import dev.homing.core.policy.WorkerView;
-
 import dev.homing.core.tree.PrefixMatch;
-import dev.homing.core.tree.PrefixTree;
+
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -28,39 +26,26 @@ import java.util.function.LongSupplier;
  * best available holder or the least-loaded worker rather than to the first worker; ties among the least loaded
  * rotate instead of always going to the first; among workers holding the same longest match the least loaded wins.
  *
- * <p>Thread-safe: the tree locks itself, the tie-break rotation is an atomic counter and the cached worker
- * positions are immutable snapshots checked on every use.
+ * <p>Thread-safe: the tree locks itself (a decision runs under its write lock, where the tenants' positions are
+ * found) and the tie-break rotation is an atomic counter.
  */
-public final class CacheAwarePolicy implements RoutingPolicy {
+public final class CacheAwarePolicy extends PrefixTreePolicy {
 
     public static final String NAME = "cache_aware";
 
     private final double cacheThreshold;
     private final int balanceAbsThreshold;
     private final double balanceRelThreshold;
-    private final PrefixTree tree;
     /** Which of several equally loaded workers goes next; starts at the seed, so runs repeat for a given seed. */
     private final AtomicLong turn;
-    /** Last known positions of worker ids; a racy cache, each answer verified against the list at hand. */
-    private volatile WorkerPositions positions = WorkerPositions.NONE;
 
     /** @param nanoClock unused: the tree orders by a logical clock; kept so every policy is built the same way */
     public CacheAwarePolicy(PolicyConfig config, LongSupplier nanoClock) {
+        super(NAME, config);
         this.cacheThreshold = config.cacheThreshold();
         this.balanceAbsThreshold = config.balanceAbsThreshold();
         this.balanceRelThreshold = config.balanceRelThreshold();
-        this.tree = new PrefixTree(config.maxTreeSize());
         this.turn = new AtomicLong(config.seed());
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    /** The model's tree, for metrics and tests. */
-    public PrefixTree tree() {
-        return tree;
     }
 
     @Override
@@ -83,8 +68,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             return new Decision(chosen, "imbalance", held, text.length());
         }
         int minLoad = min;
-        return tree.matchAndInsert(text, match -> decide(workers, minLoad, match),
-                decision -> workers.get(decision.workerIndex()).id());
+        return decideOnMatch(workers, text, match -> decide(workers, minLoad, match));
     }
 
     private boolean imbalanced(int min, int max) {
@@ -123,7 +107,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         int best = Integer.MAX_VALUE;
         int ties = 0;
         for (int i = 0; i < candidates.length; i++) {
-            int index = positionOf(match.tenantName(match.tenantAt(level, i)), workers);
+            int index = position(match, match.tenantAt(level, i), workers);
             if (index < 0 || !workers.get(index).available()) {
                 continue;
             }
@@ -148,17 +132,6 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         throw new AssertionError("tie count changed while counting");
     }
 
-    /** The index of worker {@code id} in {@code workers}, or -1; rebuilds the cached positions when they are stale. */
-    private int positionOf(String id, List<WorkerView> workers) {
-        int index = positions.find(id, workers);
-        if (index == WorkerPositions.STALE) {
-            WorkerPositions rebuilt = WorkerPositions.of(workers);
-            positions = rebuilt;
-            index = rebuilt.find(id, workers);
-        }
-        return index;
-    }
-
     /** The available worker with load {@code minLoad}; several such workers take turns. */
     private int leastLoaded(List<WorkerView> workers, int minLoad) {
         int ties = 0;
@@ -180,15 +153,5 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     /** Which of {@code ties} equal candidates to take. The reference always took the first, which piles onto it. */
     private int nextTie(int ties) {
         return ties == 1 ? 0 : (int) Math.floorMod(turn.getAndIncrement(), (long) ties);
-    }
-
-    @Override
-    public void onWorkerRemoved(String workerId) {
-        tree.removeTenant(workerId);
-    }
-
-    @Override
-    public void maintain() {
-        tree.evict();
     }
 }

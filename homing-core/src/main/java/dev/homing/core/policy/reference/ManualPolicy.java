@@ -1,10 +1,9 @@
 package dev.homing.core.policy.reference;
 
+import dev.homing.core.policy.AvailableWorkersPolicy;
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyConfig;
-import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerPicker;
 import dev.homing.core.policy.WorkerView;
 
 import java.util.ArrayList;
@@ -18,11 +17,15 @@ import java.util.function.LongSupplier;
  * {@code manual}: sticky sessions on the {@code X-SMG-Routing-Key} header.
  *
  * <p>Each routing key remembers up to {@value #MAX_CANDIDATES} candidate workers, oldest first, and when it was last
- * used. A request goes to the newest available candidate (its cache is the warmest); when no candidate is available
- * a new worker is assigned and appended, dropping the oldest, so a key returns to its previous worker if the new one
- * fails. A request without a key is assigned afresh each time. Assignment follows {@link PolicyConfig#assignmentMode}:
- * random, fewest in-flight requests, or fewest active routing keys; ties at random. Adding workers never moves a key:
- * only unavailability does. {@link #maintain()} forgets keys idle longer than {@code maxIdleSecs}.
+ * used. A request goes to the newest available candidate ({@code occupied_hit}): the worker that served the key last
+ * holds the longest cached prefix of its conversation. Unlike the reference, a key that moved because its worker was
+ * away stays on the replacement when the original recovers (docs/DIFFERENCES.md says why). When no candidate is
+ * available a new worker is assigned and appended, dropping the oldest ({@code occupied_miss}), so a key returns to
+ * its previous worker if the new one fails. A key not seen before is assigned a worker ({@code vacant}); a request
+ * without a key is assigned afresh each time ({@code no_routing_id}). Assignment follows
+ * {@link PolicyConfig#assignmentMode}: random, fewest in-flight requests, or fewest active routing keys; ties at
+ * random. Adding workers never moves a key: only unavailability does. {@link #maintain()} forgets keys idle longer
+ * than {@code maxIdleSecs}.
  *
  * <p>Invariant: {@code keysPerWorker.get(w)} is the number of sessions that list {@code w} as a candidate (absent for
  * zero). It is changed only inside the {@code sessions} map's atomic compute for the session concerned, so each
@@ -32,47 +35,30 @@ import java.util.function.LongSupplier;
  * assigned at once by {@code min_group} may both see the same counts and pick the same worker; that race costs
  * balance, never correctness.
  */
-public final class ManualPolicy implements RoutingPolicy {
+public final class ManualPolicy extends AvailableWorkersPolicy {
 
     public static final String NAME = "manual";
     /** Candidates remembered per key: the current worker and the one before it. */
     public static final int MAX_CANDIDATES = 2;
-    /** Branch label: the key's worker was available. */
-    public static final String OCCUPIED_HIT = "occupied_hit";
-    /** Branch label: the key was known but none of its workers was available; a new one was assigned. */
-    public static final String OCCUPIED_MISS = "occupied_miss";
-    /** Branch label: a key not seen before (or expired) was assigned a worker. */
-    public static final String VACANT = "vacant";
-    /** Branch label: the request carried no routing key. */
-    public static final String NO_ROUTING_ID = "no_routing_id";
 
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Integer> keysPerWorker = new ConcurrentHashMap<>();
-    private final WorkerPicker picker;
     private final PolicyConfig.AssignmentMode mode;
     private final long maxIdleNanos;
     private final LongSupplier nanoClock;
 
     public ManualPolicy(PolicyConfig config, LongSupplier nanoClock) {
-        this.picker = new WorkerPicker(config.seed());
+        super(NAME, config);
         this.mode = config.assignmentMode();
         this.maxIdleNanos = TimeUnit.SECONDS.toNanos(config.maxIdleSecs());
         this.nanoClock = nanoClock;
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Decision select(List<WorkerView> workers, RoutingRequest request) {
-        if (WorkerPicker.availableCount(workers) == 0) {
-            return Decision.noHealthyWorkers();
-        }
+    protected Decision choose(List<WorkerView> workers, int available, RoutingRequest request) {
         String key = request.routingKey();
-        if (key == null || key.isEmpty()) {
-            return Decision.of(assign(workers), NO_ROUTING_ID);
+        if (key == null) {
+            return Decision.of(assign(workers), "no_routing_id");
         }
         long now = nanoClock.getAsLong();
         Decision[] decision = new Decision[1];
@@ -80,13 +66,13 @@ public final class ManualPolicy implements RoutingPolicy {
             if (old != null) {
                 int current = newestAvailableCandidate(old, workers);
                 if (current != Decision.NONE) {
-                    decision[0] = Decision.of(current, OCCUPIED_HIT);
+                    decision[0] = Decision.of(current, "occupied_hit");
                     return new Session(old.candidates, now);
                 }
             }
             // An available worker is never among the candidates here, so the assigned one is always new to the key.
             int assigned = assign(workers);
-            decision[0] = Decision.of(assigned, old == null ? VACANT : OCCUPIED_MISS);
+            decision[0] = Decision.of(assigned, old == null ? "vacant" : "occupied_miss");
             return new Session(appendCandidate(old, workers.get(assigned).id()), now);
         });
         return decision[0];

@@ -2,9 +2,8 @@ package dev.homing.core.policy.reference;
 
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyConfig;
-import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerPicker;
+import dev.homing.core.policy.SeededPolicy;
 import dev.homing.core.policy.WorkerView;
 
 import java.util.List;
@@ -20,39 +19,27 @@ import java.util.List;
  * <p>Load is the gateway's in-flight count. A worker is acceptable when its load is at most
  * {@code (totalLoad + 1) / n * prefixHashLoadFactor}, with {@code totalLoad} and {@code n} over the available workers
  * (the +1 counts the request being placed, so an idle fleet accepts anyone). The ring's worker is taken if it is
- * acceptable; otherwise the walk continues clockwise to the first acceptable worker; if none is, the least-loaded
- * worker. An empty text goes to the least-loaded worker, ties broken at random.
+ * acceptable (branch {@code ring_hit}); otherwise the walk continues clockwise to the first acceptable worker
+ * ({@code load_balance_walk}); if none is, the least-loaded worker ({@code fallback_least_load}). An empty text goes
+ * to the least-loaded worker, ties broken at random ({@code no_tokens}: the reference's name, from when it hashed
+ * tokens).
  *
  * <p>Thread-safe: the ring and the seeded picker are; nothing else is kept.
  */
-public final class PrefixHashPolicy implements RoutingPolicy {
+public final class PrefixHashPolicy extends SeededPolicy {
 
     public static final String NAME = "prefix_hash";
     /** Roughly how many characters one token spans, to turn the token count flag into a text length. */
     public static final int CHARS_PER_TOKEN = 4;
-    /** Branch label: the ring's worker was acceptable. */
-    public static final String RING_HIT = "ring_hit";
-    /** Branch label: the ring's worker was overloaded; a later worker on the ring took the request. */
-    public static final String LOAD_BALANCE_WALK = "load_balance_walk";
-    /** Branch label: no worker was acceptable; the least-loaded took the request. */
-    public static final String FALLBACK_LEAST_LOAD = "fallback_least_load";
-    /** Branch label: the request had no text to hash (the reference's name, from when it hashed tokens). */
-    public static final String NO_TOKENS = "no_tokens";
 
     private final HashRing ring = new HashRing();
-    private final WorkerPicker picker;
     private final long prefixChars;
     private final double loadFactor;
 
     public PrefixHashPolicy(PolicyConfig config) {
-        this.picker = new WorkerPicker(config.seed());
+        super(NAME, config);
         this.prefixChars = (long) config.prefixTokenCount() * CHARS_PER_TOKEN;
         this.loadFactor = config.prefixHashLoadFactor();
-    }
-
-    @Override
-    public String name() {
-        return NAME;
     }
 
     @Override
@@ -70,18 +57,18 @@ public final class PrefixHashPolicy implements RoutingPolicy {
         }
         String text = request.text();
         if (text.isEmpty()) {
-            return Decision.of(picker.lowest(workers, WorkerView::inFlight), NO_TOKENS);
+            return Decision.of(picker.lowest(workers, WorkerView::inFlight), "no_tokens");
         }
         long position = HashRing.hash(text, (int) Math.min(text.length(), prefixChars));
         double limit = (totalLoad + 1.0) / available * loadFactor;
         int onRing = ring.walk(workers, position, WorkerView::available);
         if (workers.get(onRing).inFlight() <= limit) {
-            return Decision.of(onRing, RING_HIT);
+            return Decision.of(onRing, "ring_hit");
         }
         int walked = ring.walk(workers, position, worker -> worker.available() && worker.inFlight() <= limit);
         if (walked != Decision.NONE) {
-            return Decision.of(walked, LOAD_BALANCE_WALK);
+            return Decision.of(walked, "load_balance_walk");
         }
-        return Decision.of(picker.lowest(workers, WorkerView::inFlight), FALLBACK_LEAST_LOAD);
+        return Decision.of(picker.lowest(workers, WorkerView::inFlight), "fallback_least_load");
     }
 }

@@ -19,20 +19,20 @@ class ConsistentHashingPolicyTest {
     @Test
     void sendsATargetedRequestToTheWorkerAtThatIndex() {
         assertThat(policy.select(Fleet.idle(3), target("2")))
-                .isEqualTo(Decision.of(2, ConsistentHashingPolicy.TARGET_WORKER_HIT));
+                .isEqualTo(Decision.of(2, "target_worker_hit"));
     }
 
     @Test
     void refusesATargetThatIsUnavailableInsteadOfRerouting() {
         List<WorkerView> workers = Fleet.withUnavailable(Fleet.idle(3), 1);
         assertThat(policy.select(workers, target("1")))
-                .isEqualTo(Decision.none(ConsistentHashingPolicy.TARGET_WORKER_MISS));
+                .isEqualTo(Decision.none("target_worker_miss"));
     }
 
     @Test
     void refusesATargetOutOfRangeOrNotANumber() {
         assertThat(policy.select(Fleet.idle(3), target("3")).branch())
-                .isEqualTo(ConsistentHashingPolicy.TARGET_WORKER_MISS);
+                .isEqualTo("target_worker_miss");
         assertThat(policy.select(Fleet.idle(3), target("-1")).found()).isFalse();
         assertThat(policy.select(Fleet.idle(3), target("first")).found()).isFalse();
     }
@@ -41,14 +41,14 @@ class ConsistentHashingPolicyTest {
     void theTargetTakesPriorityOverTheRoutingKey() {
         RoutingRequest request = new RoutingRequest("", "session-1", "0", "Bearer x");
         assertThat(policy.select(Fleet.idle(3), request))
-                .isEqualTo(Decision.of(0, ConsistentHashingPolicy.TARGET_WORKER_HIT));
+                .isEqualTo(Decision.of(0, "target_worker_hit"));
     }
 
     @Test
     void sendsARoutingKeyToTheSameWorkerEveryTime() {
         List<WorkerView> workers = Fleet.idle(5);
         Decision first = policy.select(workers, key("session-42"));
-        assertThat(first.branch()).isEqualTo(ConsistentHashingPolicy.ROUTING_KEY_HIT);
+        assertThat(first.branch()).isEqualTo("routing_key_hit");
         ConsistentHashingPolicy another = new ConsistentHashingPolicy(Fleet.config().withSeed(99));
         for (int i = 0; i < 20; i++) {
             assertThat(policy.select(workers, key("session-42"))).isEqualTo(first);
@@ -86,15 +86,27 @@ class ConsistentHashingPolicyTest {
     }
 
     @Test
-    void fallsBackToARandomWorkerWithoutAnyKey() {
+    void anEmptyTargetIsNoTargetSoTheRoutingKeyDecides() {
         List<WorkerView> workers = Fleet.idle(3);
-        int[] counts = new int[3];
-        for (int i = 0; i < 300; i++) {
-            Decision decision = policy.select(workers, RoutingRequest.ofText("hello"));
-            assertThat(decision.branch()).isEqualTo(ConsistentHashingPolicy.RANDOM_FALLBACK);
-            counts[decision.workerIndex()]++;
+        assertThat(policy.select(workers, new RoutingRequest("", "session-1", "", null)))
+                .isEqualTo(policy.select(workers, key("session-1")));
+        assertThat(policy.select(workers, target("")).found()).as("an empty target alone is no refusal").isTrue();
+    }
+
+    @Test
+    void fallsBackToARandomWorkerWithoutAnyKeyAnEmptyHeaderBeingNone() {
+        // Hashing "" instead would send every request with an empty header to one worker.
+        List<WorkerView> workers = Fleet.idle(3);
+        for (RoutingRequest keyless : List.of(RoutingRequest.ofText("hello"), key(""),
+                new RoutingRequest("", null, null, ""))) {
+            int[] counts = new int[3];
+            for (int i = 0; i < 300; i++) {
+                Decision decision = policy.select(workers, keyless);
+                assertThat(decision.branch()).isEqualTo("random_fallback");
+                counts[decision.workerIndex()]++;
+            }
+            assertThat(counts).as(keyless.toString()).doesNotContain(0);
         }
-        assertThat(counts).doesNotContain(0);
     }
 
     @Test

@@ -25,23 +25,24 @@ class ManualPolicyTest {
     void keepsAKeyOnItsWorkerWhateverTheLoad() {
         ManualPolicy policy = policy(AssignmentMode.MIN_LOAD, 3_600);
         Decision first = policy.select(Fleet.withInFlight(5, 0, 5), key("alice"));
-        assertThat(first).isEqualTo(Decision.of(1, ManualPolicy.VACANT));
+        assertThat(first).isEqualTo(Decision.of(1, "vacant"));
         assertThat(policy.select(Fleet.withInFlight(0, 90, 0), key("alice")))
-                .isEqualTo(Decision.of(1, ManualPolicy.OCCUPIED_HIT));
+                .isEqualTo(Decision.of(1, "occupied_hit"));
     }
 
     @Test
-    void reassignsAKeyWhoseWorkerIsUnavailableAndReturnsWhenTheNewOneFails() {
+    void staysOnTheReplacementWhenTheOriginalWorkerRecoversAndReturnsWhenTheReplacementFails() {
         ManualPolicy policy = policy(AssignmentMode.MIN_LOAD, 3_600);
         List<WorkerView> workers = Fleet.withInFlight(0, 1, 2);
         assertThat(policy.select(workers, key("alice")).workerIndex()).isEqualTo(0);
 
         assertThat(policy.select(Fleet.withUnavailable(workers, 0), key("alice")))
-                .isEqualTo(Decision.of(1, ManualPolicy.OCCUPIED_MISS));
-        // The newest candidate wins while it is up; the older one is the fallback.
-        assertThat(policy.select(workers, key("alice"))).isEqualTo(Decision.of(1, ManualPolicy.OCCUPIED_HIT));
+                .isEqualTo(Decision.of(1, "occupied_miss"));
+        // w0 is back, but w1 served the conversation since and holds its longer prefix: the newest candidate wins
+        // while it is up (the reference goes back to w0); the older one is the fallback.
+        assertThat(policy.select(workers, key("alice"))).isEqualTo(Decision.of(1, "occupied_hit"));
         assertThat(policy.select(Fleet.withUnavailable(workers, 1), key("alice")))
-                .isEqualTo(Decision.of(0, ManualPolicy.OCCUPIED_HIT));
+                .isEqualTo(Decision.of(0, "occupied_hit"));
     }
 
     @Test
@@ -54,7 +55,7 @@ class ManualPolicyTest {
         assertThat(policy.activeKeysPerWorker()).isEqualTo(Map.of("w1", 1, "w2", 1));
 
         assertThat(policy.select(Fleet.withUnavailable(workers, 1, 2), key("alice")))
-                .isEqualTo(Decision.of(0, ManualPolicy.OCCUPIED_MISS));
+                .isEqualTo(Decision.of(0, "occupied_miss"));
         assertThat(policy.activeKeysPerWorker()).isEqualTo(Map.of("w0", 1, "w2", 1));
         assertThat(policy.cacheEntries()).isEqualTo(1);
     }
@@ -72,7 +73,7 @@ class ManualPolicyTest {
         policy.maintain();
         assertThat(policy.cacheEntries()).isZero();
         assertThat(policy.activeKeysPerWorker()).isEmpty();
-        assertThat(policy.select(Fleet.idle(3), key("alice")).branch()).isEqualTo(ManualPolicy.VACANT);
+        assertThat(policy.select(Fleet.idle(3), key("alice")).branch()).isEqualTo("vacant");
     }
 
     @Test
@@ -122,7 +123,7 @@ class ManualPolicyTest {
         }
         for (int k = 0; k < 30; k++) {
             assertThat(policy.select(Fleet.idle(5), key("user-" + k)))
-                    .isEqualTo(Decision.of(placed.get("user-" + k), ManualPolicy.OCCUPIED_HIT));
+                    .isEqualTo(Decision.of(placed.get("user-" + k), "occupied_hit"));
         }
     }
 
@@ -130,8 +131,15 @@ class ManualPolicyTest {
     void assignsARequestWithoutAKeyAfreshAndRemembersNothing() {
         ManualPolicy policy = policy(AssignmentMode.MIN_LOAD, 3_600);
         assertThat(policy.select(Fleet.withInFlight(3, 1), RoutingRequest.ofText("hi")))
-                .isEqualTo(Decision.of(1, ManualPolicy.NO_ROUTING_ID));
+                .isEqualTo(Decision.of(1, "no_routing_id"));
         assertThat(policy.cacheEntries()).isZero();
+    }
+
+    @Test
+    void anEmptyRoutingKeyIsNoKey() {
+        ManualPolicy policy = policy(AssignmentMode.RANDOM, 3_600);
+        assertThat(policy.select(Fleet.idle(3), key("")).branch()).isEqualTo("no_routing_id");
+        assertThat(policy.cacheEntries()).as("no session for the empty key").isZero();
     }
 
     @Test

@@ -19,7 +19,7 @@ class PowerOfTwoPolicyTest {
         PowerOfTwoPolicy policy = new PowerOfTwoPolicy(Fleet.config());
         List<WorkerView> workers = Fleet.withInFlight(5, 3);
         for (int i = 0; i < 200; i++) {
-            assertThat(policy.select(workers, REQUEST)).isEqualTo(Decision.of(1, PowerOfTwoPolicy.IN_FLIGHT));
+            assertThat(policy.select(workers, REQUEST)).isEqualTo(Decision.of(1, "in_flight"));
         }
     }
 
@@ -40,7 +40,7 @@ class PowerOfTwoPolicyTest {
         List<WorkerView> workers = List.of(
                 new WorkerView("a", true, 0, 100), new WorkerView("b", true, 10, 5));
         assertThat(new PowerOfTwoPolicy(Fleet.config()).select(workers, REQUEST))
-                .isEqualTo(Decision.of(1, PowerOfTwoPolicy.REPORTED_LOAD));
+                .isEqualTo(Decision.of(1, "reported_load"));
     }
 
     @Test
@@ -49,7 +49,7 @@ class PowerOfTwoPolicyTest {
                 new WorkerView("unknown", true, 10, WorkerView.UNKNOWN_LOAD), new WorkerView("known", true, 2, 50));
         PowerOfTwoPolicy policy = new PowerOfTwoPolicy(Fleet.config());
         for (int i = 0; i < 100; i++) {
-            assertThat(policy.select(workers, REQUEST)).isEqualTo(Decision.of(1, PowerOfTwoPolicy.IN_FLIGHT));
+            assertThat(policy.select(workers, REQUEST)).isEqualTo(Decision.of(1, "in_flight"));
         }
     }
 
@@ -57,7 +57,7 @@ class PowerOfTwoPolicyTest {
     void takesTheOnlyAvailableWorker() {
         List<WorkerView> workers = Fleet.withUnavailable(Fleet.withInFlight(0, 50, 0), 0, 2);
         assertThat(new PowerOfTwoPolicy(Fleet.config()).select(workers, REQUEST))
-                .isEqualTo(Decision.of(1, PowerOfTwoPolicy.SINGLE_AVAILABLE));
+                .isEqualTo(Decision.of(1, "single_available"));
     }
 
     @Test

@@ -25,7 +25,7 @@ class PrefixHashPolicyTest {
         PrefixHashPolicy policy = policy(1.25);
         List<WorkerView> workers = Fleet.idle(5);
         Decision first = policy.select(workers, RoutingRequest.ofText("0123456789abcdef and then one thing"));
-        assertThat(first.branch()).isEqualTo(PrefixHashPolicy.RING_HIT);
+        assertThat(first.branch()).isEqualTo("ring_hit");
         for (int i = 0; i < 50; i++) {
             assertThat(policy.select(workers, RoutingRequest.ofText("0123456789abcdef then another " + i)))
                     .isEqualTo(first);
@@ -58,7 +58,7 @@ class PrefixHashPolicyTest {
         // total 3 over 4 workers: limit (3 + 1) / 4 * 1.25 = 1.25, and the ring's worker holds 3.
         List<WorkerView> workers = loads(onRing, 3, 0);
         assertThat(policy(1.25).select(workers, RoutingRequest.ofText(TEXT)))
-                .isEqualTo(Decision.of(next, PrefixHashPolicy.LOAD_BALANCE_WALK));
+                .isEqualTo(Decision.of(next, "load_balance_walk"));
     }
 
     @Test
@@ -68,7 +68,7 @@ class PrefixHashPolicyTest {
         List<WorkerView> workers = loads(onRing, 3, 3);
         workers.set(lowestOtherThan(onRing), WorkerView.available(workers.get(lowestOtherThan(onRing)).id(), 2));
         assertThat(policy(1.0).select(workers, RoutingRequest.ofText(TEXT)))
-                .isEqualTo(Decision.of(onRing, PrefixHashPolicy.RING_HIT));
+                .isEqualTo(Decision.of(onRing, "ring_hit"));
     }
 
     @Test
@@ -78,7 +78,7 @@ class PrefixHashPolicyTest {
         List<WorkerView> workers = loads(order.get(0), 4, 0);
         workers.set(order.get(1), WorkerView.available(workers.get(order.get(1)).id(), 4));
         assertThat(policy(1.0).select(workers, RoutingRequest.ofText(TEXT)))
-                .isEqualTo(Decision.of(order.get(2), PrefixHashPolicy.LOAD_BALANCE_WALK));
+                .isEqualTo(Decision.of(order.get(2), "load_balance_walk"));
     }
 
     @Test
@@ -86,13 +86,13 @@ class PrefixHashPolicyTest {
         // loads 4, 4, 2, 4: total 14, limit (14 + 1) / 4 * 0.5 = 1.875, which nobody meets.
         List<WorkerView> workers = Fleet.withInFlight(4, 4, 2, 4);
         assertThat(policy(0.5).select(workers, RoutingRequest.ofText(TEXT)))
-                .isEqualTo(Decision.of(2, PrefixHashPolicy.FALLBACK_LEAST_LOAD));
+                .isEqualTo(Decision.of(2, "fallback_least_load"));
     }
 
     @Test
     void sendsAnEmptyTextToTheLeastLoadedWorker() {
         assertThat(policy(1.25).select(Fleet.withInFlight(3, 1, 2), RoutingRequest.ofText("")))
-                .isEqualTo(Decision.of(1, PrefixHashPolicy.NO_TOKENS));
+                .isEqualTo(Decision.of(1, "no_tokens"));
     }
 
     @Test
