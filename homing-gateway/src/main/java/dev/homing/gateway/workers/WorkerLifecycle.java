@@ -117,8 +117,8 @@ public final class WorkerLifecycle {
                 vertx.cancelTimer(timer);
                 int left = worker.inFlight();
                 if (registry.removeDrained(worker) && left > 0) {
-                    LOG.warn("worker {} removed at the end of its {} s drain with {} request(s) still in flight",
-                            worker.url(), grace.toSeconds(), left);
+                    LOG.warn("worker {} removed at the end of its {} ms drain with {} request(s) still in flight",
+                            worker.url(), grace.toMillis(), left);
                 }
                 over.tryComplete();
             }
