@@ -120,10 +120,16 @@ public final class PodDiscovery implements AutoCloseable {
         return discovery;
     }
 
-    /** In-cluster or kubeconfig credentials by default; a given API server URL is used as it is, with none. */
+    /**
+     * In-cluster or kubeconfig credentials by default; a given API server URL is used as it is, with none. The client
+     * does not retry a failed request itself (by default it would, ten times over about 20 s): the informer's backoff
+     * and the next re-list are the retries, and each failure is counted and logged when it happens.
+     */
     static Config clientConfig(DiscoverySettings settings) {
-        return settings.apiServer() == null ? Config.autoConfigure(null)
+        Config config = settings.apiServer() == null ? Config.autoConfigure(null)
                 : new ConfigBuilder(Config.empty()).withMasterUrl(settings.apiServer()).build();
+        config.setRequestRetryBackoffLimit(0);
+        return config;
     }
 
     private FilterWatchListDeletable<Pod, PodList, PodResource> pods() {

@@ -232,6 +232,7 @@ class PodDiscoveryTest {
                     .isEqualTo(1);
             await().atMost(WAIT).until(() -> missed.state() == Worker.State.REMOVED);
             assertThat(chat(gateway, 1, false).statusCode()).isEqualTo(200);
+            link.refuse(true); // A silenced WebSocket would hold the gateway's close for Vert.x's close timeout.
         }
     }
 
@@ -250,6 +251,7 @@ class PodDiscoveryTest {
             awaitAvailable(gateway, engines.url(1));
             assertThat(gateway.metric("homing_discovery_watch_restarts_total{reason=\"silent\"}")).isPositive();
             assertThat(gateway.metric("homing_discovery_lists_total{result=\"ok\"}")).isZero();
+            link.refuse(true); // A silenced WebSocket would hold the gateway's close for Vert.x's close timeout.
         }
     }
 
@@ -262,7 +264,7 @@ class PodDiscoveryTest {
                      settings(ns, link.url(), Duration.ofSeconds(2), LONG))) {
             assertThat(chat(gateway, 0, false).statusCode()).isEqualTo(200);
             await().atMost(WAIT).until(() -> gateway.metric("homing_discovery_lists_total{result=\"failed\"}") > 0
-                    && gateway.metric("homing_discovery_watch_errors_total") > 0);
+                    && gateway.metric("homing_discovery_watch_errors_total") > 1);
             assertThat(gateway.gateway().registry().find(engines.url(0))).isNull();
 
             link.refuse(false);
