@@ -5,6 +5,7 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -36,42 +37,40 @@ final class DiscoveryMetrics {
                 .labelNames("state")
                 .callback(cb -> pods.forEach((status, n) -> cb.call(n, status.label())))
                 .register(registry);
-        added = Counter.builder().name("homing_discovery_workers_added_total")
-                .help("Workers registered for pods that serve").register(registry);
-        drained = Counter.builder().name("homing_discovery_workers_drained_total")
-                .help("Workers drained (no new requests) because their pod went, by reason")
-                .labelNames("reason").register(registry);
-        removed = Counter.builder().name("homing_discovery_workers_removed_total")
-                .help("Drained workers removed, their requests in flight done or the drain grace over")
-                .register(registry);
+        added = counter(registry, "homing_discovery_workers_added_total", "Workers registered for pods that serve");
+        drained = counter(registry, "homing_discovery_workers_drained_total",
+                "Workers drained (no new requests) because their pod went, by reason", "reason", DRAIN_REASONS);
+        removed = counter(registry, "homing_discovery_workers_removed_total",
+                "Drained workers removed, their requests in flight done or the drain grace over");
         lastList = Gauge.builder().name("homing_discovery_last_list_timestamp_seconds")
                 .help("Unix time of the last full pod list read from the API server (a reconciling list or a new "
                         + "watch's first list)").register(registry);
-        lists = Counter.builder().name("homing_discovery_lists_total")
-                .help("Full pod lists read to reconcile the workers with, by result: ok or failed")
-                .labelNames("result").register(registry);
-        watchErrors = Counter.builder().name("homing_discovery_watch_errors_total")
-                .help("Failures of the watch (or of its own list) that the client retries with backoff")
-                .register(registry);
-        restarts = Counter.builder().name("homing_discovery_watch_restarts_total")
-                .help("Watches replaced by a new one: silent (no event nor bookmark for too long) or "
-                        + "missed_event (a list corrected what the watch had said)")
-                .labelNames("reason").register(registry);
-        corrections = Counter.builder().name("homing_discovery_reconcile_corrections_total")
-                .help("Pods a full list showed otherwise than the watch had: the event the watch missed "
-                        + "(add, delete or change)")
-                .labelNames("missed").register(registry);
-        for (String reason : DRAIN_REASONS) {
-            drained.labelValues(reason);
+        lists = counter(registry, "homing_discovery_lists_total",
+                "Full pod lists read to reconcile the workers with, by result: ok or failed", "result", "ok", "failed");
+        watchErrors = counter(registry, "homing_discovery_watch_errors_total",
+                "Failures of the watch (or of its own list) that the client retries with backoff");
+        restarts = counter(registry, "homing_discovery_watch_restarts_total",
+                "Watches replaced by a new one: silent (no event nor bookmark for too long) or missed_event (a list "
+                        + "corrected what the watch had said)", "reason", RESTART_REASONS);
+        corrections = counter(registry, "homing_discovery_reconcile_corrections_total",
+                "Pods a full list showed otherwise than the watch had: the event the watch missed (add, delete or "
+                        + "change)", "missed", Arrays.stream(PodLedger.Missed.values()).map(PodLedger.Missed::label)
+                        .toArray(String[]::new));
+    }
+
+    /** A counter without labels. */
+    private static Counter counter(PrometheusRegistry registry, String name, String help) {
+        return Counter.builder().name(name).help(help).register(registry);
+    }
+
+    /** A counter with one label, each of {@code values} a series at 0 from the start. */
+    private static Counter counter(PrometheusRegistry registry, String name, String help, String label,
+                                   String... values) {
+        Counter counter = Counter.builder().name(name).help(help).labelNames(label).register(registry);
+        for (String value : values) {
+            counter.labelValues(value);
         }
-        for (String reason : RESTART_REASONS) {
-            restarts.labelValues(reason);
-        }
-        for (PodLedger.Missed missed : PodLedger.Missed.values()) {
-            corrections.labelValues(missed.label());
-        }
-        lists.labelValues("ok");
-        lists.labelValues("failed");
+        return counter;
     }
 
     void pods(Map<PodSnapshot.Status, Integer> byStatus) {

@@ -83,13 +83,14 @@ public final class PodDiscovery implements AutoCloseable {
     private boolean listing;
     private volatile boolean closed;
 
-    private PodDiscovery(DiscoverySettings settings, KubernetesClient client, WorkerLifecycle lifecycle,
-                         WorkerRegistry registry, DiscoveryMetrics metrics, String workerApiKey) {
+    private PodDiscovery(DiscoverySettings settings, Vertx vertx, WorkerLifecycle lifecycle, WorkerRegistry registry,
+                         PrometheusRegistry prometheus, String workerApiKey) {
         this.settings = settings;
-        this.client = client;
+        this.client = new KubernetesClientBuilder().withConfig(clientConfig(settings))
+                .withHttpClientFactory(new Vertx5HttpClientFactory(vertx)).build();
+        this.metrics = new DiscoveryMetrics(prometheus);
         this.lifecycle = lifecycle;
         this.registry = registry;
-        this.metrics = metrics;
         this.workerApiKey = workerApiKey;
     }
 
@@ -103,10 +104,7 @@ public final class PodDiscovery implements AutoCloseable {
     public static PodDiscovery start(DiscoverySettings settings, Vertx vertx, WorkerLifecycle lifecycle,
                                      WorkerRegistry registry, PrometheusRegistry prometheus, String workerApiKey) {
         settings.validate();
-        KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig(settings))
-                .withHttpClientFactory(new Vertx5HttpClientFactory(vertx)).build();
-        PodDiscovery discovery = new PodDiscovery(settings, client, lifecycle, registry,
-                new DiscoveryMetrics(prometheus), workerApiKey);
+        PodDiscovery discovery = new PodDiscovery(settings, vertx, lifecycle, registry, prometheus, workerApiKey);
         discovery.post(() -> discovery.watch(null));
         long relistMs = settings.relistInterval().toMillis();
         discovery.thread.scheduleWithFixedDelay(() -> discovery.guarded(discovery::relist), relistMs, relistMs,

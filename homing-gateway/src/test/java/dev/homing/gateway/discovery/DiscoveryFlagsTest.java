@@ -56,37 +56,41 @@ class DiscoveryFlagsTest {
         return gateway.gateway().registry().workers().stream().map(Worker::url).sorted().toList();
     }
 
+    /** The workers a gateway discovering {@code selector} in {@code namespace} settles on. */
+    private static List<String> discovered(Map<String, String> selector, String namespace) {
+        try (RunningGateway gateway = gateway(settings(selector, namespace, engines.port()))) {
+            return settledWorkers(gateway);
+        }
+    }
+
     @Test
     void onlyPodsCarryingEveryLabelOfTheSelectorBecomeWorkers() {
         Map<String, String> selector = Map.of("app", "selector-test", "tier", "gpu");
         api.create(KubernetesApi.pod("sel", "both", selector, EngineFleet.ip(0), true, 0));
         api.create(KubernetesApi.pod("sel", "one", Map.of("app", "selector-test"), EngineFleet.ip(1), true, 0));
 
-        try (RunningGateway gateway = gateway(settings(selector, "sel", engines.port()))) {
-            assertThat(settledWorkers(gateway)).containsExactly(engines.url(0));
-        }
+        assertThat(discovered(selector, "sel")).containsExactly(engines.url(0));
+    }
+
+    /** Engine 0 as a pod of {@code <app>-a}, engine 1 as a pod of {@code <app>-b}; returns their labels. */
+    private static Map<String, String> podsInTwoNamespaces(String app) {
+        Map<String, String> labels = Map.of("app", app);
+        api.create(KubernetesApi.pod(app + "-a", "engine", labels, EngineFleet.ip(0), true, 0));
+        api.create(KubernetesApi.pod(app + "-b", "engine", labels, EngineFleet.ip(1), true, 0));
+        return labels;
     }
 
     @Test
     void theNamespaceFlagBoundsDiscoveryToThatNamespace() {
-        Map<String, String> selector = Map.of("app", "namespace-test");
-        api.create(KubernetesApi.pod("team-a", "engine", selector, EngineFleet.ip(0), true, 0));
-        api.create(KubernetesApi.pod("team-b", "engine", selector, EngineFleet.ip(1), true, 0));
+        Map<String, String> selector = podsInTwoNamespaces("namespace-test");
 
-        try (RunningGateway gateway = gateway(settings(selector, "team-a", engines.port()))) {
-            assertThat(settledWorkers(gateway)).containsExactly(engines.url(0));
-        }
+        assertThat(discovered(selector, "namespace-test-a")).containsExactly(engines.url(0));
     }
 
     @Test
     void withoutANamespaceEveryNamespaceIsWatched() {
-        Map<String, String> selector = Map.of("app", "every-namespace-test");
-        api.create(KubernetesApi.pod("team-c", "engine", selector, EngineFleet.ip(0), true, 0));
-        api.create(KubernetesApi.pod("team-d", "engine", selector, EngineFleet.ip(1), true, 0));
-
-        try (RunningGateway gateway = gateway(settings(selector, null, engines.port()))) {
-            assertThat(settledWorkers(gateway)).containsExactly(engines.url(0), engines.url(1));
-        }
+        assertThat(discovered(podsInTwoNamespaces("every-namespace-test"), null))
+                .containsExactly(engines.url(0), engines.url(1));
     }
 
     @Test

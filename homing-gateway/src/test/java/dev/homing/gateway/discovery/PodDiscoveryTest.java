@@ -70,6 +70,22 @@ class PodDiscoveryTest {
         api.create(KubernetesApi.pod(namespace, "engine-" + i, LABELS, EngineFleet.ip(i), true, engines.port()));
     }
 
+    /** A namespace of its own with engines 0 and 1 as Running, Ready pods. */
+    private static String namespaceWithTwoPods() {
+        String ns = namespace();
+        createPod(ns, 0);
+        createPod(ns, 1);
+        return ns;
+    }
+
+    /** A gateway discovering {@code ns} through {@code apiServer}, once engines 0 and 1 take traffic from it. */
+    private static RunningGateway discoveringTwo(String ns, String apiServer, Duration relist) {
+        RunningGateway gateway = RunningGateway.start(config().build(), settings(ns, apiServer, relist, LONG));
+        awaitAvailable(gateway, engines.url(0));
+        awaitAvailable(gateway, engines.url(1));
+        return gateway;
+    }
+
     private static Worker awaitAvailable(RunningGateway gateway, String url) {
         await().atMost(WAIT).until(() -> {
             Worker worker = gateway.gateway().registry().find(url);
@@ -89,12 +105,8 @@ class PodDiscoveryTest {
 
     @Test
     void podsCreatedReadyGetTraffic() {
-        String ns = namespace();
-        createPod(ns, 0);
-        createPod(ns, 1);
-        try (RunningGateway gateway = RunningGateway.start(config().build(), settings(ns, api.url(), LONG, LONG))) {
-            awaitAvailable(gateway, engines.url(0));
-            awaitAvailable(gateway, engines.url(1));
+        String ns = namespaceWithTwoPods();
+        try (RunningGateway gateway = discoveringTwo(ns, api.url(), LONG)) {
 
             for (int i = 0; i < 4; i++) {
                 assertThat(chat(gateway, i, false).statusCode()).isEqualTo(200);
@@ -109,12 +121,9 @@ class PodDiscoveryTest {
 
     @Test
     void aPodDeletedUnderLoadLosesNoRequestAndGetsNoneAfterTheDeletionIsSeen() throws Exception {
-        String ns = namespace();
-        createPod(ns, 0);
-        createPod(ns, 1);
-        try (RunningGateway gateway = RunningGateway.start(config().build(), settings(ns, api.url(), LONG, LONG))) {
-            Worker going = awaitAvailable(gateway, engines.url(0));
-            awaitAvailable(gateway, engines.url(1));
+        String ns = namespaceWithTwoPods();
+        try (RunningGateway gateway = discoveringTwo(ns, api.url(), LONG)) {
+            Worker going = gateway.gateway().registry().find(engines.url(0));
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger sent = new AtomicInteger();
             List<Future<List<HttpResponse<String>>>> clients = new ArrayList<>();
@@ -163,12 +172,9 @@ class PodDiscoveryTest {
 
     @Test
     void aPodThatTurnsUnreadyStopsGettingTrafficAndReturnsWhenReadyAgain() {
-        String ns = namespace();
-        createPod(ns, 0);
-        createPod(ns, 1);
-        try (RunningGateway gateway = RunningGateway.start(config().build(), settings(ns, api.url(), LONG, LONG))) {
-            awaitAvailable(gateway, engines.url(0));
-            Worker flapping = awaitAvailable(gateway, engines.url(1));
+        String ns = namespaceWithTwoPods();
+        try (RunningGateway gateway = discoveringTwo(ns, api.url(), LONG)) {
+            Worker flapping = gateway.gateway().registry().find(engines.url(1));
 
             api.ready(ns, "engine-1", false);
             await().atMost(WAIT).until(() -> !flapping.available());
@@ -191,12 +197,9 @@ class PodDiscoveryTest {
 
     @Test
     void aPodGivenADeletionTimestampIsDrained() {
-        String ns = namespace();
-        createPod(ns, 0);
-        createPod(ns, 1);
-        try (RunningGateway gateway = RunningGateway.start(config().build(), settings(ns, api.url(), LONG, LONG))) {
-            awaitAvailable(gateway, engines.url(0));
-            Worker going = awaitAvailable(gateway, engines.url(1));
+        String ns = namespaceWithTwoPods();
+        try (RunningGateway gateway = discoveringTwo(ns, api.url(), LONG)) {
+            Worker going = gateway.gateway().registry().find(engines.url(1));
 
             api.deleteHeldBack(ns, "engine-1");
 
@@ -208,15 +211,11 @@ class PodDiscoveryTest {
     }
 
     @Test
-    void aDeletionTheWatchMissedIsRepairedByTheNextListAndCounted() {
-        String ns = namespace();
-        createPod(ns, 0);
-        createPod(ns, 1);
+    void aDeletionTheWatchMissedIsRepairedByTheNextListAndCounted() throws Exception {
+        String ns = namespaceWithTwoPods();
         try (ApiServerLink link = ApiServerLink.start(api.port(), false);
-             RunningGateway gateway = RunningGateway.start(config().build(),
-                     settings(ns, link.url(), Duration.ofSeconds(2), LONG))) {
-            awaitAvailable(gateway, engines.url(0));
-            Worker missed = awaitAvailable(gateway, engines.url(1));
+             RunningGateway gateway = discoveringTwo(ns, link.url(), Duration.ofSeconds(2))) {
+            Worker missed = gateway.gateway().registry().find(engines.url(1));
             await().atMost(WAIT).until(() -> link.silenceWatches() > 0);
             double listsBefore = gateway.metric("homing_discovery_lists_total{result=\"ok\"}");
 
@@ -237,7 +236,7 @@ class PodDiscoveryTest {
     }
 
     @Test
-    void aSilentWatchIsRestartedAndWhatItMissedArrives() {
+    void aSilentWatchIsRestartedAndWhatItMissedArrives() throws Exception {
         String ns = namespace();
         createPod(ns, 0);
         try (ApiServerLink link = ApiServerLink.start(api.port(), false);
@@ -256,11 +255,12 @@ class PodDiscoveryTest {
     }
 
     @Test
-    void anUnreachableApiServerAtStartLeavesStaticWorkersServingUntilDiscoveryCatchesUp() {
+    void anUnreachableApiServerAtStartLeavesStaticWorkersServingUntilDiscoveryCatchesUp() throws Exception {
+        GatewayConfig withStaticWorker = config().workerUrls(List.of(engines.url(2))).build();
         String ns = namespace();
         createPod(ns, 0);
         try (ApiServerLink link = ApiServerLink.start(api.port(), true);
-             RunningGateway gateway = RunningGateway.start(config().workerUrls(List.of(engines.url(2))).build(),
+             RunningGateway gateway = RunningGateway.start(withStaticWorker,
                      settings(ns, link.url(), Duration.ofSeconds(2), LONG))) {
             assertThat(chat(gateway, 0, false).statusCode()).isEqualTo(200);
             await().atMost(WAIT).until(() -> gateway.metric("homing_discovery_lists_total{result=\"failed\"}") > 0

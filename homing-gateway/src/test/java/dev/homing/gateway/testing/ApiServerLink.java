@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A TCP relay on a loopback ephemeral port in front of an API server, for the network faults discovery must survive:
@@ -31,14 +33,10 @@ public final class ApiServerLink implements AutoCloseable {
     }
 
     /** A relay to {@code targetPort} on loopback; {@code refusing} starts it unreachable. */
-    public static ApiServerLink start(int targetPort, boolean refusing) {
+    public static ApiServerLink start(int targetPort, boolean refusing) throws TimeoutException {
         ApiServerLink link = new ApiServerLink(targetPort);
         link.refusing = refusing;
-        try {
-            link.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        link.server.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
         return link;
     }
 
@@ -50,7 +48,7 @@ public final class ApiServerLink implements AutoCloseable {
     public void refuse(boolean value) {
         refusing = value;
         if (value) {
-            relays.forEach(Relay::close);
+            relays.forEach(this::close);
         }
     }
 
@@ -58,8 +56,8 @@ public final class ApiServerLink implements AutoCloseable {
     public int silenceWatches() {
         int silenced = 0;
         for (Relay relay : relays) {
-            if (relay.watch) {
-                relay.silenced = true;
+            if (relay.watch().get()) {
+                relay.silenced().set(true);
                 silenced++;
             }
         }
@@ -77,44 +75,35 @@ public final class ApiServerLink implements AutoCloseable {
                 in.close();
                 return;
             }
-            Relay relay = new Relay(in, ar.result());
+            Relay relay = new Relay(in, ar.result(), new AtomicBoolean(), new AtomicBoolean());
             relays.add(relay);
             in.handler(relay::fromClient);
-            relay.out.handler(relay::fromServer);
-            in.closeHandler(v -> relay.close());
-            relay.out.closeHandler(v -> relay.close());
+            relay.out().handler(relay::fromServer);
+            in.closeHandler(v -> close(relay));
+            relay.out().closeHandler(v -> close(relay));
             in.resume();
         });
     }
 
-    private final class Relay {
-        final NetSocket in;
-        final NetSocket out;
-        volatile boolean watch;
-        volatile boolean silenced;
-
-        Relay(NetSocket in, NetSocket out) {
-            this.in = in;
-            this.out = out;
-        }
+    /** One relayed connection: whether it carried a watch, and whether it is silenced. */
+    private record Relay(NetSocket in, NetSocket out, AtomicBoolean watch, AtomicBoolean silenced) {
 
         void fromClient(Buffer data) {
-            if (!watch && contains(data.getBytes(), WATCH)) {
-                watch = true;
+            if (!watch.get() && contains(data.getBytes(), WATCH)) {
+                watch.set(true);
             }
-            if (!silenced) {
+            if (!silenced.get()) {
                 out.write(data);
             }
         }
 
         void fromServer(Buffer data) {
-            if (!silenced) {
+            if (!silenced.get()) {
                 in.write(data);
             }
         }
 
         void close() {
-            relays.remove(this);
             in.close();
             out.close();
         }
@@ -133,9 +122,14 @@ public final class ApiServerLink implements AutoCloseable {
         return false;
     }
 
+    private void close(Relay relay) {
+        relays.remove(relay);
+        relay.close();
+    }
+
     @Override
     public void close() {
-        relays.forEach(Relay::close);
+        relays.forEach(this::close);
         server.close();
         client.close();
     }
