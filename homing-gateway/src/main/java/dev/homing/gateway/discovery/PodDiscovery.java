@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,8 +48,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: one thread ({@code homing-discovery}) owns the ledger and the workers discovery registered;
  * informer callbacks, list results and drain endings are posted to it, and events of a replaced informer are
  * dropped by their generation. A list is read on a virtual thread of its own so that events keep being applied
- * meanwhile; the ledger's marks keep such a list from undoing them. Corrections count only once the current watch
- * had finished its first list before the list was taken: before that, the list is just the first news.
+ * meanwhile; the ledger's marks keep such a list from undoing them. A correction counts as a missed event only when
+ * the current watch had finished its first list before the list was taken (before that, the list is just the first
+ * news) and the informer's own cache disagrees with the list (else the event is only on its way here).
  *
  * <p>An unreachable API server stops nothing: the gateway serves its static workers, the informer retries with
  * fabric8's backoff (1 s doubling to 32 s), and lists fail and are counted until it answers. A URL that is already a
@@ -238,9 +240,10 @@ public final class PodDiscovery implements AutoCloseable {
             listed.put(snapshot.key(), snapshot);
         }
         PodLedger.Reconciliation result = ledger.reconcile(listed, mark);
-        boolean watchMissed = watchSynced && gen == generation && !result.corrections().isEmpty();
+        boolean watchMissed = false;
         for (PodLedger.Correction correction : result.corrections()) {
-            if (watchMissed) {
+            if (watchSynced && gen == generation && !Objects.equals(inWatchCache(correction.key()), correction.now())) {
+                watchMissed = true;
                 metrics.corrected(correction.missed());
                 LOG.warn("discovery: the watch missed the {} of pod {} ({} -> {}); corrected from the pod list",
                         correction.missed().label(), correction.key(), describe(correction.before()),
@@ -257,6 +260,15 @@ public final class PodDiscovery implements AutoCloseable {
         if (watchMissed) {
             watch("missed_event");
         }
+    }
+
+    /**
+     * The pod as the current informer's cache holds it (null when absent). A cache that already agrees with the list
+     * holds an event still on its way to this thread: not a miss.
+     */
+    private PodSnapshot inWatchCache(String key) {
+        Pod pod = informer.getStore().getByKey(key);
+        return pod == null ? null : PodSnapshot.of(pod, settings);
     }
 
     private static String describe(PodSnapshot pod) {
