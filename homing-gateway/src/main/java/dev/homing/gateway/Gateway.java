@@ -2,6 +2,8 @@ package dev.homing.gateway;
 
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.config.WorkerUrls;
+import dev.homing.gateway.discovery.DiscoverySettings;
+import dev.homing.gateway.discovery.PodDiscovery;
 import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.EdgeRefusals;
@@ -69,11 +71,13 @@ public final class Gateway implements AutoCloseable {
     /** One server per event loop, sharing the port: Vert.x spreads accepted connections over them. */
     private final List<HttpServer> servers;
     private final MetricsServer metricsServer;
+    /** Kubernetes discovery, or null when off. */
+    private final PodDiscovery discovery;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
                     WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
-                    List<HttpServer> servers, MetricsServer metricsServer) {
+                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery) {
         this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
@@ -83,6 +87,7 @@ public final class Gateway implements AutoCloseable {
         this.metrics = metrics;
         this.servers = servers;
         this.metricsServer = metricsServer;
+        this.discovery = discovery;
     }
 
     /**
@@ -93,7 +98,18 @@ public final class Gateway implements AutoCloseable {
      * @throws IllegalStateException    if a port cannot be bound
      */
     public static Gateway start(GatewayConfig config) {
+        return start(config, null);
+    }
+
+    /**
+     * As {@link #start(GatewayConfig)}, also discovering workers from Kubernetes pods when {@code discovery} is
+     * given and enabled (in the background: an unreachable API server does not stop the start).
+     */
+    public static Gateway start(GatewayConfig config, DiscoverySettings discovery) {
         config.validate();
+        if (discovery != null) {
+            discovery.validate();
+        }
         WorkerRegistry registry = new WorkerRegistry(config.policy(), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
@@ -149,8 +165,10 @@ public final class Gateway implements AutoCloseable {
                     : await(MetricsServer.start(vertx, metrics.registry(), config.prometheusHost(),
                             config.prometheusPort()));
             lifecycle.start();
+            PodDiscovery pods = discovery == null || !discovery.enabled() ? null
+                    : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(), config.apiKey());
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
-                    metricsServer);
+                    metricsServer, pods);
             LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.host(), first.actualPort(), config.policy(),
                     metricsServer == null ? "off" : metricsServer.port(), config.workerUrls().size());
@@ -201,6 +219,11 @@ public final class Gateway implements AutoCloseable {
         return lifecycle.register(spec);
     }
 
+    /** Drains a worker (no new traffic; removed once its requests are done or {@code grace} is over). */
+    public Future<Void> drainWorker(Worker worker, Duration grace) {
+        return lifecycle.drain(worker, grace);
+    }
+
     public int port() {
         return servers.getFirst().actualPort();
     }
@@ -239,6 +262,9 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         closed = true;
+        if (discovery != null) {
+            discovery.close();
+        }
         lifecycle.stop();
         try {
             List<Future<Void>> shutdowns = servers.stream()

@@ -18,6 +18,8 @@ public final class Worker {
         PENDING,
         /** Takes traffic while healthy. */
         ACTIVE,
+        /** Going away: takes no new traffic; requests already sent finish, then it is removed. */
+        DRAINING,
         /** Removed: takes no new traffic; requests already sent finish. */
         REMOVED
     }

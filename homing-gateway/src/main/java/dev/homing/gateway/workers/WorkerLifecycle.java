@@ -14,13 +14,15 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The control plane around the registry: registers workers in the background (learns the model from
- * {@code /get_model_info}, falling back to {@code /v1/models}, retrying until the start-up timeout), probes health
- * on a period with failure/success thresholds, polls {@code /get_load} when the policy reads it, and runs the
- * policies' housekeeping. Timers run on a Vert.x event loop; registry writes are the registry's own business.
+ * {@code /get_model_info}, falling back to {@code /v1/models}, retrying until the start-up timeout), drains workers
+ * that go away, probes health on a period with failure/success thresholds, polls {@code /get_load} when the policy
+ * reads it, and runs the policies' housekeeping. Timers run on a Vert.x event loop; registry writes are the
+ * registry's own business.
  */
 public final class WorkerLifecycle {
 
@@ -28,6 +30,8 @@ public final class WorkerLifecycle {
     private static final JsonMapper JSON = JsonMapper.shared();
     /** First wait between registration probes; doubles up to the check interval. */
     private static final long FIRST_RETRY_MS = 200;
+    /** How often a draining worker's requests in flight are looked at: a count read, so often costs nothing. */
+    private static final long DRAIN_CHECK_MS = 100;
 
     /** Settings of the control plane, taken from the gateway configuration. */
     public record Settings(long startupTimeoutSecs, long startupCheckIntervalSecs, boolean healthChecks,
@@ -93,6 +97,33 @@ public final class WorkerLifecycle {
 
     /** A worker being registered and the moment it takes traffic. */
     public record Registration(Worker worker, Future<Worker> activated) {
+    }
+
+    /**
+     * Drains a worker: it takes no new traffic from now on, and is removed once its requests in flight are done, or
+     * when {@code grace} is over with some still running (they are not cut; the worker's own shutdown ends them).
+     * The future completes when the drain is over: the worker removed, or resumed meanwhile
+     * ({@link WorkerRegistry#resume}); its state tells which.
+     */
+    public Future<Void> drain(Worker worker, Duration grace) {
+        if (!registry.drain(worker)) {
+            return Future.succeededFuture();
+        }
+        Promise<Void> over = Promise.promise();
+        long deadline = System.nanoTime() + grace.toNanos();
+        vertx.setPeriodic(DRAIN_CHECK_MS, timer -> {
+            boolean graceOver = System.nanoTime() - deadline >= 0;
+            if (worker.state() != Worker.State.DRAINING || worker.inFlight() == 0 || graceOver) {
+                vertx.cancelTimer(timer);
+                int left = worker.inFlight();
+                if (registry.removeDrained(worker) && left > 0) {
+                    LOG.warn("worker {} removed at the end of its {} ms drain with {} request(s) still in flight",
+                            worker.url(), grace.toMillis(), left);
+                }
+                over.tryComplete();
+            }
+        });
+        return over.future();
     }
 
     private void attempt(Worker worker, WorkerSpec spec, long deadline, long delayMs, Promise<Worker> activated) {

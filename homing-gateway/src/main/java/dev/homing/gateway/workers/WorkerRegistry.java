@@ -12,9 +12,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Every worker the gateway knows, grouped into one {@link ModelPool} per model. Mutations (add, activate, remove)
- * are rare and serialised by this object's lock; the data plane reads without locking (concurrent maps and
- * copy-on-write pool lists). Thread-safe.
+ * Every worker the gateway knows, grouped into one {@link ModelPool} per model. Mutations (add, activate, drain,
+ * resume, remove) are rare and serialised by this object's lock; the data plane reads without locking (concurrent
+ * maps and copy-on-write pool lists). Thread-safe.
  */
 public final class WorkerRegistry {
 
@@ -65,6 +65,41 @@ public final class WorkerRegistry {
 
     private RoutingPolicy newPolicy() {
         return PolicyFactory.create(policyName, policyConfig.withSeed(System.nanoTime()), System::nanoTime);
+    }
+
+    /**
+     * Starts draining a worker: it takes no new traffic from now on, but stays registered (and known to its
+     * model's policy) while its requests in flight finish; {@link #removeDrained} then removes it. A worker still
+     * pending has nothing in flight and is removed at once. Returns whether the worker is draining now.
+     */
+    public synchronized boolean drain(Worker worker) {
+        if (byId.get(worker.id()) != worker) {
+            return false;
+        }
+        if (worker.state() == Worker.State.PENDING) {
+            remove(worker.id());
+            return false;
+        }
+        worker.state(Worker.State.DRAINING);
+        return true;
+    }
+
+    /** A draining worker takes traffic again (its pod is ready again before the drain ended). Returns whether. */
+    public synchronized boolean resume(Worker worker) {
+        if (worker.state() != Worker.State.DRAINING || byId.get(worker.id()) != worker) {
+            return false;
+        }
+        worker.state(Worker.State.ACTIVE);
+        return true;
+    }
+
+    /** Removes the worker if it is still draining (not resumed, not removed meanwhile). Returns whether. */
+    public synchronized boolean removeDrained(Worker worker) {
+        if (worker.state() != Worker.State.DRAINING || byId.get(worker.id()) != worker) {
+            return false;
+        }
+        remove(worker.id());
+        return true;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.homing.gateway.testing;
 
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.workers.Worker;
 
 import java.io.IOException;
@@ -49,6 +50,14 @@ public final class RunningGateway implements AutoCloseable {
         RunningGateway running = new RunningGateway(Gateway.start(config));
         await().atMost(Duration.ofSeconds(10)).until(
                 () -> running.gateway.registry().healthyCount() == config.workerUrls().size());
+        return running;
+    }
+
+    /** As {@link #start(GatewayConfig)}, discovering workers from Kubernetes pods too. */
+    public static RunningGateway start(GatewayConfig config, DiscoverySettings discovery) {
+        RunningGateway running = new RunningGateway(Gateway.start(config, discovery));
+        await().atMost(Duration.ofSeconds(10)).until(
+                () -> running.gateway.registry().healthyCount() >= config.workerUrls().size());
         return running;
     }
 
@@ -126,6 +135,16 @@ public final class RunningGateway implements AutoCloseable {
     public String scrapeMetrics() {
         return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.metricsPort() + "/metrics"))
                 .timeout(Duration.ofSeconds(10)).GET().build()).body();
+    }
+
+    /** The value of one sample of the metrics exposition (name and labels as printed), or 0 when absent. */
+    public double metric(String sample) {
+        for (String line : scrapeMetrics().split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return Double.parseDouble(line.substring(sample.length() + 1).trim());
+            }
+        }
+        return 0;
     }
 
     /** Sum of in-flight counts over every registered worker. */

@@ -1,0 +1,105 @@
+package dev.homing.gateway.discovery;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How the gateway finds workers among Kubernetes pods. The first five are the reference's flags with its defaults;
+ * the rest are Homing's, for a discovery that never goes stale ({@link PodDiscovery}).
+ *
+ * @param enabled                 {@code --service-discovery}: discover workers from pods (off)
+ * @param selector                {@code --selector k=v ...}: a pod is a candidate when it carries every one of these
+ *                                labels; none matches every pod of the namespace (as the reference)
+ * @param namespace               {@code --service-discovery-namespace}: the namespace watched, or null for every
+ *                                namespace (the reference's default; the shipped manifests name their own, so that
+ *                                the Role stays namespaced)
+ * @param port                    {@code --service-discovery-port}: the worker's port on every pod (80)
+ * @param bootstrapPortAnnotation {@code --bootstrap-port-annotation}: the pod annotation that holds a prefill
+ *                                worker's bootstrap port ({@code sglang.ai/bootstrap-port}); shown as the worker's
+ *                                {@code bootstrap_port} label until prefill/decode mode exists
+ * @param relistInterval          {@code --service-discovery-relist-interval-secs}: how often the whole pod list is
+ *                                read and the workers corrected to it, whatever the watch said (60 s: a missed
+ *                                event costs at most a minute, for one small list a minute per replica)
+ * @param watchSilence            {@code --service-discovery-watch-silence-secs}: a watch that delivered neither an
+ *                                event nor a bookmark this long is restarted (300 s: the API server sends a bookmark
+ *                                about once a minute to a watch that asks for them, as this one does)
+ * @param drainGrace              {@code --service-discovery-drain-grace-secs}: how long a going pod's requests in
+ *                                flight may run before its worker is removed (180 s, as
+ *                                {@code --shutdown-grace-period-secs}: a stream gets the same time whichever side
+ *                                goes away)
+ * @param apiServer               {@code --service-discovery-api-server}: null for the API server of the pod's
+ *                                service account (else the current kubeconfig context); a URL for that server,
+ *                                with no credentials sent (such as {@code kubectl proxy})
+ */
+public record DiscoverySettings(boolean enabled, Map<String, String> selector, String namespace, int port,
+                                String bootstrapPortAnnotation, Duration relistInterval, Duration watchSilence,
+                                Duration drainGrace, String apiServer) {
+
+    /** Discovery off, every other setting at its default. */
+    public static final DiscoverySettings DEFAULTS = new DiscoverySettings(false, Map.of(), null, 80,
+            "sglang.ai/bootstrap-port", Duration.ofSeconds(60), Duration.ofSeconds(300), Duration.ofSeconds(180),
+            null);
+
+    public DiscoverySettings {
+        selector = Map.copyOf(selector);
+    }
+
+    /** Discovery on for the pods carrying {@code selector} in {@code namespace}, the rest at the defaults. */
+    public static DiscoverySettings of(Map<String, String> selector, String namespace) {
+        return new DiscoverySettings(true, selector, namespace, DEFAULTS.port, DEFAULTS.bootstrapPortAnnotation,
+                DEFAULTS.relistInterval, DEFAULTS.watchSilence, DEFAULTS.drainGrace, null);
+    }
+
+    /**
+     * The labels of {@code --selector k=v ...}, in order.
+     *
+     * @throws IllegalArgumentException naming the first item that is not {@code key=value}
+     */
+    public static Map<String, String> parseSelector(List<String> items) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        for (String item : items) {
+            int eq = item.indexOf('=');
+            if (eq <= 0 || eq == item.length() - 1 || item.indexOf('=', eq + 1) >= 0) {
+                throw new IllegalArgumentException("--selector: '" + item + "' is not key=value");
+            }
+            labels.put(item.substring(0, eq), item.substring(eq + 1));
+        }
+        return labels;
+    }
+
+    /**
+     * Checks every setting.
+     *
+     * @throws IllegalArgumentException listing every problem, each naming its flag
+     */
+    public DiscoverySettings validate() {
+        List<String> problems = new ArrayList<>();
+        if (port < 1 || port > 65_535) {
+            problems.add("--service-discovery-port must be 1..65535, got " + port);
+        }
+        if (namespace != null && namespace.isBlank()) {
+            problems.add("--service-discovery-namespace must not be blank");
+        }
+        positive(problems, "--service-discovery-relist-interval-secs", relistInterval);
+        positive(problems, "--service-discovery-watch-silence-secs", watchSilence);
+        if (drainGrace.isNegative()) {
+            problems.add("--service-discovery-drain-grace-secs must be >= 0, got " + drainGrace.toSeconds());
+        }
+        if (apiServer != null && !apiServer.startsWith("http://") && !apiServer.startsWith("https://")) {
+            problems.add("--service-discovery-api-server must be an http:// or https:// URL, got " + apiServer);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
+        return this;
+    }
+
+    private static void positive(List<String> problems, String flag, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            problems.add(flag + " must be > 0, got " + value.toSeconds());
+        }
+    }
+}
