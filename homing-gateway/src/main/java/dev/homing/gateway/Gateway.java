@@ -6,6 +6,7 @@ import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.http.InvalidRequests;
+import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.UpstreamProxy;
@@ -130,7 +131,7 @@ public final class Gateway implements AutoCloseable {
                     config.retryPolicy(), !config.disableHealthCheck());
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
-                    admission, vertx);
+                    admission, vertx, new RequestFraming(refusals));
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.workerUrls()) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));

@@ -8,6 +8,7 @@ import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.Cors;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestIds;
+import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.BadRequestException;
@@ -73,10 +74,13 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final CircuitBreakers breakers;
     private final InferenceAdmission admission;
     private final Vertx vertx;
+    /** HTTP/1.x framing rules (Transfer-Encoding, Host); checked before anything else reads the request. */
+    private final RequestFraming framing;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
                   HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
-                  Vertx vertx) {
+                  Vertx vertx, RequestFraming framing) {
+        this.framing = framing;
         this.breakers = breakers;
         this.admission = admission;
         this.vertx = vertx;
@@ -97,6 +101,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     @Override
     public void handle(HttpServerRequest req) {
+        if (framing.refused(req)) {
+            return;
+        }
         String path = req.path();
         InferenceRoute route = InferenceRoute.of(path);
         RequestRecord record = new RequestRecord(metrics,

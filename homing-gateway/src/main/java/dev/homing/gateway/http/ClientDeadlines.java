@@ -332,6 +332,8 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
                 if (!placed && pipeline.get(anchor) != null) {
                     placed = true;
                     pipeline.addAfter(anchor, "clientDeadlines", deadlines);
+                    // The same place suits the decoder's own rules, before the codec has decoded anything.
+                    StrictRequestDecoder.placeBefore(pipeline, anchor);
                 }
             }
             return placed;
