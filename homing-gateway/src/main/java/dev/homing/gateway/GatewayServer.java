@@ -36,6 +36,8 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
 import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +60,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             Map.entry("/health_generate", "GET"), Map.entry("/v1/models", "GET"), Map.entry("/get_model_info", "GET"),
             Map.entry("/get_server_info", "GET"), Map.entry("/engine_metrics", "GET"), Map.entry("/get_loads", "GET"),
             Map.entry("/flush_cache", "POST"));
+
+    /** Where {@code GET /v1/models/{model}} starts; a model id may hold slashes ({@code org/name}). */
+    private static final String MODEL_PREFIX = "/v1/models/";
 
     private final GatewayConfig config;
     private final WorkerRegistry registry;
@@ -165,7 +170,14 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                     fanOut.engineMetrics(response);
                     return;
                 }
-                default -> { }
+                default -> {
+                    if (path.startsWith(MODEL_PREFIX)) {
+                        // Percent-decoded (an SDK may encode the slash of "org/name"); a plus stays a plus.
+                        model(response, URLDecoder.decode(path.substring(MODEL_PREFIX.length())
+                                .replace("+", "%2B"), StandardCharsets.UTF_8));
+                        return;
+                    }
+                }
             }
         }
         if (path.equals("/get_loads") && method == HttpMethod.GET) {
@@ -176,6 +188,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             workerApi.handle(req, path);
         } else if (KNOWN_ROUTES.containsKey(path)) {
             ApiError.sendMethodNotAllowed(response, path, KNOWN_ROUTES.get(path));
+        } else if (path.startsWith(MODEL_PREFIX)) {
+            ApiError.sendMethodNotAllowed(response, "/v1/models/{model}", "GET");
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
         }
@@ -189,6 +203,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private static String metricPath(String path) {
         if (path.startsWith("/workers/")) {
             return "/workers/{id}";
+        }
+        if (path.startsWith(MODEL_PREFIX)) {
+            return "/v1/models/{model}";
         }
         return switch (path) {
             case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
@@ -280,9 +297,22 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         List<Map<String, Object>> data = new ArrayList<>();
         for (String model : models) {
-            data.add(Map.of("id", model, "object", "model", "owned_by", "local"));
+            data.add(modelObject(model));
         }
         JsonResponses.send(response, 200, Map.of("object", "list", "data", data));
+    }
+
+    /** {@code GET /v1/models/{model}}: the model object of {@code /v1/models}, or 404 for one not served here. */
+    private void model(HttpServerResponse response, String model) {
+        if (!registry.models().contains(model)) {
+            new ApiError(404, "model_not_found", "The model '" + model + "' is not served here").send(response);
+            return;
+        }
+        JsonResponses.send(response, 200, modelObject(model));
+    }
+
+    private static Map<String, Object> modelObject(String model) {
+        return Map.of("id", model, "object", "model", "owned_by", "local");
     }
 
     private Worker firstHealthy(String model) {
