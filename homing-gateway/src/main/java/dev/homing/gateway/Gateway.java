@@ -11,6 +11,7 @@ import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.UpstreamProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -27,6 +28,7 @@ import io.vertx.core.net.PemKeyCertOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,6 +96,14 @@ public final class Gateway implements AutoCloseable {
      * @throws IllegalStateException    if a port cannot be bound
      */
     public static Gateway start(GatewayConfig config) {
+        return start(config, InetAddress::getAllByName);
+    }
+
+    /**
+     * As {@link #start(GatewayConfig)}, looking worker host names up with {@code resolver} (DNS in production, a table
+     * a test controls): once for each worker, when it registers, and for the allow list of {@code POST /workers}.
+     */
+    public static Gateway start(GatewayConfig config, WorkerHostAllowList.Resolver resolver) {
         config.validate();
         WorkerRegistry registry = new WorkerRegistry(config.policy(), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
@@ -117,7 +127,7 @@ public final class Gateway implements AutoCloseable {
                             config.healthCheckEndpoint(), config.healthCheckTimeoutSecs(),
                             config.healthCheckIntervalSecs(), config.healthFailureThreshold(),
                             config.healthSuccessThreshold(), config.policy().equals("power_of_two"),
-                            config.evictionIntervalSecs()));
+                            config.evictionIntervalSecs()), resolver);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
                         Worker worker = registry.find(id);
@@ -131,7 +141,7 @@ public final class Gateway implements AutoCloseable {
                     config.retryPolicy(), !config.disableHealthCheck());
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
-                    admission, vertx, new RequestFraming(refusals));
+                    admission, vertx, new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.workerUrls()) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));

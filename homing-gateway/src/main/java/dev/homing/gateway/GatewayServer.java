@@ -35,7 +35,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
-import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -84,7 +83,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
                   HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
-                  Vertx vertx, RequestFraming framing) {
+                  Vertx vertx, RequestFraming framing, WorkerHostAllowList.Resolver resolver) {
         this.framing = framing;
         this.breakers = breakers;
         this.admission = admission;
@@ -100,8 +99,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.routeAccess = new RouteAccess(config.apiKey(), config.adminApiKey(), config.allowUnauthenticatedAdmin());
         this.fanOut = new FanOutRoutes(registry, lifecycle);
         this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.workerHostAllowList().isEmpty()
-                ? WorkerHostAllowList.defaults(config.workerUrls(), InetAddress::getAllByName)
-                : WorkerHostAllowList.of(config.workerHostAllowList(), InetAddress::getAllByName));
+                ? WorkerHostAllowList.defaults(config.workerUrls(), resolver)
+                : WorkerHostAllowList.of(config.workerHostAllowList(), resolver));
     }
 
     @Override
@@ -332,10 +331,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             new ApiError(503, "no_available_workers", "No healthy workers").send(response);
             return;
         }
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(worker.url() + path)
+        // To the worker's fixed address, as every call to a worker: its name is not looked up again.
+        RequestOptions options = worker.target().request(HttpMethod.GET, path)
                 .setConnectTimeout(10_000).setIdleTimeout(config.requestTimeoutSecs() * 1000);
-        if (worker.apiKey() != null) {
-            options.putHeader("authorization", "Bearer " + worker.apiKey());
+        if (worker.target().authorization() != null) {
+            options.putHeader("authorization", worker.target().authorization());
         }
         client.request(options).compose(r -> r.send()).compose(resp -> resp.body().map(body -> {
             response.setStatusCode(resp.statusCode());
