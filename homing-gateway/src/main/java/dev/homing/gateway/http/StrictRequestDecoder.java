@@ -1,6 +1,5 @@
 package dev.homing.gateway.http;
 
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
@@ -26,9 +25,6 @@ import io.vertx.core.http.impl.VertxHttpRequestDecoder;
  * confined to its channel's event loop, as every Netty decoder.
  */
 public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
-
-    /** The name Vert.x gives its request decoder in the pipeline. */
-    private static final String DECODER = "httpDecoder";
 
     /** A request line in an HTTP version the gateway does not speak over HTTP/1 framing. */
     public static final class UnsupportedVersionException extends IllegalArgumentException {
@@ -59,17 +55,17 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
         }
     }
 
-    /** Replaces Vert.x's decoder if the pipeline has it; whether a strict one is in place now. */
+    /** Replaces Vert.x's decoder (found by its type) if the pipeline has it; whether a strict one is there now. */
     private static boolean replaceIn(ChannelPipeline pipeline) {
-        ChannelHandler decoder = pipeline.get(DECODER);
-        if (decoder instanceof StrictRequestDecoder) {
-            return true;
+        ChannelHandlerContext decoder = pipeline.context(VertxHttpRequestDecoder.class);
+        if (decoder == null) {
+            return false;
         }
-        if (decoder instanceof VertxHttpRequestDecoder) {
-            pipeline.replace(DECODER, DECODER, new StrictRequestDecoder());
-            return true;
+        if (!(decoder.handler() instanceof StrictRequestDecoder)) {
+            // Under Vert.x's own name: its upgrade to HTTP/2 (h2c) removes the decoder by that name.
+            pipeline.replace(decoder.name(), decoder.name(), new StrictRequestDecoder());
         }
-        return false;
+        return true;
     }
 
     /** Sees the first bytes after Vert.x set the codec up behind it; replaces the decoder and steps out. */
