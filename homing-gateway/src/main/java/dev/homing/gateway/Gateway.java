@@ -8,10 +8,12 @@ import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.http.InvalidRequests;
+import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.UpstreamProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -28,6 +30,7 @@ import io.vertx.core.net.PemKeyCertOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,7 +101,7 @@ public final class Gateway implements AutoCloseable {
      * @throws IllegalStateException    if a port cannot be bound
      */
     public static Gateway start(GatewayConfig config) {
-        return start(config, null);
+        return start(config, null, InetAddress::getAllByName);
     }
 
     /**
@@ -106,6 +109,16 @@ public final class Gateway implements AutoCloseable {
      * given and enabled (in the background: an unreachable API server does not stop the start).
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery) {
+        return start(config, discovery, InetAddress::getAllByName);
+    }
+
+    /**
+     * As {@link #start(GatewayConfig, DiscoverySettings)}, looking worker host names up with {@code resolver} (DNS in
+     * production, a table a test controls): once for each worker, when it registers, and for the allow list of
+     * {@code POST /workers}.
+     */
+    public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
+                                WorkerHostAllowList.Resolver resolver) {
         config.validate();
         if (discovery != null) {
             discovery.validate();
@@ -132,7 +145,7 @@ public final class Gateway implements AutoCloseable {
                             config.healthCheckEndpoint(), config.healthCheckTimeoutSecs(),
                             config.healthCheckIntervalSecs(), config.healthFailureThreshold(),
                             config.healthSuccessThreshold(), config.policy().equals("power_of_two"),
-                            config.evictionIntervalSecs()));
+                            config.evictionIntervalSecs()), resolver);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
                         Worker worker = registry.find(id);
@@ -146,7 +159,7 @@ public final class Gateway implements AutoCloseable {
                     config.retryPolicy(), !config.disableHealthCheck());
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
-                    admission, vertx);
+                    admission, vertx, new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.workerUrls()) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));

@@ -8,6 +8,7 @@ import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.Cors;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestIds;
+import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.BadRequestException;
@@ -34,7 +35,8 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
-import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +60,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             Map.entry("/get_server_info", "GET"), Map.entry("/engine_metrics", "GET"), Map.entry("/get_loads", "GET"),
             Map.entry("/flush_cache", "POST"));
 
+    /** Where {@code GET /v1/models/{model}} starts; a model id may hold slashes ({@code org/name}). */
+    private static final String MODEL_PREFIX = "/v1/models/";
+
     private final GatewayConfig config;
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
@@ -73,10 +78,13 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final CircuitBreakers breakers;
     private final InferenceAdmission admission;
     private final Vertx vertx;
+    /** HTTP/1.x framing rules (Transfer-Encoding, Host); checked before anything else reads the request. */
+    private final RequestFraming framing;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
                   HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
-                  Vertx vertx) {
+                  Vertx vertx, RequestFraming framing, WorkerHostAllowList.Resolver resolver) {
+        this.framing = framing;
         this.breakers = breakers;
         this.admission = admission;
         this.vertx = vertx;
@@ -91,12 +99,15 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.routeAccess = new RouteAccess(config.apiKey(), config.adminApiKey(), config.allowUnauthenticatedAdmin());
         this.fanOut = new FanOutRoutes(registry, lifecycle);
         this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.workerHostAllowList().isEmpty()
-                ? WorkerHostAllowList.defaults(config.workerUrls(), InetAddress::getAllByName)
-                : WorkerHostAllowList.of(config.workerHostAllowList(), InetAddress::getAllByName));
+                ? WorkerHostAllowList.defaults(config.workerUrls(), resolver)
+                : WorkerHostAllowList.of(config.workerHostAllowList(), resolver));
     }
 
     @Override
     public void handle(HttpServerRequest req) {
+        if (framing.refused(req)) {
+            return;
+        }
         String path = req.path();
         InferenceRoute route = InferenceRoute.of(path);
         RequestRecord record = new RequestRecord(metrics,
@@ -158,7 +169,14 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                     fanOut.engineMetrics(response);
                     return;
                 }
-                default -> { }
+                default -> {
+                    if (path.startsWith(MODEL_PREFIX)) {
+                        // Percent-decoded (an SDK may encode the slash of "org/name"); a plus stays a plus.
+                        model(response, URLDecoder.decode(path.substring(MODEL_PREFIX.length())
+                                .replace("+", "%2B"), StandardCharsets.UTF_8));
+                        return;
+                    }
+                }
             }
         }
         if (path.equals("/get_loads") && method == HttpMethod.GET) {
@@ -169,6 +187,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             workerApi.handle(req, path);
         } else if (KNOWN_ROUTES.containsKey(path)) {
             ApiError.sendMethodNotAllowed(response, path, KNOWN_ROUTES.get(path));
+        } else if (path.startsWith(MODEL_PREFIX)) {
+            ApiError.sendMethodNotAllowed(response, "/v1/models/{model}", "GET");
         } else {
             fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
         }
@@ -182,6 +202,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private static String metricPath(String path) {
         if (path.startsWith("/workers/")) {
             return "/workers/{id}";
+        }
+        if (path.startsWith(MODEL_PREFIX)) {
+            return "/v1/models/{model}";
         }
         return switch (path) {
             case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
@@ -268,9 +291,22 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         List<Map<String, Object>> data = new ArrayList<>();
         for (String model : models) {
-            data.add(Map.of("id", model, "object", "model", "owned_by", "local"));
+            data.add(modelObject(model));
         }
         JsonResponses.send(response, 200, Map.of("object", "list", "data", data));
+    }
+
+    /** {@code GET /v1/models/{model}}: the model object of {@code /v1/models}, or 404 for one not served here. */
+    private void model(HttpServerResponse response, String model) {
+        if (!registry.models().contains(model)) {
+            new ApiError(404, "model_not_found", "The model '" + model + "' is not served here").send(response);
+            return;
+        }
+        JsonResponses.send(response, 200, modelObject(model));
+    }
+
+    private static Map<String, Object> modelObject(String model) {
+        return Map.of("id", model, "object", "model", "owned_by", "local");
     }
 
     private Worker firstHealthy(String model) {
@@ -290,10 +326,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             new ApiError(503, "no_available_workers", "No healthy workers").send(response);
             return;
         }
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(worker.url() + path)
+        // To the worker's fixed address, as every call to a worker: its name is not looked up again.
+        RequestOptions options = worker.target().request(HttpMethod.GET, path)
                 .setConnectTimeout(10_000).setIdleTimeout(config.requestTimeoutSecs() * 1000);
-        if (worker.apiKey() != null) {
-            options.putHeader("authorization", "Bearer " + worker.apiKey());
+        if (worker.target().authorization() != null) {
+            options.putHeader("authorization", worker.target().authorization());
         }
         client.request(options).compose(r -> r.send()).compose(resp -> resp.body().map(body -> {
             response.setStatusCode(resp.statusCode());

@@ -41,7 +41,7 @@ final class InferenceAdmission {
 
     /**
      * Runs {@code proceed} on the request's event loop once it holds a permit (null when admission control is off),
-     * at once or after waiting in the queue; answers 429 (queue full) or 408 (waited too long) itself, with
+     * at once or after waiting in the queue; answers 429 (queue full) or 503 (waited too long) itself, with
      * {@code Retry-After}. The caller hands the permit to {@link #release} when its response ends.
      */
     void admit(HttpServerRequest req, Consumer<AdmissionQueue.Permit> proceed) {

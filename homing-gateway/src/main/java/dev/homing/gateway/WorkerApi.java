@@ -18,6 +18,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -25,8 +26,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The worker API: {@code POST /workers} (202, registered in the background; 403 for a host outside the
- * {@link WorkerHostAllowList}), {@code GET /workers},
+ * The worker API: {@code POST /workers} (202, registered in the background at the address its host was checked
+ * at; 403 for a host outside the {@link WorkerHostAllowList}), {@code GET /workers},
  * {@code GET/PUT/DELETE /workers/{id}} where the id may also be the worker's URL, URL-encoded. Keys are never shown.
  */
 final class WorkerApi {
@@ -105,17 +106,20 @@ final class WorkerApi {
         vertx.executeBlocking(() -> allowList.check(spec.url())).onComplete(checked -> {
             if (checked.failed()) {
                 fail(req, new ApiError(500, "worker_host_check_failed", String.valueOf(checked.cause())));
-            } else if (checked.result() instanceof WorkerHostAllowList.Refused refused) {
-                fail(req, new ApiError(403, "worker_host_not_allowed", refused.reason()));
             } else {
-                register(req, spec);
+                switch (checked.result()) {
+                    case WorkerHostAllowList.Allowed allowed -> register(req, spec, allowed.address());
+                    case WorkerHostAllowList.Refused refused ->
+                            fail(req, new ApiError(403, "worker_host_not_allowed", refused.reason()));
+                }
             }
         });
     }
 
-    private void register(HttpServerRequest req, WorkerSpec spec) {
+    /** Registers the worker at the address its host was checked at: a later DNS answer cannot move it. */
+    private void register(HttpServerRequest req, WorkerSpec spec, InetAddress checkedAddress) {
         try {
-            WorkerLifecycle.Registration registration = lifecycle.register(spec);
+            WorkerLifecycle.Registration registration = lifecycle.register(spec, checkedAddress);
             Map<String, Object> out = new LinkedHashMap<>(describe(registration.worker()));
             out.put("status", "pending");
             JsonResponses.send(req.response(), 202, out);

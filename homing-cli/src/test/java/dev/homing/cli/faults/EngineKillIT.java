@@ -1,7 +1,6 @@
 package dev.homing.cli.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +51,7 @@ class EngineKillIT {
             LoadRun streams = LoadRun.start(16, STREAMS,
                     i -> streamClient.post(url, "kill-stream-" + i, Requests.chat("stream " + i, 500, true), true));
             // More requests in flight on the victim than there are plain clients: at least one is a stream to cut.
-            await("victim busy with streams").atMost(LOAD_TIMEOUT).pollInterval(Duration.ofMillis(20))
+            fleet.awaitOutcome("victim busy with streams", LOAD_TIMEOUT)
                     .until(() -> victim.requestsInFlight(fleet.control()) > PLAIN_CLIENTS);
             victim.kill();
             List<Answer> plainAnswers = plain.join(LOAD_TIMEOUT);
@@ -71,7 +70,7 @@ class EngineKillIT {
                     .allMatch(a -> answered.timesAnswered(a.requestId()) == 0);
             assertThat(answered.duplicated()).as("requests answered twice").isEmpty();
 
-            await("the gateway sees the victim gone").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+            fleet.awaitOutcome("the gateway sees the victim gone", LOAD_TIMEOUT)
                     .until(() -> gateway.healthyWorkers(fleet.control()) == 3);
             victim.restart();
             fleet.awaitReady(gateway, 4);

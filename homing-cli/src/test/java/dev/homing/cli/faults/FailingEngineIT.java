@@ -1,7 +1,6 @@
 package dev.homing.cli.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.time.Duration;
@@ -11,14 +10,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fault 2 of the suite: of four engines one answers 503 half the time and one hangs. Their circuits open, traffic
- * moves to the others, and once the faults are cleared the circuits close again.
+ * Fault 2 of the suite: of four engines one fails half its requests with 500 and one hangs. Their circuits open,
+ * traffic moves to the others, and once the faults are cleared the circuits close again. (A 503 or 429 is an
+ * engine's backpressure, which opens no circuit: RetryAndBreakerWiringTest.)
  */
 class FailingEngineIT {
 
     private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     /** Open circuits wait this long before half-open probes: long enough to watch, short enough for a test. */
     private static final int OPEN_SECONDS = 4;
+    /**
+     * What the hung engine's requests wait before they time out: short enough to open its circuit in seconds, long
+     * enough that a healthy engine on a machine with both cores busy always answers within it.
+     */
+    private static final int REQUEST_TIMEOUT_SECONDS = 4;
 
     private final ProcessFleet fleet = new ProcessFleet("failing-engines");
 
@@ -30,7 +35,7 @@ class FailingEngineIT {
     @Test
     void circuitsOfAFlakyAndAHungEngineOpenTrafficMovesAndTheyCloseOnceTheFaultsAreCleared() throws Exception {
         EngineProcess flaky = fleet.engine("flaky", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
-                "--fail-rate", "0.5", "--fail-status", "503", "--seed", "42");
+                "--fail-rate", "0.5", "--fail-status", "500", "--seed", "42");
         EngineProcess hung = fleet.engine("hung", ProcessFleet.ENGINE_JVM, "--time-scale", "10",
                 "--stall-after-tokens", "1");
         List<EngineProcess> healthy = List.of(
@@ -39,7 +44,8 @@ class FailingEngineIT {
         List<EngineProcess> engines = List.of(flaky, hung, healthy.get(0), healthy.get(1));
         GatewayProcess gateway = fleet.gateway("512m", engines, "--policy", "round_robin",
                 "--cb-failure-threshold", "3", "--cb-success-threshold", "2",
-                "--cb-timeout-duration-secs", Integer.toString(OPEN_SECONDS), "--request-timeout-secs", "2");
+                "--cb-timeout-duration-secs", Integer.toString(OPEN_SECONDS), "--request-timeout-secs",
+                Integer.toString(REQUEST_TIMEOUT_SECONDS));
         fleet.awaitReady(gateway, 4);
         String url = gateway.url() + Requests.CHAT;
         List<Answer> answers = new ArrayList<>();
@@ -47,11 +53,11 @@ class FailingEngineIT {
         try (FaultClient client = new FaultClient(Duration.ofSeconds(30))) {
             LoadRun faulty = LoadRun.start(8, 2_000,
                     i -> client.post(url, "failing-" + i, Requests.chat("faulty " + i, 8, false), false));
-            await("both circuits open").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+            fleet.awaitOutcome("both circuits open", LOAD_TIMEOUT)
                     .until(() -> opened(gateway, flaky) > 0 && opened(gateway, hung) > 0);
             faulty.stop();
             answers.addAll(faulty.join(LOAD_TIMEOUT));
-            assertThat(answers).as("a flaky engine's 503s are retried elsewhere; the hung one's requests time out")
+            assertThat(answers).as("a flaky engine's 500s are retried elsewhere; the hung one's requests time out")
                     .allMatch(a -> a.outcome() == Answer.Outcome.SUCCEEDED
                             || a.outcome() == Answer.Outcome.FAILED_CLEARLY && a.status() == 504);
             assertThat(Files.readString(gateway.process().log())).contains("circuit closed -> open");
@@ -62,7 +68,7 @@ class FailingEngineIT {
             hung.clearFaults(fleet.control());
             LoadRun recovery = LoadRun.start(2, 2_000,
                     i -> client.post(url, "recovery-" + i, Requests.chat("recovery " + i, 8, false), false));
-            await("every circuit closed again").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+            fleet.awaitOutcome("every circuit closed again", LOAD_TIMEOUT)
                     .until(() -> engines.stream().allMatch(e -> gateway.circuitState(fleet.control(), e) == 0)
                             && closedAgain(gateway, flaky) > 0 && closedAgain(gateway, hung) > 0);
             recovery.stop();
@@ -73,7 +79,7 @@ class FailingEngineIT {
         assertThat(answers).noneMatch(a -> a.outcome() == Answer.Outcome.LOST);
         int duplicated = AnsweredIds.of(engines).duplicated().size();
         assertThat(duplicated).isZero();
-        FaultFigures.record(new FaultFigures.Row("2", "1 engine failing half its requests with 503, 1 hung, "
+        FaultFigures.record(new FaultFigures.Row("2", "1 engine failing half its requests with 500, 1 hung, "
                 + "2 healthy; faults then cleared", answers, duplicated, null));
     }
 
@@ -86,7 +92,7 @@ class FailingEngineIT {
                                                           FaultClient client, String url, List<Answer> answers)
             throws InterruptedException {
         for (int attempt = 0; attempt < 5; attempt++) {
-            await("hung circuit open").atMost(LOAD_TIMEOUT).pollInterval(ProcessFleet.POLL)
+            fleet.awaitOutcome("hung circuit open", LOAD_TIMEOUT)
                     .until(() -> gateway.circuitState(fleet.control(), hung) == 1);
             PrometheusText before = gateway.metrics(fleet.control());
             String prefix = "moved-" + attempt + "-";

@@ -14,7 +14,13 @@ import java.time.Duration;
  */
 final class FaultClient implements AutoCloseable {
 
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long a control call (health, readiness, metrics, an engine's load) may take. Generous: with both cores busy
+     * beside other builds a scrape can take seconds, and a control call that gives up early ends a test that was
+     * going well.
+     */
+    private static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(30);
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(CONNECT_TIMEOUT).build();
@@ -44,7 +50,7 @@ final class FaultClient implements AutoCloseable {
 
     /** A GET or an empty POST for control routes; throws when the server cannot be reached. */
     HttpResponse<String> send(String method, String url) throws IOException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(CONNECT_TIMEOUT)
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(CONTROL_TIMEOUT)
                 .method(method, HttpRequest.BodyPublishers.noBody()).build();
         try {
             return http.send(request, HttpResponse.BodyHandlers.ofString());

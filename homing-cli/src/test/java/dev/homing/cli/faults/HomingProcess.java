@@ -110,7 +110,7 @@ final class HomingProcess implements AutoCloseable {
      */
     Matcher awaitAnnouncement(Pattern announcement, Duration timeout) {
         return await(name + " to print " + announcement + " (log " + log + ")").atMost(timeout)
-                .pollInterval(Duration.ofMillis(50)).failFast(this::assertAlive)
+                .pollInterval(Duration.ofMillis(50)).ignoreExceptions().failFast(this::assertAlive)
                 .until(() -> outputSinceLaunch().lines().map(announcement::matcher).filter(Matcher::find).findFirst(),
                         Optional::isPresent)
                 .orElseThrow();

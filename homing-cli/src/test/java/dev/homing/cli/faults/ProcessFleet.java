@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionFactory;
 
 /**
  * The processes of one fault scenario: simulated engines and a gateway, each on a free loopback port, with their
@@ -57,9 +58,19 @@ final class ProcessFleet implements AutoCloseable {
 
     /** Waits until the gateway reports {@code workers} healthy workers, its engines having started meanwhile. */
     void awaitReady(GatewayProcess gateway, int workers) {
-        await("gateway ready with " + workers + " workers (logs in " + dir + ")").atMost(START_TIMEOUT)
-                .pollInterval(POLL).failFast(this::assertNoneDied)
+        awaitOutcome("gateway ready with " + workers + " workers", START_TIMEOUT)
                 .until(() -> gateway.healthyWorkers(control) == workers);
+    }
+
+    /**
+     * A wait for an outcome of the scenario, bounded by {@code atMost} (a bound only a failure reaches) and asked
+     * every {@link #POLL}. A control call in the condition that fails (a scrape or {@code /get_load} timing out while
+     * both cores are busy) is asked again at the next poll instead of ending the test; a process of the fleet that
+     * dies ends the wait at once, with its log.
+     */
+    ConditionFactory awaitOutcome(String what, Duration atMost) {
+        return await(what + " (logs in " + dir + ")").atMost(atMost).pollInterval(POLL).ignoreExceptions()
+                .failFast(this::assertNoneDied);
     }
 
     /** Throws, with the end of its log, if a process of the fleet exited that the test did not stop. */

@@ -1,7 +1,6 @@
 package dev.homing.cli.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -66,9 +65,9 @@ class SlowReaderIT {
             for (int i = 0; i < OPENING_AT_ONCE; i++) {
                 openNext(http, gateway.url(), next, held, refused);
             }
-            await("every stream open").atMost(TIMEOUT).pollInterval(ProcessFleet.POLL)
+            fleet.awaitOutcome("every stream open", TIMEOUT)
                     .until(() -> held.size() + refused.size() == STREAMS);
-            await("the engines have generated every stream").atMost(TIMEOUT).pollInterval(ProcessFleet.POLL)
+            fleet.awaitOutcome("the engines have generated every stream", TIMEOUT)
                     .until(() -> engines.stream().allMatch(e -> e.requestsInFlight(fleet.control()) == 0)
                             && AnsweredIds.of(engines).count() == STREAMS);
             long heldBackPeak = heap.peakBytes();

@@ -387,6 +387,8 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
                 if (!placed && at != null) {
                     placed = true;
                     pipeline.addAfter(at.name(), "clientDeadlines", deadlines);
+                    // The same place suits the decoder's own rules, before the codec has decoded anything.
+                    StrictRequestDecoder.placeBefore(pipeline, at.name());
                 }
             }
             return placed;

@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * What one request did, filled in as it goes and written once at completion: one access-log line and the HTTP
- * metrics. Confined to the request's event loop; {@link #complete} ignores calls after the first.
+ * metrics. In the line's text every value is one field ({@link #field}): what a client sent cannot forge another.
+ * Confined to the request's event loop; {@link #complete} ignores calls after the first.
  */
 public final class RequestRecord {
 
@@ -102,8 +103,37 @@ public final class RequestRecord {
                 .addKeyValue("ttfb_ms", ttfb).addKeyValue("total_ms", totalMs)
                 .log("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
                                 + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}",
-                        requestId, method, path, model, worker, branch, ratio, status,
-                        errorCode == null ? "" : " error=" + errorCode,
+                        field(requestId), field(method), field(path), field(model), field(worker), field(branch),
+                        ratio, status, errorCode == null ? "" : " error=" + field(errorCode),
                         promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens, ttfb, totalMs);
+    }
+
+    /**
+     * A value as one field of the text line: as it is when every character is one a field may hold bare, else in
+     * double quotes with backslash escapes ({@code \"}, {@code \\}, and {@code \\u} with four hex digits for
+     * anything outside printable ASCII). A request id, model name or path a client chose cannot end its field
+     * early, start another ({@code x status=200}) or start a new line.
+     */
+    static String field(String value) {
+        if (!value.isEmpty() && value.chars().allMatch(RequestRecord::isBare)) {
+            return value;
+        }
+        StringBuilder quoted = new StringBuilder(value.length() + 8).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                quoted.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                quoted.append(c);
+            }
+        }
+        return quoted.append('"').toString();
+    }
+
+    /** Characters a field may hold without quotes: none of space, quote, equals sign, backslash or control. */
+    private static boolean isBare(int c) {
+        return c > 0x20 && c < 0x7f && c != '"' && c != '=' && c != '\\';
     }
 }

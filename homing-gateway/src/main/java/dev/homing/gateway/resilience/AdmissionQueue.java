@@ -11,8 +11,9 @@ import java.util.function.LongSupplier;
 /**
  * Admission control for inference requests: at most {@code maxConcurrent} requests hold a {@link Permit} at once
  * (a strict cap: a permit is given back exactly once, when its request ends); the rest wait in a strict FIFO queue of
- * {@code queueSize}; a full queue answers 429 and a wait beyond {@code queueTimeout} answers 408, each with a
- * {@code Retry-After} in seconds.
+ * {@code queueSize}; a full queue answers 429 and a wait beyond {@code queueTimeout} answers 503, each with a
+ * {@code Retry-After} in seconds. Both are backpressure, not failure: a 408 would tell clients (and the SDKs that
+ * retry it at once) that they were slow, and have them send the same body straight back into the full queue.
  *
  * <p>Rate limit. When {@code tokensPerSecond} is set, admission also takes a token from a bucket of
  * {@code maxConcurrent} tokens refilled at that rate, so both limits hold: never more than {@code maxConcurrent} in
@@ -72,7 +73,7 @@ public final class AdmissionQueue {
     public record Admitted(Permit permit) implements Result {
     }
 
-    /** Wait: the ticket completes with a permit in FIFO order, or fails with {@link Rejection} (408). */
+    /** Wait: the ticket completes with a permit in FIFO order, or fails with {@link Rejection} (503). */
     public record Queued(Ticket ticket) implements Result {
     }
 
@@ -191,7 +192,7 @@ public final class AdmissionQueue {
     }
 
     /**
-     * Fails the ticket with 408 if it is still waiting and its deadline has come; the caller's timer calls it at
+     * Fails the ticket with 503 if it is still waiting and its deadline has come; the caller's timer calls it at
      * {@link Ticket#deadlineNanos()}. Returns whether the ticket was failed by this call.
      */
     public boolean expire(Ticket ticket) {
@@ -262,7 +263,7 @@ public final class AdmissionQueue {
         return out;
     }
 
-    /** Removes every overdue ticket, as 408 grants. Under the monitor. */
+    /** Removes every overdue ticket, as 503 grants. Under the monitor. */
     private List<Grant> expireOverdue() {
         List<Grant> out = new ArrayList<>();
         long now = nanoClock.getAsLong();
@@ -275,8 +276,9 @@ public final class AdmissionQueue {
         return out;
     }
 
+    /** A wait that ran out: 503 with its own code, so a client tells it from a full queue and from an outage. */
     private Rejected timeout() {
-        return new Rejected(408, "queue_timeout", retryAfterSeconds());
+        return new Rejected(503, "queue_timeout", retryAfterSeconds());
     }
 
     /**

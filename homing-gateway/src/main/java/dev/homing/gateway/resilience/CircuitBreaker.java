@@ -10,9 +10,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Better than the reference in three ways: half-open admits at most {@code successThreshold} probes at a time,
  * not all traffic (a recovering worker is not hit by the whole backlog at once); only worker failures count (see
- * {@link UpstreamOutcome}: a client's 4xx is a success, a 429 counts neither way); and an outcome is ignored when it
- * belongs to an earlier state, so the tail of requests sent before the circuit opened cannot re-open a half-open
- * circuit or close it on stale news. Each state change bumps a generation; a {@link Permit} carries the generation
+ * {@link UpstreamOutcome}: a client's 4xx is a success, a 429 or 503 counts neither way); and an outcome is ignored
+ * when it belongs to an earlier state, so the tail of requests sent before the circuit opened cannot re-open a
+ * half-open circuit or close it on stale news. Each state change bumps a generation; a {@link Permit} carries the generation
  * it was granted in.
  *
  * <p>Thread-safety: all state changes hold this object's monitor (a few field writes, uncontended except on a

@@ -8,9 +8,12 @@ package dev.homing.gateway.resilience;
  * over-long prompts could open every circuit of a fleet):
  * <ul>
  *   <li>2xx and client 4xx (400, 401, 404, 413, 422...): the worker answered, it works: a breaker success, no retry;
- *   <li>429: the worker is busy, not broken: neither breaker success nor failure, retried on another worker;
+ *   <li>429 and 503: the worker is full (its queue, its KV cache) or draining, not broken: backpressure, neither
+ *       breaker success nor failure, retried on another worker. Counted as failures, an engine shedding load at its
+ *       peak would open its circuit and lose all traffic just as it recovered (with one worker, the whole service);
  *   <li>408 and a gateway-side timeout: the worker did not keep up: a breaker failure, retried;
- *   <li>5xx: a breaker failure; 500, 502, 503, 504 are retried (501, 505... are not: asking again changes nothing);
+ *   <li>any other 5xx: a breaker failure; 500, 502, 504 are retried (501, 505... are not: asking again changes
+ *       nothing);
  *   <li>connection refused, reset or failed before an answer: a breaker failure, retried.
  * </ul>
  * A connection that could not even be opened because the gateway is out of file descriptors
@@ -19,6 +22,7 @@ package dev.homing.gateway.resilience;
 public enum UpstreamOutcome {
     SUCCESS,
     CLIENT_ERROR,
+    /** 429 or 503: backpressure from a full or draining worker. */
     BUSY,
     TIMEOUT,
     SERVER_ERROR,
@@ -29,7 +33,7 @@ public enum UpstreamOutcome {
         if (status == 408) {
             return TIMEOUT;
         }
-        if (status == 429) {
+        if (status == 429 || status == 503) {
             return BUSY;
         }
         if (status >= 500) {
@@ -74,7 +78,7 @@ public enum UpstreamOutcome {
         return switch (outcome) {
             case SUCCESS, CLIENT_ERROR -> false;
             case BUSY, TIMEOUT, CONNECTION_FAILED -> true;
-            case SERVER_ERROR -> status == 0 || status == 500 || status == 502 || status == 503 || status == 504;
+            case SERVER_ERROR -> status == 0 || status == 500 || status == 502 || status == 504;
         };
     }
 }

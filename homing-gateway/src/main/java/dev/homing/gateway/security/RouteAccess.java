@@ -6,7 +6,8 @@ import dev.homing.gateway.proxy.InferenceRoute;
  * Who may call which route. Four kinds of path:
  * <ul>
  *   <li>public (probes and discovery: {@code /health}, {@code /liveness}, {@code /readiness}, {@code /health_generate},
- *       {@code /v1/models}, {@code /get_model_info}, {@code /get_server_info}): always allowed, as in the reference;
+ *       {@code /v1/models} and {@code /v1/models/{model}}, {@code /get_model_info}, {@code /get_server_info}): always
+ *       allowed, as in the reference;
  *   <li>inference (the POST routes of {@link InferenceRoute}): need {@code --api-key} as a Bearer token when it is
  *       set, else open;
  *   <li>admin ({@code /workers}, {@code /workers/{id}}, {@code /flush_cache}, {@code /get_loads},
@@ -65,6 +66,9 @@ public final class RouteAccess {
         }
         if (path.startsWith("/workers/")) {
             return Kind.ADMIN;
+        }
+        if (path.startsWith("/v1/models/")) {
+            return Kind.PUBLIC;
         }
         return switch (path) {
             case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",

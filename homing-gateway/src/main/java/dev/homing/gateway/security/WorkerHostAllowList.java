@@ -24,8 +24,8 @@ import java.util.Set;
  * injected resolver); the unspecified address ({@code 0.0.0.0}, {@code ::}) and multicast are always refused; a host
  * whose name matches a name entry is allowed; otherwise every address it resolves to must lie in an address entry
  * (IPv4-mapped IPv6 addresses count as their IPv4 address). The verdict carries the address it was judged on, and
- * the gateway should connect to that address (keeping the name for the Host header), so a DNS answer that changes
- * after the check (rebinding) cannot redirect it.
+ * the gateway connects to that address for the worker's whole life (keeping the name for the Host header; see
+ * {@code UpstreamTarget}), so a DNS answer that changes after the check (rebinding) cannot redirect it.
  *
  * <p>Immutable and thread-safe. {@link #check} may block on DNS: call it off the event loop.
  */

@@ -4,6 +4,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 
+import java.net.InetAddress;
 import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URL;
@@ -13,7 +14,13 @@ import java.net.URL;
  * path that {@code RequestOptions.setAbsoluteURI} would otherwise re-parse from a concatenated string on every
  * request. Immutable.
  *
- * @param server        the socket address the HTTP client pools connections by
+ * <p>The server address is an IP address once the worker's host has been resolved ({@link #at}): every connection
+ * then goes to the address that was resolved (and, for {@code POST /workers}, checked against the allow list), never
+ * to a new answer for the name, so a DNS record that changes afterwards (rebinding) cannot send the gateway
+ * elsewhere. The name stays the Host header (and would stay the TLS server name).
+ *
+ * @param server        the socket address the HTTP client pools connections by: the host's IP address, or the URL's
+ *                      host name until {@link #at} fixes the address
  * @param host          the host as the URL spells it (the Host header)
  * @param port          the port, 80 or 443 when the URL gives none
  * @param ssl           whether the URL is https
@@ -44,6 +51,22 @@ public record UpstreamTarget(SocketAddress server, String host, int port, boolea
         String host = parsed.getHost();
         return new UpstreamTarget(SocketAddress.inetSocketAddress(port, host), host, port, ssl, parsed.getPath(),
                 apiKey == null ? null : "Bearer " + apiKey);
+    }
+
+    /** This target with its connections going to {@code address} (an IP address, so no lookup happens). */
+    public UpstreamTarget at(InetAddress address) {
+        return new UpstreamTarget(SocketAddress.inetSocketAddress(port, address.getHostAddress()), host, port, ssl,
+                basePath, authorization);
+    }
+
+    /** Whether the server is still a host name, which a connection would look up afresh: no address fixed yet. */
+    public boolean needsAddress() {
+        return !isAddressLiteral(server.host());
+    }
+
+    /** An IPv4 or IPv6 literal (with or without brackets): what a connection uses without asking DNS. */
+    private static boolean isAddressLiteral(String host) {
+        return host.indexOf(':') >= 0 || !host.isEmpty() && host.chars().allMatch(c -> c == '.' || c >= '0' && c <= '9');
     }
 
     /** The path on the worker for a gateway path: the same string when the worker URL has no base path. */

@@ -2,13 +2,15 @@ package dev.homing.gateway.workers;
 
 import dev.homing.core.policy.WorkerView;
 
+import java.net.InetAddress;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A registered worker and its live state. The in-flight count only moves through {@link InFlightSlot}s, so it
- * cannot drift. Fields are volatile or atomic: the data plane reads them from every event loop, the health checker
- * and the registry write them.
+ * cannot drift. Its target's address is fixed once ({@link #pin}, or at construction), before the worker can become
+ * active: every connection to an active worker goes to that one address. Fields are volatile or atomic: the data
+ * plane reads them from every event loop, the health checker and the registry write them.
  */
 public final class Worker {
 
@@ -27,7 +29,7 @@ public final class Worker {
     private final String id;
     private final String url;
     private final String apiKey;
-    private final UpstreamTarget target;
+    private volatile UpstreamTarget target;
     private final ConnectGate connectGate = new ConnectGate(ConnectGate.DEFAULT_LIMIT);
     private volatile Map<String, String> labels;
     private volatile int priority;
@@ -40,10 +42,16 @@ public final class Worker {
     private volatile int consecutiveSuccesses;
 
     Worker(String id, WorkerSpec spec) {
+        this(id, spec, null);
+    }
+
+    /** A worker whose connections go to {@code address} (null: its host is resolved later, see {@link #pin}). */
+    Worker(String id, WorkerSpec spec, InetAddress address) {
         this.id = id;
         this.url = spec.url();
         this.apiKey = spec.apiKey();
-        this.target = UpstreamTarget.of(spec.url(), spec.apiKey());
+        UpstreamTarget parsed = UpstreamTarget.of(spec.url(), spec.apiKey());
+        this.target = address == null ? parsed : parsed.at(address);
         this.labels = spec.labels();
         this.priority = spec.priority();
         this.modelId = spec.modelId();
@@ -65,6 +73,16 @@ public final class Worker {
     /** Where requests to this worker go, parsed once from its URL. */
     public UpstreamTarget target() {
         return target;
+    }
+
+    /**
+     * Fixes the address of a worker whose URL names its host, as resolved at registration; only while it is pending
+     * (takes no traffic) and only once, so the address an active worker is reached at never changes.
+     */
+    void pin(InetAddress address) {
+        if (state == State.PENDING && target.needsAddress()) {
+            target = target.at(address);
+        }
     }
 
     /** Bounds the connections being opened to this worker at once (inference requests only). */

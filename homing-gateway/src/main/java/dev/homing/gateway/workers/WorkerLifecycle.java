@@ -1,6 +1,7 @@
 package dev.homing.gateway.workers;
 
 import dev.homing.gateway.metrics.GatewayMetrics;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -15,6 +16,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.time.Duration;
+import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +25,11 @@ import java.util.concurrent.TimeUnit;
  * that go away, probes health on a period with failure/success thresholds, polls {@code /get_load} when the policy
  * reads it, and runs the policies' housekeeping. Timers run on a Vert.x event loop; registry writes are the
  * registry's own business.
+ *
+ * <p>Addresses: a worker registered with the address its host was checked at keeps it; one whose URL names a host
+ * (a {@code --worker-urls} entry) has it resolved once, off the event loop, before its first probe, and keeps that
+ * address (a failed lookup is retried like a failed probe). Every probe, health check and load poll, like every
+ * request, goes to the worker's target, so nothing reaches a worker at an address other than the one fixed then.
  */
 public final class WorkerLifecycle {
 
@@ -44,12 +51,15 @@ public final class WorkerLifecycle {
     private final WorkerRegistry registry;
     private final GatewayMetrics metrics;
     private final Settings settings;
+    private final WorkerHostAllowList.Resolver resolver;
     private long healthTimer = -1;
     private long loadTimer = -1;
     private long maintainTimer = -1;
 
+    /** @param resolver turns a worker's host name into addresses, once per worker (DNS in production) */
     public WorkerLifecycle(Vertx vertx, HttpClient client, WorkerRegistry registry, GatewayMetrics metrics,
-                           Settings settings) {
+                           Settings settings, WorkerHostAllowList.Resolver resolver) {
+        this.resolver = resolver;
         this.vertx = vertx;
         this.client = client;
         this.registry = registry;
@@ -88,7 +98,15 @@ public final class WorkerLifecycle {
      * @throws IllegalArgumentException if the URL is already registered
      */
     public Registration register(WorkerSpec spec) {
-        Worker worker = registry.register(spec);
+        return register(spec, null);
+    }
+
+    /**
+     * As {@link #register(WorkerSpec)}, for a worker whose host was checked at {@code address}: its connections go
+     * there, and its host is not looked up again.
+     */
+    public Registration register(WorkerSpec spec, InetAddress address) {
+        Worker worker = registry.register(spec, address);
         Promise<Worker> activated = Promise.promise();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(settings.startupTimeoutSecs());
         vertx.runOnContext(v -> attempt(worker, spec, deadline, FIRST_RETRY_MS, activated));
@@ -131,7 +149,7 @@ public final class WorkerLifecycle {
             activated.tryFail("worker " + worker.url() + " was removed before it became active");
             return;
         }
-        discoverModel(worker).onComplete(ar -> {
+        addressed(worker).compose(v -> discoverModel(worker)).onComplete(ar -> {
             if (ar.succeeded()) {
                 String model = spec.modelId() != null ? spec.modelId() : ar.result();
                 registry.activate(worker, model);
@@ -148,6 +166,21 @@ public final class WorkerLifecycle {
                 long next = Math.min(delayMs * 2, TimeUnit.SECONDS.toMillis(settings.startupCheckIntervalSecs()));
                 vertx.setTimer(delayMs, id -> attempt(worker, spec, deadline, next, activated));
             }
+        });
+    }
+
+    /** Fixes the worker's address if its URL names a host: resolved once, off the event loop, and kept. */
+    private Future<Void> addressed(Worker worker) {
+        UpstreamTarget target = worker.target();
+        if (!target.needsAddress()) {
+            return Future.succeededFuture();
+        }
+        return vertx.executeBlocking(() -> resolver.resolve(target.host()), false).map(addresses -> {
+            if (addresses == null || addresses.length == 0) {
+                throw new IllegalStateException("no address for " + target.host());
+            }
+            worker.pin(addresses[0]);
+            return null;
         });
     }
 

@@ -4,6 +4,7 @@ import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -42,12 +43,20 @@ public final class WorkerRegistry {
      * @throws IllegalArgumentException if a worker with that URL is already registered
      */
     public synchronized Worker register(WorkerSpec spec) {
+        return register(spec, null);
+    }
+
+    /**
+     * As {@link #register(WorkerSpec)}, its connections going to {@code address} (the one its host was checked at),
+     * or, when null, to the address its host resolves to when it is probed first.
+     */
+    public synchronized Worker register(WorkerSpec spec, InetAddress address) {
         for (Worker w : byId.values()) {
             if (w.url().equals(spec.url())) {
                 throw new IllegalArgumentException("worker " + spec.url() + " is already registered as " + w.id());
             }
         }
-        Worker worker = new Worker(UUID.randomUUID().toString(), spec);
+        Worker worker = new Worker(UUID.randomUUID().toString(), spec, address);
         byId.put(worker.id(), worker);
         return worker;
     }

@@ -3,9 +3,12 @@ package dev.homing.gateway.integration;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.StreamResponse;
+import com.openai.errors.NotFoundException;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.embeddings.Embedding;
+import com.openai.models.embeddings.EmbeddingCreateParams;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
@@ -18,6 +21,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The official OpenAI Java SDK talks to the gateway as it would to OpenAI. */
 class OpenAiClientTest {
@@ -52,6 +56,34 @@ class OpenAiClientTest {
 
         assertThat(completion.choices()).hasSize(1);
         assertThat(completion.choices().getFirst().message().content()).isPresent();
+    }
+
+    @Test
+    void aModelIsRetrievedByItsId() {
+        assertThat(client.models().retrieve("sim-model").id()).isEqualTo("sim-model");
+    }
+
+    @Test
+    void aModelNotServedIsANotFoundErrorTheSdkCanBranchOn() {
+        assertThatThrownBy(() -> client.models().retrieve("no-such-model"))
+                .isInstanceOfSatisfying(NotFoundException.class, e -> {
+                    assertThat(e.type()).hasValue("not_found_error");
+                    assertThat(e.code()).hasValue("model_not_found");
+                    assertThat(e.param()).hasValue("model");
+                });
+    }
+
+    @Test
+    void embeddingsInTheSdksDefaultBase64DecodeToTheFloatsAskedForAsNumbers() {
+        EmbeddingCreateParams.Builder params = EmbeddingCreateParams.builder().model("sim-model")
+                .input("the same text");
+
+        Embedding byDefault = client.embeddings().create(params.build()).data().getFirst();
+        Embedding asNumbers = client.embeddings().create(params.encodingFormat(
+                EmbeddingCreateParams.EncodingFormat.FLOAT).build()).data().getFirst();
+
+        assertThat(byDefault.embeddingValue().isBase64()).as("sent as the base64 the SDK asked for").isTrue();
+        assertThat(byDefault.embedding()).hasSize(16).isEqualTo(asNumbers.embedding()).anyMatch(value -> value != 0f);
     }
 
     @Test

@@ -117,7 +117,7 @@ class AdmissionQueueTest {
     }
 
     @Test
-    void aWaiterThatOutlivesTheTimeoutGets408() {
+    void aWaiterThatOutlivesTheTimeoutGets503NotA408ThatClientsRetryAtOnce() {
         AdmissionQueue q = queue(1, 10);
         q.tryAcquire();
         Ticket t = queued(q.tryAcquire());
@@ -126,7 +126,7 @@ class AdmissionQueueTest {
         clock.advance(Duration.ofSeconds(60));
 
         assertThat(q.expire(t)).isTrue();
-        assertThat(rejectionOf(t)).isEqualTo(new Rejected(408, "queue_timeout", 1));
+        assertThat(rejectionOf(t)).isEqualTo(new Rejected(503, "queue_timeout", 1));
         assertThat(q.waiting()).isZero();
     }
 
@@ -152,7 +152,7 @@ class AdmissionQueueTest {
 
         running.release();
 
-        assertThat(rejectionOf(late).status()).isEqualTo(408);
+        assertThat(rejectionOf(late).status()).isEqualTo(503);
         assertThat(onTime.permit()).isCompleted();
     }
 

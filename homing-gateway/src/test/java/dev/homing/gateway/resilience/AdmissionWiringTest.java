@@ -20,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Admission control on the inference routes, over loopback HTTP: a strict cap, a FIFO queue, 429 and 408. */
+/** Admission control on the inference routes, over loopback HTTP: a strict cap, a FIFO queue, 429 and 503. */
 class AdmissionWiringTest {
 
     private static final String BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
@@ -61,7 +61,7 @@ class AdmissionWiringTest {
     }
 
     @Test
-    void aFullQueueAnswers429AndAnOverdueWaiterAnswers408InThatOrder() {
+    void aFullQueueAnswers429AndAnOverdueWaiterAnswers503InThatOrder() {
         start(Behaviour.HANG, 1, 1);
         List<Integer> order = new CopyOnWriteArrayList<>();
 
@@ -76,10 +76,12 @@ class AdmissionWiringTest {
         assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
         assertThat(refused.headers().firstValue("x-smg-error-code")).hasValue("rate_limit_exceeded");
         HttpResponse<String> timedOut = waiter.join();
-        assertThat(timedOut.statusCode()).isEqualTo(408);
+        assertThat(timedOut.statusCode()).isEqualTo(503);
         assertThat(timedOut.headers().firstValue("retry-after")).isPresent();
+        assertThat(timedOut.headers().firstValue("x-smg-error-code")).as("not an outage's code")
+                .hasValue("queue_timeout");
         assertThat(holder.join().statusCode()).isEqualTo(504);
-        assertThat(order).containsExactly(429, 408, 504);
+        assertThat(order).containsExactly(429, 503, 504);
         assertThat(worker.received()).hasSize(1);
 
         worker.behaviour(Behaviour.NORMAL);

@@ -101,6 +101,23 @@ class RetryAndBreakerWiringTest {
     }
 
     @Test
+    void a503IsBackpressureThatIsRetriedElsewhereButNeverOpensTheCircuit() {
+        FakeWorker busy = worker(Behaviour.FAIL_503);
+        FakeWorker healthy = worker(Behaviour.NORMAL);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(busy, healthy)).policy("round_robin")
+                .cbFailureThreshold(2).build());
+
+        for (int i = 0; i < 8; i++) {
+            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
+        }
+
+        assertThat(busy.received()).as("the busy worker kept being asked").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(circuitOf(gateway, busy)).isEqualTo(CircuitBreaker.State.CLOSED);
+        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_cb_transitions_total{");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
     void aClient4xxIsNotRetriedAndDoesNotOpenTheCircuit() {
         FakeWorker worker = worker(Behaviour.BAD_REQUEST);
         RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(2).build());
@@ -151,7 +168,7 @@ class RetryAndBreakerWiringTest {
 
     @Test
     void withNoAvailableWorkerTheClientGets503AtOnceNotAfterTheBackoffSum() {
-        FakeWorker worker = worker(Behaviour.FAIL_503);
+        FakeWorker worker = worker(Behaviour.FAIL_500);
         // Backoff sum 200 + 300 + 450 + 675 ms; the circuit opens on the first failure.
         RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(1)
                 .retryInitialBackoffMs(200).retryJitterFactor(0).build());

@@ -18,13 +18,13 @@ class RetryStateTest {
         long[] delays = new long[4];
         for (int i = 0; i < 4; i++) {
             state.attemptStarted();
-            RetryState.Decision d = state.failed("w", UpstreamOutcome.SERVER_ERROR, 503, random);
+            RetryState.Decision d = state.failed("w", UpstreamOutcome.SERVER_ERROR, 500, random);
             delays[i] = ((RetryState.RetryAfter) d).delayMillis();
         }
         state.attemptStarted();
 
         assertThat(delays).containsExactly(50, 75, 113, 169);
-        assertThat(state.failed("w", UpstreamOutcome.SERVER_ERROR, 503, random))
+        assertThat(state.failed("w", UpstreamOutcome.SERVER_ERROR, 500, random))
                 .isEqualTo(new RetryState.GiveUp("retries_exhausted"));
     }
 

@@ -18,13 +18,22 @@ class UpstreamOutcomeTest {
             "408, TIMEOUT,      true,  false",
             "429, BUSY,         false, false",
             "500, SERVER_ERROR, true,  false",
-            "503, SERVER_ERROR, true,  false",
+            "503, BUSY,         false, false",
+            "502, SERVER_ERROR, true,  false",
             "501, SERVER_ERROR, true,  false"})
     void aStatusMapsToAnOutcomeThatTheBreakerCountsOrNot(int status, UpstreamOutcome outcome, boolean failure,
                                                          boolean success) {
         assertThat(UpstreamOutcome.ofStatus(status)).isEqualTo(outcome);
         assertThat(outcome.isWorkerFailure()).isEqualTo(failure);
         assertThat(outcome.isWorkerSuccess()).isEqualTo(success);
+    }
+
+    @Test
+    void backpressureIsRetriedElsewhereLikeTheFailuresWorthAskingAgain() {
+        assertThat(UpstreamOutcome.isRetryable(UpstreamOutcome.ofStatus(429), 429)).isTrue();
+        assertThat(UpstreamOutcome.isRetryable(UpstreamOutcome.ofStatus(503), 503)).isTrue();
+        assertThat(UpstreamOutcome.isRetryable(UpstreamOutcome.ofStatus(502), 502)).isTrue();
+        assertThat(UpstreamOutcome.isRetryable(UpstreamOutcome.ofStatus(501), 501)).isFalse();
     }
 
     @Test

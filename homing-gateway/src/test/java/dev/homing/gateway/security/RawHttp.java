@@ -71,6 +71,52 @@ final class RawHttp {
     }
 
     /**
+     * What a request sent byte for byte got back: the first response, the bytes that came after it (another
+     * response, if the server read a second request out of the bytes), and whether the server closed the connection.
+     */
+    record Conversation(Response first, byte[] after, boolean closed) {
+    }
+
+    /** Sends {@code request} exactly as given and reads until the server closes or goes quiet for the timeout. */
+    static Conversation sendRaw(int port, byte[] request) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), TIMEOUT_MS);
+            socket.setSoTimeout(TIMEOUT_MS);
+            try {
+                socket.getOutputStream().write(request);
+                socket.getOutputStream().flush();
+            } catch (IOException answeredEarly) {
+                // The server may answer and close before reading everything; read what it said.
+            }
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            boolean closed;
+            try {
+                socket.getInputStream().transferTo(received);
+                closed = true;
+            } catch (java.net.SocketTimeoutException quiet) {
+                closed = false;
+            } catch (IOException reset) {
+                closed = true;
+            }
+            byte[] all = received.toByteArray();
+            int firstLength = firstResponseLength(all);
+            return new Conversation(read(new java.io.ByteArrayInputStream(all, 0, firstLength)),
+                    java.util.Arrays.copyOfRange(all, firstLength, all.length), closed);
+        }
+    }
+
+    /** The length of the first response in {@code all}: its head and a body of its Content-Length (else the rest). */
+    private static int firstResponseLength(byte[] all) {
+        String raw = new String(all, StandardCharsets.ISO_8859_1);
+        int headEnd = raw.indexOf("\r\n\r\n");
+        if (headEnd < 0) {
+            return all.length;
+        }
+        String length = headers(raw.substring(0, headEnd)).get("content-length");
+        return length == null ? all.length : (int) Math.min(all.length, headEnd + 4 + Long.parseLong(length));
+    }
+
+    /**
      * Reads the head, then the body by its Content-Length, or to the end of the stream. A server may answer early
      * (413) and leave the connection open for the body it declined, so a timeout keeps what was read.
      */

@@ -21,7 +21,8 @@ class RouteAccessTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/health", "/liveness", "/readiness", "/health_generate", "/v1/models"})
+    @ValueSource(strings = {"/health", "/liveness", "/readiness", "/health_generate", "/v1/models",
+            "/v1/models/org/model-1"})
     void probesAndDiscoveryArePublic(String path) {
         assertThat(new RouteAccess("k", null, false).check(path, null)).isInstanceOf(Allowed.class);
     }

@@ -110,6 +110,28 @@ class TlsListenerTest {
     }
 
     @Test
+    void overTlsARequestWithContentLengthAndChunkedIsRefusedAndNothingBehindItIsAnswered() throws Exception {
+        worker.clear();
+        byte[] body = CHAT.getBytes(StandardCharsets.US_ASCII);
+        String smuggling = "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                + "content-length: " + body.length + "\r\ntransfer-encoding: chunked\r\n\r\n"
+                + Integer.toHexString(body.length) + "\r\n" + CHAT + "\r\n0\r\n\r\n"
+                + "GET /workers HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+        try (SSLSocket socket = (SSLSocket) TestTls.trustingTheTestCertificate().getSocketFactory()
+                .createSocket("127.0.0.1", gateway.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(smuggling.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+
+            String received = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+
+            assertThat(received).startsWith("HTTP/1.1 400 ").contains("connection: close");
+            assertThat(received.indexOf("HTTP/1.1", 1)).as("a second answer in %s", received).isNegative();
+        }
+        assertThat(worker.received()).isEmpty();
+    }
+
+    @Test
     void aCertificateWithoutItsKeyIsRefusedAtStart() throws Exception {
         assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", TestTls.file("cert.pem")))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-key-path");

@@ -3,6 +3,7 @@ package dev.homing.gateway.testing;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
+import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 
 import java.io.IOException;
@@ -47,7 +48,12 @@ public final class RunningGateway implements AutoCloseable {
     }
 
     public static RunningGateway start(GatewayConfig config) {
-        RunningGateway running = new RunningGateway(Gateway.start(config));
+        return start(config, java.net.InetAddress::getAllByName);
+    }
+
+    /** As {@link #start(GatewayConfig)}, looking worker host names up in {@code resolver}. */
+    public static RunningGateway start(GatewayConfig config, WorkerHostAllowList.Resolver resolver) {
+        RunningGateway running = new RunningGateway(Gateway.start(config, null, resolver));
         await().atMost(Duration.ofSeconds(10)).until(
                 () -> running.gateway.registry().healthyCount() == config.workerUrls().size());
         return running;

@@ -2,9 +2,13 @@ package dev.homing.gateway.workers;
 
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,6 +42,28 @@ class UpstreamTargetTest {
     void theWorkersKeyBecomesABearerHeaderValueOnce() {
         assertThat(UpstreamTarget.of("http://127.0.0.1:1", "k-1").authorization()).isEqualTo("Bearer k-1");
         assertThat(UpstreamTarget.of("http://127.0.0.1:1", null).authorization()).isNull();
+    }
+
+    @Test
+    void aTargetAtAnAddressConnectsThereAndKeepsTheNameForTheHostHeader() throws UnknownHostException {
+        UpstreamTarget named = UpstreamTarget.of("http://engine-3.internal:8000", "k");
+        InetAddress checked = InetAddress.getByAddress("engine-3.internal", new byte[] {10, 0, 0, 7});
+
+        UpstreamTarget fixed = named.at(checked);
+        RequestOptions options = fixed.request(HttpMethod.GET, "/health");
+
+        assertThat(named.needsAddress()).isTrue();
+        assertThat(fixed.needsAddress()).isFalse();
+        assertThat(options.getServer()).isEqualTo(SocketAddress.inetSocketAddress(8000, "10.0.0.7"));
+        assertThat(options.getHost()).isEqualTo("engine-3.internal");
+        assertThat(options.getPort()).isEqualTo(8000);
+        assertThat(fixed.authorization()).isEqualTo("Bearer k");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http://127.0.0.1:30000", "http://[::1]:30001"})
+    void aUrlWithAnAddressNeedsNoLookup(String url) {
+        assertThat(UpstreamTarget.of(url, null).needsAddress()).isFalse();
     }
 
     @Test

@@ -3,6 +3,9 @@ package dev.homing.sim.http;
 import dev.homing.sim.model.PseudoWords;
 import dev.homing.sim.model.Tokenizer;
 import io.vertx.core.buffer.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Base64;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -32,9 +35,14 @@ final class PoolingAnswers {
         this.defaultModel = defaultModel;
     }
 
-    /** One unit vector per input text, seeded by its tokens. */
+    /**
+     * One unit vector per input text, seeded by its tokens: a JSON array of numbers, or with
+     * {@code "encoding_format": "base64"} the vector's float32 values, little-endian, base64-encoded, as OpenAI sends
+     * them (and as its SDKs ask by default).
+     */
     JsonNode embeddings(Buffer raw) {
         JsonNode root = parser.readObject(raw);
+        boolean base64 = base64Requested(root.path("encoding_format"));
         List<String> texts = parser.texts(root.path("input"), "input");
         ObjectNode body = json.createObjectNode();
         body.put("object", "list");
@@ -46,9 +54,13 @@ final class PoolingAnswers {
             ObjectNode item = data.addObject();
             item.put("object", "embedding");
             item.put("index", i);
-            ArrayNode vector = item.putArray("embedding");
-            for (double value : embedding(ids)) {
-                vector.add(value);
+            if (base64) {
+                item.put("embedding", float32Base64(embedding(ids)));
+            } else {
+                ArrayNode vector = item.putArray("embedding");
+                for (double value : embedding(ids)) {
+                    vector.add(value);
+                }
             }
         }
         body.put("model", modelOf(root));
@@ -104,6 +116,25 @@ final class PoolingAnswers {
         }
         putUsage(body, tokens);
         return body;
+    }
+
+    /** Whether {@code encoding_format} asks for base64; absent, null or {@code float} is an array of numbers. */
+    private static boolean base64Requested(JsonNode format) {
+        if (format.isMissingNode() || format.isNull() || format.isString() && format.stringValue().equals("float")) {
+            return false;
+        }
+        if (format.isString() && format.stringValue().equals("base64")) {
+            return true;
+        }
+        throw new BadRequest("'encoding_format' must be \"float\" or \"base64\"");
+    }
+
+    private static String float32Base64(double[] vector) {
+        ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (double value : vector) {
+            bytes.putFloat((float) value);
+        }
+        return Base64.getEncoder().encodeToString(bytes.array());
     }
 
     private static double[] embedding(int[] tokens) {

@@ -41,6 +41,8 @@ class BadInputTest {
         "/generate | {\"input_ids\":[1,\"two\"]}",
         "/generate | {\"sampling_params\":{}}",
         "/v1/embeddings | {\"input\":42}",
+        "/v1/embeddings | {\"input\":\"a\",\"encoding_format\":\"int8\"}",
+        "/v1/embeddings | {\"input\":\"a\",\"encoding_format\":1}",
         "/v1/rerank | {\"query\":1,\"documents\":[\"a\"]}",
     })
     void aMalformedRequestGetsA400WithAMessage(String path, String body) {

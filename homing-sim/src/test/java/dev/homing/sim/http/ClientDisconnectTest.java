@@ -11,6 +11,9 @@ import tools.jackson.databind.JsonNode;
 
 /** A client that hangs up aborts its request: the slot and the KV it held are freed. */
 class ClientDisconnectTest {
+    /** Bounds only a failure reaches: with both cores busy beside other builds, noticing a hang-up can take seconds. */
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
     private static SimEngineServer engine;
     private static SimEngineClient client;
 
@@ -30,11 +33,11 @@ class ClientDisconnectTest {
     void hangingUpMidStreamAbortsTheRequestAndFreesItsTokens() {
         try (RawHttp http = RawHttp.post(engine, "/generate",
             "{\"text\":\"tell me everything\",\"stream\":true,\"sampling_params\":{\"max_new_tokens\":100000}}")) {
-            http.readUntil("data:", 5000);
+            http.readUntil("data:", (int) BOUND.toMillis());
             assertThat(load().path("num_reqs").intValue()).isEqualTo(1);
         }
 
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        await().atMost(BOUND).untilAsserted(() -> {
             JsonNode load = load();
             assertThat(load.path("num_reqs").intValue()).isZero();
             assertThat(load.path("num_tokens").intValue()).isLessThan(1000);
@@ -45,10 +48,10 @@ class ClientDisconnectTest {
     void hangingUpBeforeANonStreamingAnswerAbortsTheRequest() {
         try (RawHttp http = RawHttp.post(engine, "/v1/completions",
             "{\"prompt\":\"a very long essay\",\"max_tokens\":100000}")) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> load().path("num_reqs").intValue() == 1);
+            await().atMost(BOUND).until(() -> load().path("num_reqs").intValue() == 1);
         }
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> load().path("num_reqs").intValue() == 0);
+        await().atMost(BOUND).until(() -> load().path("num_reqs").intValue() == 0);
     }
 
     private static JsonNode load() {

@@ -3,6 +3,9 @@ package dev.homing.sim.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.homing.sim.model.EngineConfig;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Base64;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,6 +103,22 @@ class ServiceEndpointsTest {
             norm += value.doubleValue() * value.doubleValue();
         }
         assertThat(norm).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void base64EmbeddingsAreTheSameVectorAsLittleEndianFloat32() {
+        JsonNode floats = client.postJson("/v1/embeddings", "{\"input\":\"alpha\",\"encoding_format\":\"float\"}");
+        JsonNode base64 = client.postJson("/v1/embeddings", "{\"input\":\"alpha\",\"encoding_format\":\"base64\"}");
+
+        JsonNode vector = floats.at("/data/0/embedding");
+        assertThat(base64.at("/data/0/embedding").isString()).isTrue();
+        ByteBuffer bytes = ByteBuffer.wrap(Base64.getDecoder().decode(base64.at("/data/0/embedding").stringValue()))
+            .order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(bytes.remaining()).isEqualTo(vector.size() * Float.BYTES);
+        for (JsonNode value : vector) {
+            assertThat(bytes.getFloat()).isEqualTo((float) value.doubleValue());
+        }
+        assertThat(base64.path("usage")).isEqualTo(floats.path("usage"));
     }
 
     @Test
