@@ -74,7 +74,7 @@ class SimulateCommandTest {
         new CommandLine(command).parseArgs(tinyWith("--affinity-load-factor", "1.5", "--affinity-window", "128",
                 "--affinity-pending-weight", "0.1"));
 
-        assertThat(command.options.policyConfig().affinity())
+        assertThat(command.options().policyConfig().affinity())
                 .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 128, 0.1, 256, 1.0, 0, 2000));
     }
 

@@ -1,5 +1,8 @@
 package dev.homing.gateway.cli;
 
+import dev.homing.config.Scope;
+import dev.homing.config.Setting;
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyFactory;
@@ -13,7 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 
 import java.io.PrintWriter;
@@ -36,7 +38,7 @@ class LaunchCommandTest {
 
     @Test
     void theDefaultPolicyIsLoadAwareAffinity() {
-        assertThat(LaunchCommand.parse().policy()).isEqualTo(LoadAwareAffinityPolicy.NAME);
+        assertThat(LaunchCommand.parse().get(Settings.POLICY)).isEqualTo(LoadAwareAffinityPolicy.NAME);
     }
 
     @Test
@@ -84,22 +86,22 @@ class LaunchCommandTest {
                 "--cache-threshold", "0.5");
 
         assertThat(resolved.warnings()).isEmpty();
-        assertThat(resolved.config().policy()).isEqualTo("cache_aware");
+        assertThat(resolved.config().get(Settings.POLICY)).isEqualTo("cache_aware");
     }
 
-    static Stream<OptionSpec> referenceFlagsWithDefaults() {
-        return new CommandLine(new LaunchCommand()).getCommandSpec().options().stream()
-                .filter(o -> !o.usageHelp() && !o.versionHelp() && o.defaultValue() == null)
-                .filter(o -> o.initialValue() != null && !(o.initialValue() instanceof List<?>)
-                        && !(o.initialValue() instanceof Boolean));
+    static Stream<Setting<?>> flagsWithDefaults() {
+        return Settings.in(Scope.GATEWAY).stream()
+                .filter(s -> !s.defaultText().equals("none") && s.defaultValue() != null && s.fileKey());
     }
 
     @ParameterizedTest
-    @MethodSource("referenceFlagsWithDefaults")
-    void everyFlagAcceptsItsDefaultValueAndChangesNothing(OptionSpec option) {
-        String value = String.valueOf(option.initialValue());
+    @MethodSource("flagsWithDefaults")
+    void everyFlagAcceptsItsDefaultValueAndChangesNothing(Setting<?> setting) {
+        String value = setting.defaultValue() instanceof List<?> list
+                ? String.join(",", list.stream().map(String::valueOf).toList())
+                : String.valueOf(setting.defaultValue());
 
-        assertThat(LaunchCommand.parse(option.longestName(), value)).isEqualTo(GatewayConfig.DEFAULTS);
+        assertThat(LaunchCommand.parse(setting.flag() + "=" + value)).isEqualTo(GatewayConfig.DEFAULTS);
     }
 
     @Test
@@ -140,13 +142,14 @@ class LaunchCommandTest {
         GatewayConfig config = LaunchCommand.parse("--worker-urls", "http://127.0.0.1:30000",
                 "http://127.0.0.1:30001", "--policy", "cache_aware");
 
-        assertThat(config.workerUrls()).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
-        assertThat(config.policy()).isEqualTo("cache_aware");
+        assertThat(config.get(Settings.WORKER_URLS)).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.get(Settings.POLICY)).isEqualTo("cache_aware");
     }
 
     @Test
     void thePythonAliasOfTheEvictionIntervalIsAccepted() {
-        assertThat(LaunchCommand.parse("--eviction-interval-secs", "60").evictionIntervalSecs()).isEqualTo(60);
+        assertThat(LaunchCommand.parse("--eviction-interval-secs", "60").get(Settings.EVICTION_INTERVAL))
+                .isEqualTo(60L);
     }
 
     @ParameterizedTest
@@ -203,10 +206,10 @@ class LaunchCommandTest {
 
         GatewayConfig config = LaunchCommand.parse("--config", file.toString(), "--policy", "random");
 
-        assertThat(config.workerUrls()).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
-        assertThat(config.cacheThreshold()).isEqualTo(0.5);
-        assertThat(config.disableHealthCheck()).isTrue();
-        assertThat(config.policy()).isEqualTo("random");
+        assertThat(config.get(Settings.WORKER_URLS)).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.get(Settings.CACHE_THRESHOLD)).isEqualTo(0.5);
+        assertThat(config.get(Settings.DISABLE_HEALTH_CHECK)).isTrue();
+        assertThat(config.get(Settings.POLICY)).isEqualTo("random");
     }
 
     @Test
@@ -216,7 +219,7 @@ class LaunchCommandTest {
                 "--affinity-trim-min-chars", "128", "--affinity-trim-share", "0.1",
                 "--affinity-capacity-chars-per-token", "4", "--affinity-prefill-wait-ms", "500");
 
-        RoutingPolicy policy = PolicyFactory.create(config.policy(), config.policyConfig(0), System::nanoTime);
+        RoutingPolicy policy = PolicyFactory.create(config.get(Settings.POLICY), config.policyConfig(0), System::nanoTime);
 
         assertThat(((LoadAwareAffinityPolicy) policy).settings())
                 .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4, 500));

@@ -1,5 +1,6 @@
 package dev.homing.gateway.integration;
 
+import dev.homing.config.Settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -23,8 +24,8 @@ class EngineFeedbackTest {
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                .workerUrls(engines.stream().map(SimEngineServer::url).toList())
-                .policy(LoadAwareAffinityPolicy.NAME).build())) {
+                .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME))) {
             await().atMost(Duration.ofSeconds(10)).until(() -> gateway.gateway().registry().healthyCount() == 2);
             String prompt = "A long shared instruction that the engine will cache between the two requests. ".repeat(8);
             for (int i = 0; i < 2; i++) {

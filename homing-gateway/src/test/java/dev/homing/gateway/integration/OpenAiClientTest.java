@@ -1,5 +1,6 @@
 package dev.homing.gateway.integration;
 
+import dev.homing.config.Settings;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.StreamResponse;
@@ -30,7 +31,8 @@ class OpenAiClientTest {
     static void start() {
         engine = SimEngineServer.start(TestVertx.get(),
                 SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model"));
-        gateway = RunningGateway.start(RunningGateway.config(List.of()).workerUrls(List.of(engine.url())).build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of())
+                .with(Settings.WORKER_URLS, List.of(engine.url())));
         client = OpenAIOkHttpClient.builder().baseUrl(gateway.url("/v1")).apiKey("unused").maxRetries(0).build();
     }
 

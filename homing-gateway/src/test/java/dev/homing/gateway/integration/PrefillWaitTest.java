@@ -1,9 +1,9 @@
 package dev.homing.gateway.integration;
 
+import dev.homing.config.Settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
@@ -49,12 +49,6 @@ class PrefillWaitTest {
         return "{\"prompt\":\"" + prompt + "\",\"max_tokens\":2}";
     }
 
-    private static AffinitySettings prefillWait(long millis) {
-        AffinitySettings d = AffinitySettings.DEFAULTS;
-        return new AffinitySettings(d.minSaving(), d.loadFactor(), d.moveTolerance(), d.windowDecisions(),
-                d.pendingWeight(), d.trimMinChars(), d.trimShare(), d.charsPerToken(), millis);
-    }
-
     @Test
     void aRequestRelyingOnAPrefixStillBeingPrefilledWaitsForItAndFindsItCached() throws Exception {
         // Slow, chunked prefill: the first request's 2,000 tokens take two steps of about half a second. Sent at
@@ -67,8 +61,8 @@ class PrefillWaitTest {
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                .workerUrls(engines.stream().map(SimEngineServer::url).toList())
-                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(5_000)).build())) {
+                .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME).with(Settings.AFFINITY_PREFILL_WAIT_MS, 5_000L))) {
             CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", completion(LONG_PROMPT)));
             await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
@@ -144,7 +138,8 @@ class PrefillWaitTest {
     /** A gateway waiting up to {@code waitMillis} for a prefill, in front of two workers that answer nothing. */
     private static RunningGateway hangingBehindAGateway(FakeWorker a, FakeWorker b, long waitMillis) {
         RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
-                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(waitMillis)).build());
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
+                .with(Settings.AFFINITY_PREFILL_WAIT_MS, waitMillis));
         a.behaviour(FakeWorker.Behaviour.HANG);
         b.behaviour(FakeWorker.Behaviour.HANG);
         return gateway;

@@ -1,5 +1,6 @@
 package dev.homing.gateway.integration;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
@@ -28,8 +29,8 @@ class SimEngineIntegrationTest {
         SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model");
         engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
-        gateway = RunningGateway.start(RunningGateway.config(List.of()).workerUrls(
-                engines.stream().map(SimEngineServer::url).toList()).policy("cache_aware").build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of()).with(Settings.WORKER_URLS,
+                engines.stream().map(SimEngineServer::url).toList()).with(Settings.POLICY, "cache_aware"));
     }
 
     @AfterAll

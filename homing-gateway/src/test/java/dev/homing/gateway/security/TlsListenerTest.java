@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.cli.LaunchCommand;
 import dev.homing.gateway.config.GatewayConfig;
@@ -49,8 +50,8 @@ class TlsListenerTest {
     @BeforeAll
     static void start() throws Exception {
         worker = FakeWorker.start("model-a");
-        gateway = Gateway.start(RunningGateway.config(List.of(worker)).tlsCertPath(resource("cert.pem"))
-                .tlsKeyPath(resource("key.pem")).build());
+        gateway = Gateway.start(GatewayConfig.of(RunningGateway.config(List.of(worker))
+                .with(Settings.TLS_CERT_PATH, resource("cert.pem")).with(Settings.TLS_KEY_PATH, resource("key.pem"))));
         await().atMost(Duration.ofSeconds(10)).until(() -> gateway.registry().healthyCount() == 1);
         trusting = HttpClient.newBuilder().sslContext(trustingTheTestCertificate())
                 .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
@@ -99,8 +100,9 @@ class TlsListenerTest {
 
     @Test
     void aHeadThatStopsHalfWayOverTlsGets408() throws Exception {
-        try (Gateway strict = Gateway.start(RunningGateway.config(List.of()).tlsCertPath(resource("cert.pem"))
-                .tlsKeyPath(resource("key.pem")).clientHeaderTimeoutSecs(1).build());
+        try (Gateway strict = Gateway.start(GatewayConfig.of(RunningGateway.config(List.of())
+                .with(Settings.TLS_CERT_PATH, resource("cert.pem")).with(Settings.TLS_KEY_PATH, resource("key.pem"))
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)));
              SSLSocket socket = (SSLSocket) trustingTheTestCertificate().getSocketFactory()
                      .createSocket("127.0.0.1", strict.port())) {
             socket.setSoTimeout(10_000);
@@ -145,8 +147,8 @@ class TlsListenerTest {
         GatewayConfig config = LaunchCommand.parse("--config", yaml.toString());
 
         assertThat(config.tls()).isTrue();
-        assertThat(config.tlsKeyPath()).isEqualTo(resource("key.pem"));
-        assertThat(config.clientHeaderTimeoutSecs()).isEqualTo(5);
+        assertThat(config.get(Settings.TLS_KEY_PATH)).isEqualTo(resource("key.pem"));
+        assertThat(config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS)).isEqualTo(5L);
     }
 
     private static String resource(String name) throws URISyntaxException {

@@ -1,0 +1,61 @@
+package dev.homing.cli;
+
+import dev.homing.config.CommandOptions;
+import dev.homing.config.EngineSettings;
+import dev.homing.config.Scope;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.http.SimEngineServer;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code homing sim-engine}: runs one simulated SGLang engine until the process is stopped. Its flags are the
+ * settings table's of scope {@link Scope#SIM_ENGINE}; the engine model's defaults are the simulated engine's own
+ * ({@code EngineConfig.DEFAULTS}, {@code Faults.NONE}).
+ */
+@Command(name = "sim-engine", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
+    modelTransformer = CommandOptions.SimEngine.class,
+    description = "Run a simulated SGLang engine: real HTTP API, simulated KV cache, scheduler and GPU timing.")
+public final class SimEngineCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    /**
+     * The options the parsed command line describes.
+     *
+     * @throws ParameterException naming each flag whose value no engine can have
+     */
+    SimEngineOptions options() {
+        try {
+            return EngineSettings.server(CommandOptions.resolve(spec.commandLine(), Scope.SIM_ENGINE).config());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        SimEngineOptions options = options();
+        SimEngineServer server;
+        try {
+            server = SimEngineServer.start(options);
+        } catch (IllegalStateException e) {
+            // A port in use or the like: a sentence, as the gateway gives, not a stack trace.
+            spec.commandLine().getErr().println("homing sim-engine: cannot start: " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "sim-engine-shutdown"));
+        System.out.println("simulated SGLang engine listening on " + server.url());
+        stopped.await();
+        return 0;
+    }
+}
