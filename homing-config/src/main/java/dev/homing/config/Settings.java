@@ -88,7 +88,7 @@ public final class Settings {
     private static final TimingModel TIMING = ENGINE.timing();
     private static final Faults NO_FAULTS = Faults.NONE;
     private static final String REFERENCE = "the reference's default";
-    private static final String AFFINITY_MEASURED = "measured best in the offline simulator (docs/POLICY_DEFAULTS.md)";
+    private static final String AFFINITY_MEASURED = "measured best in the offline simulator (docs/POLICY.md)";
     private static final String SERVING_BENCHMARK = "the generated-shared-prefix shape of SGLang's serving benchmark, "
             + "as homing bench's --gsp-* flags";
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error");
@@ -166,7 +166,7 @@ public final class Settings {
                     .help("Imbalance needs max - min in-flight above this...", REFERENCE)
                     .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(same("Imbalance needs max - min in-flight above "
                             + "this... (`load_aware_affinity` reads both for its overload valve: the chosen worker "
-                            + "against the one with the fewest in flight, [POLICY_DEFAULTS.md](POLICY_DEFAULTS.md))")));
+                            + "against the one with the fewest in flight, [POLICY.md](POLICY.md))")));
     public static final Setting<Double> BALANCE_REL_THRESHOLD = declare(
             Setting.of("balance-rel-threshold", NUMBER, POLICY_DEFAULTS.balanceRelThreshold()).check(atLeast(1))
                     .help("...and max above min times this.", REFERENCE).in(ROUTING_POLICY, GATEWAY, SIMULATE)
@@ -216,7 +216,7 @@ public final class Settings {
                             + "share of the text (Homing).", AFFINITY_MEASURED + ": 25.9% on Mooncake against "
                             + "25.4% at the reference's 0.3")
                     .in(AFFINITY, GATEWAY, SIMULATE).row(homing("a match counts only beyond what every worker holds, "
-                            + "by more than this share of the text ([POLICY_DEFAULTS.md](POLICY_DEFAULTS.md)); `homing simulate` and "
+                            + "by more than this share of the text ([POLICY.md](POLICY.md)); `homing simulate` and "
                             + "`homing compare` take every `--affinity-*` flag too")));
     public static final Setting<Double> AFFINITY_LOAD_FACTOR = declare(
             Setting.of("affinity-load-factor", NUMBER, AFFINITY_DEFAULTS.loadFactor()).label("X").check(atLeast(1))
