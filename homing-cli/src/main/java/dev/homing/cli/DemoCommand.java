@@ -5,6 +5,7 @@ import dev.homing.config.Config;
 import dev.homing.config.Scope;
 import dev.homing.config.Settings;
 import dev.homing.gateway.Gateway;
+import dev.homing.gateway.cli.UntilStopped;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -14,10 +15,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -97,7 +98,7 @@ public final class DemoCommand implements Callable<Integer> {
             for (int i = 0; i < engines; i++) {
                 servers.add(SimEngineServer.start(engineVertx, options));
             }
-            GatewayConfig config = GatewayConfig.of(Config.defaults(Scope.GATEWAY).with(Settings.HOST, "127.0.0.1")
+            GatewayConfig config = new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.HOST, "127.0.0.1")
                     .with(Settings.PORT, port).with(Settings.POLICY, policy)
                     .with(Settings.PROMETHEUS_HOST, "127.0.0.1").with(Settings.PROMETHEUS_PORT, prometheusPort)
                     .with(Settings.WORKER_URLS, servers.stream().map(SimEngineServer::url).toList())
@@ -117,19 +118,17 @@ public final class DemoCommand implements Callable<Integer> {
         List<String> args = Stream.concat(Stream.of("--url", "http://127.0.0.1:" + demo.gateway().port(),
                 "--engine-urls", String.join(",", demo.engineUrls())), workload.stream()).toList();
         CommandLine bench = new CommandLine(new BenchCommand());
-        bench.setOut(new java.io.PrintWriter(out, true));
+        bench.setOut(new PrintWriter(out, true));
         return bench.execute(args.toArray(String[]::new));
     }
 
     @Override
     public Integer call() throws InterruptedException {
-        Demo demo;
-        try {
-            demo = start();
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            System.err.println("homing demo: " + e.getMessage());
-            return 1;
-        }
+        return UntilStopped.serve(this::start, this::introduce, new PrintWriter(System.err, true), "homing demo");
+    }
+
+    /** Says where everything listens and what to try; replays the built-in workload first when asked. */
+    private void introduce(Demo demo) {
         PrintStream out = System.out;
         int gatewayPort = demo.gateway().port();
         out.println("Simulated engines: " + String.join(" ", demo.engineUrls()));
@@ -146,12 +145,5 @@ public final class DemoCommand implements Callable<Integer> {
             replay(demo, REPLAY_WORKLOAD, out);
         }
         out.println("Ctrl-C stops.");
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            demo.close();
-            stopped.countDown();
-        }, "homing-demo-shutdown"));
-        stopped.await();
-        return 0;
     }
 }

@@ -3,10 +3,10 @@ package dev.homing.cli;
 import dev.homing.config.CommandOptions;
 import dev.homing.config.EngineSettings;
 import dev.homing.config.Scope;
+import dev.homing.gateway.cli.UntilStopped;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -41,21 +41,8 @@ public final class SimEngineCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         SimEngineOptions options = options();
-        SimEngineServer server;
-        try {
-            server = SimEngineServer.start(options);
-        } catch (IllegalStateException e) {
-            // A port in use or the like: a sentence, as the gateway gives, not a stack trace.
-            spec.commandLine().getErr().println("homing sim-engine: cannot start: " + e.getMessage());
-            return 1;
-        }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "sim-engine-shutdown"));
-        System.out.println("simulated SGLang engine listening on " + server.url());
-        stopped.await();
-        return 0;
+        return UntilStopped.serve(() -> SimEngineServer.start(options),
+                server -> System.out.println("simulated SGLang engine listening on " + server.url()),
+                spec.commandLine().getErr(), "homing sim-engine");
     }
 }

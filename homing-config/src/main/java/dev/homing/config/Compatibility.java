@@ -1,5 +1,7 @@
 package dev.homing.config;
 
+import java.util.Locale;
+
 /**
  * How a gateway setting compares with the reference gateway's flag of the same name: one row of
  * docs/COMPATIBILITY.md.
@@ -12,23 +14,17 @@ public record Compatibility(Status status, String notes) {
     /** The status column. */
     public enum Status {
         /** Same meaning and default. */
-        SAME("same"),
+        SAME,
         /** Accepted, and behaves as the notes say (a deliberate difference). */
-        DIFFERENT("different"),
+        DIFFERENT,
         /** The feature is not in Homing yet: accepted at its default, refused with any other value. */
-        NOT_YET("not yet"),
+        NOT_YET,
         /** A Homing addition. */
-        HOMING("Homing");
+        HOMING;
 
-        private final String text;
-
-        Status(String text) {
-            this.text = text;
-        }
-
-        /** As the table shows it. */
+        /** As the table shows it: "same", "different", "not yet", "Homing". */
         public String text() {
-            return text;
+            return this == HOMING ? "Homing" : name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
     }
 

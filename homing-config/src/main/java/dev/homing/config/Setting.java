@@ -274,6 +274,17 @@ public final class Setting<T> {
             return this;
         }
 
+        /** A gateway setting in {@code helpGroup}, with its row in docs/COMPATIBILITY.md. */
+        Builder<T> gateway(Group helpGroup, Compatibility row) {
+            return in(helpGroup, Scope.GATEWAY).row(row);
+        }
+
+        /** Read in {@code scope} too, under the same name, group and default. */
+        Builder<T> alsoIn(Scope scope) {
+            scopes.add(scope);
+            return this;
+        }
+
         /** Given on the command line only: no YAML key. */
         Builder<T> commandLineOnly() {
             fileKey = false;

@@ -61,6 +61,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Every setting of {@code homing launch}, {@code homing sim-engine} and {@code homing simulate}/{@code compare},
@@ -103,20 +104,20 @@ public final class Settings {
     public static final Setting<Path> CONFIG = declare(Setting.file("config").label("FILE").commandLineOnly()
             .help("YAML file with the same settings (keys are flag names without dashes, snake or kebab case, flat, "
                     + "dotted or nested: retry.max-retries); the command line wins over it.", "flags alone")
-            .in(CONFIGURATION, GATEWAY).row(homing("YAML file with the same settings; the command line wins")));
+            .gateway(CONFIGURATION, homing("YAML file with the same settings; the command line wins")));
 
     public static final Setting<String> HOST = declare(Setting.of("host", TEXT, "0.0.0.0")
             .help("Address to listen on.", "all interfaces, as the reference")
-            .in(SERVER, GATEWAY).row(same()));
+            .gateway(SERVER, same()));
     public static final Setting<Integer> PORT = declare(Setting.of("port", INTEGER, 30_000)
             .help("Port to listen on.", "the reference's port; 0 picks a free one (tests, demo)")
-            .check(port(0)).in(SERVER, GATEWAY).row(same()));
+            .check(port(0)).gateway(SERVER, same()));
     public static final Setting<Long> CLIENT_HEADER_TIMEOUT_SECS = declare(
             Setting.of("client-header-timeout-secs", LONG, 10L).check(above(0))
                     .help("A request head must arrive whole within this of the connection or its first byte, else 408 "
                             + "(Homing).", "heads arrive in milliseconds; a head dribbled in (slowloris) frees its "
                             + "connection after 10 s")
-                    .in(SERVER, GATEWAY).row(homing("a request head must arrive whole within this of the connection or "
+                    .gateway(SERVER, homing("a request head must arrive whole within this of the connection or "
                             + "of its first byte, else 408 `client_header_timeout` and close (nginx's "
                             + "`client_header_timeout`)")));
     public static final Setting<Long> CLIENT_BODY_TIMEOUT_SECS = declare(
@@ -130,14 +131,14 @@ public final class Settings {
             Setting.of("client-keepalive-timeout-secs", LONG, 75L).check(above(0))
                     .help("An idle keep-alive client connection is closed after this (Homing).",
                             "nginx's keepalive_timeout: longer than the usual client pool's idle time")
-                    .in(SERVER, GATEWAY).row(homing("an idle keep-alive client connection is closed after this "
+                    .gateway(SERVER, homing("an idle keep-alive client connection is closed after this "
                             + "(nginx's `keepalive_timeout`)")));
 
     public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
             .label("URL").arity("0..*").check(each(WorkerUrls::problem))
             .help("Worker base URLs (http://host:port), registered in the background at start.",
                     "none: workers may also come later through POST /workers")
-            .in(Group.WORKERS, GATEWAY).row(different("same; a refused connection moves the request to another worker "
+            .gateway(Group.WORKERS, different("same; a refused connection moves the request to another worker "
                     + "(the worker never saw it)")));
 
     public static final Setting<String> POLICY = declare(Setting.of("policy", TEXT, LoadAwareAffinityPolicy.NAME)
@@ -145,202 +146,179 @@ public final class Settings {
             .help("Routing policy: " + String.join(", ", PolicyFactory.NAMES) + ". The default is Homing's; "
                     + "cache_aware routes as the reference does.", "measured better than the reference's "
                     + "cache_aware on hit rate and TTFT (docs/DIFFERENCES.md)")
-            .in(ROUTING_POLICY, GATEWAY).row(different("the default is Homing's load_aware_affinity, which measured "
+            .gateway(ROUTING_POLICY, different("the default is Homing's load_aware_affinity, which measured "
                     + "better than the reference's default cache_aware ([DIFFERENCES.md](DIFFERENCES.md)); "
                     + "`--policy cache_aware` routes as the reference does. Also accepts consistent_hashing and "
                     + "bucket; an unknown name is an error, not a silent round_robin; prefix_hash works over HTTP "
                     + "(hashes text)")));
     /** {@code homing simulate}'s: the policies to run, one after the other. */
     public static final Setting<List<String>> POLICIES = declare(Setting.of("policy", listOf(TEXT), PolicyFactory.NAMES)
-            .label("NAME").arity("1").shown("all of them").check(Check.<String>notEmpty().and(each(Settings::unknownPolicy)))
+            .label("NAME").arity("1").shown("all of them")
+            .check(Check.<String>notEmpty().and(each(Settings::unknownPolicy)))
             .help("Policies to run, comma-separated.", "a comparison of every policy is what the simulator is for")
             .in(ROUTING_POLICY, SIMULATE));
-    public static final Setting<Double> CACHE_THRESHOLD = declare(
-            Setting.of("cache-threshold", NUMBER, POLICY_DEFAULTS.cacheThreshold()).check(between(0, 1))
-                    .help("cache_aware follows a prefix match above this ratio; no other policy reads it.", REFERENCE)
-                    .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(different("cache_aware follows a prefix match above "
-                            + "this ratio; no other policy reads it. Given (on the command line or in the config "
-                            + "file) without `--policy`, it logs a warning at start: the default policy ignores it")));
-    public static final Setting<Integer> BALANCE_ABS_THRESHOLD = declare(
-            Setting.of("balance-abs-threshold", INTEGER, POLICY_DEFAULTS.balanceAbsThreshold()).check(atLeast(0))
-                    .help("Imbalance needs max - min in-flight above this...", REFERENCE)
-                    .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(same("Imbalance needs max - min in-flight above "
-                            + "this... (`load_aware_affinity` reads both for its overload valve: the chosen worker "
-                            + "against the one with the fewest in flight, [POLICY.md](POLICY.md))")));
-    public static final Setting<Double> BALANCE_REL_THRESHOLD = declare(
-            Setting.of("balance-rel-threshold", NUMBER, POLICY_DEFAULTS.balanceRelThreshold()).check(atLeast(1))
-                    .help("...and max above min times this.", REFERENCE).in(ROUTING_POLICY, GATEWAY, SIMULATE)
-                    .row(same()));
+    public static final Setting<Double> CACHE_THRESHOLD = declare(policy(Setting.of("cache-threshold", NUMBER,
+                    POLICY_DEFAULTS.cacheThreshold()).check(between(0, 1)),
+            "cache_aware follows a prefix match above this ratio; no other policy reads it.",
+            different("cache_aware follows a prefix match above this ratio; no other policy reads it. Given (on the "
+                    + "command line or in the config file) without `--policy`, it logs a warning at start: the "
+                    + "default policy ignores it")));
+    public static final Setting<Integer> BALANCE_ABS_THRESHOLD = declare(policy(
+            Setting.of("balance-abs-threshold", INTEGER, POLICY_DEFAULTS.balanceAbsThreshold()).check(atLeast(0)),
+            "Imbalance needs max - min in-flight above this...", same("Imbalance needs max - min in-flight above "
+                    + "this... (`load_aware_affinity` reads both for its overload valve: the chosen worker against "
+                    + "the one with the fewest in flight, [POLICY.md](POLICY.md))")));
+    public static final Setting<Double> BALANCE_REL_THRESHOLD = declare(policy(Setting.of("balance-rel-threshold",
+            NUMBER, POLICY_DEFAULTS.balanceRelThreshold()).check(atLeast(1)), "...and max above min times this.",
+            same()));
     public static final Setting<Long> EVICTION_INTERVAL = declare(Setting.of("eviction-interval", LONG, 120L)
             .alias("eviction-interval-secs").check(above(0))
             .help("Seconds between prefix-tree evictions (simulated seconds in the simulator).",
                     "the reference's Rust default for both names; a burst past the cap evicts at once anyway")
-            .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(different("the Rust default for both names (Python used 60 "
-                    + "for `--eviction-interval-secs`); plus an immediate eviction when a burst takes the tree 10% "
-                    + "above the cap")));
-    public static final Setting<Long> MAX_TREE_SIZE = declare(Setting.of("max-tree-size", LONG, POLICY_DEFAULTS.maxTreeSize())
-            .check(above(0)).help("Characters a model's prefix tree may hold.", REFERENCE)
-            .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(different("caps the whole tree of a model (each stored "
-                    + "character counted once), not each worker's share; see DIFFERENCES.md")));
-    public static final Setting<Long> MAX_IDLE_SECS = declare(Setting.of("max-idle-secs", LONG, POLICY_DEFAULTS.maxIdleSecs())
-            .check(above(0)).help("manual: forget a routing key idle this long.", REFERENCE)
-            .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(same()));
-    public static final Setting<String> ASSIGNMENT_MODE = declare(
-            Setting.of("assignment-mode", TEXT, POLICY_DEFAULTS.assignmentMode().flag())
-                    .check(oneOf(Arrays.stream(PolicyConfig.AssignmentMode.values())
-                            .map(PolicyConfig.AssignmentMode::flag).toList()))
-                    .help("manual: random, min_load or min_group.", REFERENCE)
-                    .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(same()));
-    public static final Setting<Integer> PREFIX_TOKEN_COUNT = declare(
-            Setting.of("prefix-token-count", INTEGER, POLICY_DEFAULTS.prefixTokenCount()).check(above(0))
-                    .help("prefix_hash: prefix length hashed.", REFERENCE).in(ROUTING_POLICY, GATEWAY, SIMULATE)
-                    .row(same()));
-    public static final Setting<Double> PREFIX_HASH_LOAD_FACTOR = declare(
-            Setting.of("prefix-hash-load-factor", NUMBER, POLICY_DEFAULTS.prefixHashLoadFactor()).check(atLeast(1))
-                    .help("prefix_hash: skip workers loaded beyond this.", REFERENCE)
-                    .in(ROUTING_POLICY, GATEWAY, SIMULATE).row(same()));
-    public static final Setting<Integer> BUCKET_ADJUST_INTERVAL_SECS = declare(
-            Setting.of("bucket-adjust-interval-secs", INTEGER, POLICY_DEFAULTS.bucketAdjustIntervalSecs()).check(above(0))
-                    .help("bucket: boundary refresh period.", REFERENCE).in(ROUTING_POLICY, GATEWAY, SIMULATE)
-                    .row(same()));
-    public static final Setting<Boolean> DP_AWARE = declare(notYet(Setting.off("dp-aware"), ROUTING_POLICY,
-            "Data-parallel-aware routing (not supported yet)."));
-    public static final Setting<Boolean> ENABLE_IGW = declare(notYet(Setting.off("enable-igw"), ROUTING_POLICY,
-            "Inference-gateway mode (not needed: Homing is multi-model).")
-            .row(Compatibility.notYet("Homing is always multi-model (one policy and tree per model), so the flag is "
-                    + "not needed; rejected when set")));
+            .gateway(ROUTING_POLICY, different("the Rust default for both names (Python used 60 for "
+                    + "`--eviction-interval-secs`); plus an immediate eviction when a burst takes the tree 10% "
+                    + "above the cap")).alsoIn(SIMULATE));
+    public static final Setting<Long> MAX_TREE_SIZE = declare(policy(Setting.of("max-tree-size", LONG,
+            POLICY_DEFAULTS.maxTreeSize()).check(above(0)), "Characters a model's prefix tree may hold.",
+            different("caps the whole tree of a model (each stored character counted once), not each worker's "
+                    + "share; see DIFFERENCES.md")));
+    public static final Setting<Long> MAX_IDLE_SECS = declare(policy(Setting.of("max-idle-secs", LONG,
+            POLICY_DEFAULTS.maxIdleSecs()).check(above(0)), "manual: forget a routing key idle this long.", same()));
+    public static final Setting<String> ASSIGNMENT_MODE = declare(policy(
+            Setting.of("assignment-mode", TEXT, POLICY_DEFAULTS.assignmentMode().flag()).check(oneOf(
+                    Arrays.stream(PolicyConfig.AssignmentMode.values()).map(PolicyConfig.AssignmentMode::flag)
+                            .toList())), "manual: random, min_load or min_group.", same()));
+    public static final Setting<Integer> PREFIX_TOKEN_COUNT = declare(policy(Setting.of("prefix-token-count", INTEGER,
+            POLICY_DEFAULTS.prefixTokenCount()).check(above(0)), "prefix_hash: prefix length hashed.", same()));
+    public static final Setting<Double> PREFIX_HASH_LOAD_FACTOR = declare(policy(
+            Setting.of("prefix-hash-load-factor", NUMBER, POLICY_DEFAULTS.prefixHashLoadFactor()).check(atLeast(1)),
+            "prefix_hash: skip workers loaded beyond this.", same()));
+    public static final Setting<Integer> BUCKET_ADJUST_INTERVAL_SECS = declare(policy(
+            Setting.of("bucket-adjust-interval-secs", INTEGER, POLICY_DEFAULTS.bucketAdjustIntervalSecs())
+                    .check(above(0)), "bucket: boundary refresh period.", same()));
 
-    public static final Setting<Double> AFFINITY_MIN_SAVING = declare(
-            Setting.of("affinity-min-saving", NUMBER, AFFINITY_DEFAULTS.minSaving()).label("SHARE").check(between(0, 1))
-                    .help("load_aware_affinity: a match counts only beyond what every worker holds, by more than this "
-                            + "share of the text (Homing).", AFFINITY_MEASURED + ": 25.9% on Mooncake against "
-                            + "25.4% at the reference's 0.3")
-                    .in(AFFINITY, GATEWAY, SIMULATE).row(homing("a match counts only beyond what every worker holds, "
-                            + "by more than this share of the text ([POLICY.md](POLICY.md)); `homing simulate` and "
-                            + "`homing compare` take every `--affinity-*` flag too")));
-    public static final Setting<Double> AFFINITY_LOAD_FACTOR = declare(
-            Setting.of("affinity-load-factor", NUMBER, AFFINITY_DEFAULTS.loadFactor()).label("X").check(atLeast(1))
-                    .help("load_aware_affinity: a worker whose recent prefill work is above X times the mean is passed "
-                            + "over, within the move tolerance (Homing).", "the bound of consistent hashing with "
-                            + "bounded loads; multi-turn max/mean load 1.16")
-                    .in(AFFINITY, GATEWAY, SIMULATE).row(homing("a worker whose recent prefill work is above this "
-                            + "multiple of the mean is passed over, whatever its match, within "
-                            + "`--affinity-move-tolerance`")));
-    public static final Setting<Double> AFFINITY_MOVE_TOLERANCE = declare(
-            Setting.of("affinity-move-tolerance", NUMBER, AFFINITY_DEFAULTS.moveTolerance()).label("SHARE")
-                    .check(atLeast(0)).in(AFFINITY, GATEWAY, SIMULATE)
-                    .help("load_aware_affinity: a worker holding a match may pass the load bound by this share of the "
-                            + "match's saving before its request is moved (Homing).", "moving a request costs its "
-                            + "saving in prefill; 0 split shared-prefix groups after a burst")
-                    .row(homing("...unless it holds a match and is above the bound by less than this share of the "
-                            + "match's saving")));
-    public static final Setting<Integer> AFFINITY_WINDOW = declare(
-            Setting.of("affinity-window", INTEGER, AFFINITY_DEFAULTS.windowDecisions()).label("DECISIONS")
-                    .check(atLeast(1))
-                    .help("load_aware_affinity: how many decisions the recent work remembers (Homing).",
-                            AFFINITY_MEASURED + ": 128 lost a point on Mooncake, 512 measured the same")
-                    .in(AFFINITY, GATEWAY, SIMULATE).row(homing("how many decisions the recent work remembers")));
-    public static final Setting<Double> AFFINITY_PENDING_WEIGHT = declare(
+    static {
+        notYet(ROUTING_POLICY, Setting.off("dp-aware"), "Data-parallel-aware routing (not supported yet).");
+        notYet(ROUTING_POLICY, Setting.off("enable-igw"), "Inference-gateway mode (not needed: Homing is multi-model).",
+                "Homing is always multi-model (one policy and tree per model), so the flag is not needed; rejected "
+                        + "when set");
+    }
+
+    public static final Setting<Double> AFFINITY_MIN_SAVING = declare(affinity(
+            Setting.of("affinity-min-saving", NUMBER, AFFINITY_DEFAULTS.minSaving()).label("SHARE")
+                    .check(between(0, 1)),
+            "a match counts only beyond what every worker holds, by more than this share of the text",
+            AFFINITY_MEASURED + ": 25.9% on Mooncake against 25.4% at the reference's 0.3",
+            "a match counts only beyond what every worker holds, by more than this share of the text "
+                    + "([POLICY.md](POLICY.md)); `homing simulate` and `homing compare` take every `--affinity-*` "
+                    + "flag too"));
+    public static final Setting<Double> AFFINITY_LOAD_FACTOR = declare(affinity(
+            Setting.of("affinity-load-factor", NUMBER, AFFINITY_DEFAULTS.loadFactor()).label("X").check(atLeast(1)),
+            "a worker whose recent prefill work is above X times the mean is passed over, within the move tolerance",
+            "the bound of consistent hashing with bounded loads; multi-turn max/mean load 1.16", "a worker whose "
+                    + "recent prefill work is above this multiple of the mean is passed over, whatever its match, "
+                    + "within `--affinity-move-tolerance`"));
+    public static final Setting<Double> AFFINITY_MOVE_TOLERANCE = declare(affinity(Setting.of("affinity-move-tolerance",
+                    NUMBER, AFFINITY_DEFAULTS.moveTolerance()).label("SHARE").check(atLeast(0)),
+            "a worker holding a match may pass the load bound by this share of the match's saving before its request "
+                    + "is moved", "moving a request costs its saving in prefill; 0 split shared-prefix groups after "
+                    + "a burst",
+            "...unless it holds a match and is above the bound by less than this share of the match's saving"));
+    public static final Setting<Integer> AFFINITY_WINDOW = declare(affinity(Setting.of("affinity-window", INTEGER,
+                    AFFINITY_DEFAULTS.windowDecisions()).label("DECISIONS").check(atLeast(1)),
+            "how many decisions the recent work remembers",
+            AFFINITY_MEASURED + ": 128 lost a point on Mooncake, 512 measured the same", null));
+    public static final Setting<Double> AFFINITY_PENDING_WEIGHT = declare(affinity(
             Setting.of("affinity-pending-weight", NUMBER, AFFINITY_DEFAULTS.pendingWeight()).label("W")
-                    .check(atLeast(0))
-                    .help("load_aware_affinity: weight of the prefill already queued on a worker against the prefill "
-                            + "its cache saves (Homing).", "the queue term buys tail TTFT with hit rate; 0 keeps the "
-                            + "hit rate")
-                    .in(AFFINITY, GATEWAY, SIMULATE).row(homing("weight of the prefill queued on a worker against the "
-                            + "prefill its cache saves")));
-    public static final Setting<Integer> AFFINITY_TRIM_MIN_CHARS = declare(
-            Setting.of("affinity-trim-min-chars", INTEGER, AFFINITY_DEFAULTS.trimMinChars()).label("CHARS")
-                    .check(atLeast(0)).in(AFFINITY, GATEWAY, SIMULATE)
-                    .help("load_aware_affinity: a cached-token shortfall up to this is rounding, not eviction "
-                            + "(Homing).", "page rounding and the prompt's last token stay below it")
-                    .row(homing("a cached-token shortfall up to this is rounding, not eviction")));
-    public static final Setting<Double> AFFINITY_TRIM_SHARE = declare(
-            Setting.of("affinity-trim-share", NUMBER, AFFINITY_DEFAULTS.trimShare()).label("SHARE").check(atLeast(0))
-                    .help("load_aware_affinity: forget a worker's branches when the engine cached less than the "
-                            + "prediction by more than this share; 1 never forgets (Homing).", "never trimming: "
-                            + "trimming at 0.1 cost 2 points on Mooncake")
-                    .in(AFFINITY, GATEWAY, SIMULATE).row(homing("forget a worker's branches when the engine cached "
-                            + "less than predicted by more than this share; 1 never forgets")));
-    public static final Setting<Double> AFFINITY_CAPACITY_CHARS_PER_TOKEN = declare(
-            Setting.of("affinity-capacity-chars-per-token", NUMBER, AFFINITY_DEFAULTS.charsPerToken()).label("CHARS")
-                    .check(atLeast(0)).in(AFFINITY, GATEWAY, SIMULATE)
-                    .help("load_aware_affinity: keep each worker's share of the tree within its engine's KV capacity "
-                            + "at this many characters a token; 0 leaves it unbounded (Homing).", "off: bounding at 4 "
-                            + "changed nothing measurable")
-                    .row(homing("bound each worker's share of the tree by its engine's KV capacity at this many "
-                            + "characters a token; 0 leaves it unbounded")));
-    public static final Setting<Long> AFFINITY_PREFILL_WAIT_MS = declare(
-            Setting.of("affinity-prefill-wait-ms", LONG, AFFINITY_DEFAULTS.prefillWaitMillis()).label("MS")
-                    .check(atLeast(0)).in(AFFINITY, GATEWAY, SIMULATE)
-                    .help("load_aware_affinity: a request placed for a prefix another request is still computing on "
-                            + "that worker waits for its first token, at most this long; 0 sends at once (Homing).",
-                            "no wait ran out at 2 s on the shared-prefix burst, which reached the ideal hit rate")
-                    .row(homing("a request whose match relies on a prefix another request is still computing on the "
-                            + "same worker waits for that request's first token, at most this long, so the engine "
-                            + "does not compute the prefix twice in one prefill step; 0 sends at once")));
+                    .check(atLeast(0)),
+            "weight of the prefill already queued on a worker against the prefill its cache saves",
+            "the queue term buys tail TTFT with hit rate; 0 keeps the hit rate",
+            "weight of the prefill queued on a worker against the prefill its cache saves"));
+    public static final Setting<Integer> AFFINITY_TRIM_MIN_CHARS = declare(affinity(Setting.of(
+            "affinity-trim-min-chars", INTEGER, AFFINITY_DEFAULTS.trimMinChars()).label("CHARS").check(atLeast(0)),
+            "a cached-token shortfall up to this is rounding, not eviction", "page rounding and the prompt's last "
+                    + "token stay below it", null));
+    public static final Setting<Double> AFFINITY_TRIM_SHARE = declare(affinity(
+            Setting.of("affinity-trim-share", NUMBER, AFFINITY_DEFAULTS.trimShare()).label("SHARE").check(atLeast(0)),
+            "forget a worker's branches when the engine cached less than the prediction by more than this share; 1 "
+                    + "never forgets", "never trimming: trimming at 0.1 cost 2 points on Mooncake",
+            "forget a worker's branches when the engine cached less than predicted by more than this share; 1 never "
+                    + "forgets"));
+    public static final Setting<Double> AFFINITY_CAPACITY_CHARS_PER_TOKEN = declare(affinity(Setting.of(
+                    "affinity-capacity-chars-per-token", NUMBER, AFFINITY_DEFAULTS.charsPerToken()).label("CHARS")
+                    .check(atLeast(0)),
+            "keep each worker's share of the tree within its engine's KV capacity at this many characters a token; 0 "
+                    + "leaves it unbounded", "off: bounding at 4 changed nothing measurable",
+            "bound each worker's share of the tree by its engine's KV capacity at this many characters a token; 0 "
+                    + "leaves it unbounded"));
+    public static final Setting<Long> AFFINITY_PREFILL_WAIT_MS = declare(affinity(Setting.of("affinity-prefill-wait-ms",
+                    LONG, AFFINITY_DEFAULTS.prefillWaitMillis()).label("MS").check(atLeast(0)),
+            "a request placed for a prefix another request is still computing on that worker waits for its first "
+                    + "token, at most this long; 0 sends at once",
+            "no wait ran out at 2 s on the shared-prefix burst, which reached the ideal hit rate",
+            "a request whose match relies on a prefix another request is still computing on the same worker waits "
+                    + "for that request's first token, at most this long, so the engine does not compute the prefix "
+                    + "twice in one prefill step; 0 sends at once"));
 
-    public static final Setting<Boolean> PD_DISAGGREGATION = declare(notYet(Setting.off("pd-disaggregation"), PD,
-            "Prefill/decode mode."));
-    public static final Setting<List<String>> PREFILL = declare(notYet(Setting.of("prefill", listOf(TEXT), List.of())
-            .label("URL [BOOTSTRAP_PORT]").arity("1..2"), PD, "A prefill worker (repeatable)."));
-    public static final Setting<List<String>> DECODE = declare(notYet(Setting.of("decode", listOf(TEXT), List.of())
-            .label("URL").arity("1"), PD, "A decode worker (repeatable)."));
-    public static final Setting<String> PREFILL_POLICY = declare(notYet(Setting.of("prefill-policy", TEXT, null), PD,
-            "Policy for prefill workers (default: --policy)."));
-    public static final Setting<String> DECODE_POLICY = declare(notYet(Setting.of("decode-policy", TEXT, null), PD,
-            "Policy for decode workers (default: --policy)."));
+    static {
+        notYet(PD, Setting.off("pd-disaggregation"), "Prefill/decode mode.");
+        notYet(PD, Setting.of("prefill", listOf(TEXT), List.of()).label("URL [BOOTSTRAP_PORT]").arity("1..2"),
+                "A prefill worker (repeatable).");
+        notYet(PD, Setting.of("decode", listOf(TEXT), List.of()).label("URL").arity("1"),
+                "A decode worker (repeatable).");
+        notYet(PD, Setting.of("prefill-policy", TEXT, null), "Policy for prefill workers (default: --policy).");
+        notYet(PD, Setting.of("decode-policy", TEXT, null), "Policy for decode workers (default: --policy).");
+    }
+
     public static final Setting<Long> WORKER_STARTUP_TIMEOUT_SECS = declare(
             Setting.of("worker-startup-timeout-secs", LONG, 1800L).check(above(0))
                     .help("Give up registering a worker after this.", "the reference's: a large model loads for "
                             + "tens of minutes")
-                    .in(PD, GATEWAY).row(same()));
+                    .gateway(PD, same()));
     public static final Setting<Long> WORKER_STARTUP_CHECK_INTERVAL = declare(
             Setting.of("worker-startup-check-interval", LONG, 30L).check(above(0))
                     .help("Longest wait between registration probes; also the /get_load poll period.", REFERENCE)
-                    .in(PD, GATEWAY).row(same()));
-    public static final Setting<Boolean> MINI_LB = declare(notYet(Setting.off("mini-lb"), PD,
-            "Python mini load balancer for PD."));
+                    .gateway(PD, same()));
 
-    public static final Setting<Boolean> SERVICE_DISCOVERY = declare(notYet(Setting.off("service-discovery"),
-            DISCOVERY, "Discover workers from Kubernetes pods."));
-    public static final Setting<List<String>> SELECTOR = declare(notYet(Setting.of("selector", listOf(TEXT), List.of())
-            .label("k=v"), DISCOVERY, "Pod label selector."));
-    public static final Setting<Integer> SERVICE_DISCOVERY_PORT = declare(notYet(
-            Setting.of("service-discovery-port", INTEGER, 80), DISCOVERY, "Worker port on discovered pods."));
-    public static final Setting<String> SERVICE_DISCOVERY_NAMESPACE = declare(notYet(
-            Setting.of("service-discovery-namespace", TEXT, null), DISCOVERY, "Namespace to watch (default: all)."));
-    public static final Setting<List<String>> PREFILL_SELECTOR = declare(notYet(
-            Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"), DISCOVERY, "Prefill pods."));
-    public static final Setting<List<String>> DECODE_SELECTOR = declare(notYet(
-            Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"), DISCOVERY, "Decode pods."));
-    public static final Setting<String> BOOTSTRAP_PORT_ANNOTATION = declare(notYet(
-            Setting.of("bootstrap-port-annotation", TEXT, "sglang.ai/bootstrap-port"), DISCOVERY,
-            "Pod annotation holding the bootstrap port."));
+    static {
+        notYet(PD, Setting.off("mini-lb"), "Python mini load balancer for PD.");
+    }
+
+    static {
+        notYet(DISCOVERY, Setting.off("service-discovery"), "Discover workers from Kubernetes pods.");
+        notYet(DISCOVERY, Setting.of("selector", listOf(TEXT), List.of()).label("k=v"), "Pod label selector.");
+        notYet(DISCOVERY, Setting.of("service-discovery-port", INTEGER, 80), "Worker port on discovered pods.");
+        notYet(DISCOVERY, Setting.of("service-discovery-namespace", TEXT, null), "Namespace to watch (default: all).");
+        notYet(DISCOVERY, Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"), "Prefill pods.");
+        notYet(DISCOVERY, Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"), "Decode pods.");
+        notYet(DISCOVERY, Setting.of("bootstrap-port-annotation", TEXT, "sglang.ai/bootstrap-port"),
+                "Pod annotation holding the bootstrap port.");
+    }
 
     public static final Setting<String> LOG_DIR = declare(Setting.of("log-dir", TEXT, null)
             .help("Also write logs to homing.log in this directory.", "stdout only, for container log collectors")
-            .in(LOGGING, GATEWAY).row(same()));
+            .gateway(LOGGING, same()));
     public static final Setting<String> LOG_LEVEL = declare(Setting.of("log-level", TEXT, "info")
             .check(oneOf(LOG_LEVELS, level -> level.toLowerCase(Locale.ROOT), ""))
             .help("trace, debug, info, warn or error.", "start-up, workers and errors, without a line per request "
-                    + "detail").in(LOGGING, GATEWAY).row(same()));
+                    + "detail").gateway(LOGGING, same()));
     public static final Setting<Boolean> LOG_JSON = declare(Setting.off("log-json")
             .help("Write one JSON object per log line (Homing).", "plain lines, for people; log shippers opt in")
-            .in(LOGGING, GATEWAY).row(homing(null)));
+            .gateway(LOGGING, homing(null)));
 
     public static final Setting<String> PROMETHEUS_HOST = declare(Setting.of("prometheus-host", TEXT, "0.0.0.0")
             .help("Address of the metrics listener.", "all interfaces, for a scraper on another machine")
-            .in(METRICS, GATEWAY).row(same()));
+            .gateway(METRICS, same()));
     public static final Setting<Integer> PROMETHEUS_PORT = declare(Setting.of("prometheus-port", INTEGER, 29_000)
             .check(port(-1)).help("Metrics port (-1: no metrics listener).", "the reference's metrics port")
-            .in(METRICS, GATEWAY).row(same()));
+            .gateway(METRICS, same()));
     public static final Setting<List<Double>> PROMETHEUS_DURATION_BUCKETS = declare(
             Setting.of("prometheus-duration-buckets", listOf(NUMBER), List.of(0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
                     0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 240.0))
                     .label("SECONDS").shown("0.001 ... 240").check(Check.<Double>notEmpty().and(strictlyIncreasing()))
                     .help("Upper bounds of duration histograms.", "the reference's buckets: 1 ms to 240 s, for "
                             + "first tokens and for whole streams")
-                    .in(METRICS, GATEWAY).row(same()));
+                    .gateway(METRICS, same()));
 
     public static final Setting<List<String>> REQUEST_ID_HEADERS = declare(
             Setting.of("request-id-headers", listOf(LOWER_CASE_TEXT),
@@ -348,231 +326,198 @@ public final class Settings {
                     .label("HEADER").check(notEmpty())
                     .help("Headers that name a request, first present wins.", "the reference's, the names common "
                             + "proxies and tracers set")
-                    .in(Group.REQUESTS, GATEWAY).row(same()));
+                    .gateway(Group.REQUESTS, same()));
     public static final Setting<Long> REQUEST_TIMEOUT_SECS = declare(Setting.of("request-timeout-secs", LONG, 1800L)
             .check(above(0)).help("Whole-request time limit, streams included.", "the reference's: long generations "
-                    + "stream for many minutes").in(Group.REQUESTS, GATEWAY).row(same()));
+                    + "stream for many minutes").gateway(Group.REQUESTS, same()));
     public static final Setting<Long> SHUTDOWN_GRACE_PERIOD_SECS = declare(
             Setting.of("shutdown-grace-period-secs", LONG, 180L).check(atLeast(0))
-                    .help("How long requests may finish at shutdown.", REFERENCE).in(Group.REQUESTS, GATEWAY).row(same()));
+                    .help("How long requests may finish at shutdown.", REFERENCE).gateway(Group.REQUESTS, same()));
     public static final Setting<Long> MAX_PAYLOAD_SIZE = declare(Setting.of("max-payload-size", LONG, 536_870_912L)
             .check(above(0)).help("Largest request body in bytes; larger gets 413.", "the reference's 512 MiB: "
-                    + "long multimodal prompts").in(Group.REQUESTS, GATEWAY).row(same()));
+                    + "long multimodal prompts").gateway(Group.REQUESTS, same()));
     public static final Setting<List<String>> CORS_ALLOWED_ORIGINS = declare(
             Setting.of("cors-allowed-origins", listOf(TEXT), List.of()).label("ORIGIN").arity("0..*")
-                    .help("Allowed CORS origins (default: any).", REFERENCE).in(Group.REQUESTS, GATEWAY).row(same()));
+                    .help("Allowed CORS origins (default: any).", REFERENCE).gateway(Group.REQUESTS, same()));
 
-    public static final Setting<Integer> MAX_CONCURRENT_REQUESTS = declare(
-            Setting.of("max-concurrent-requests", INTEGER, -1)
-                    .check(that(n -> n == -1 || n >= 1, "must be -1 or >= 1"))
-                    .help("Inference requests admitted at once, a strict cap (-1: off).", "off, as the reference: "
-                            + "the engines queue")
-                    .in(ADMISSION, GATEWAY).row(different("a strict cap on inference requests in flight (the "
-                            + "reference's token bucket also refills over time, so its cap creeps up)")));
+    public static final Setting<Integer> MAX_CONCURRENT_REQUESTS = declare(Setting.of("max-concurrent-requests",
+            INTEGER, -1).check(that(n -> n == -1 || n >= 1, "must be -1 or >= 1")).gateway(ADMISSION, different(
+            "a strict cap on inference requests in flight (the reference's token bucket also refills over time, so "
+                    + "its cap creeps up)"))
+            .help("Inference requests admitted at once, a strict cap (-1: off).", "off, as the reference: the "
+                    + "engines queue"));
     public static final Setting<Integer> QUEUE_SIZE = declare(Setting.of("queue-size", INTEGER, 100).check(atLeast(0))
-            .help("Requests waiting for admission, in order; beyond it 429.", REFERENCE)
-            .in(ADMISSION, GATEWAY).row(different("waiting requests are admitted in strict FIFO order; 429 with "
-                    + "`Retry-After` when full")));
+            .help("Requests waiting for admission, in order; beyond it 429.", REFERENCE).gateway(ADMISSION,
+                    different("waiting requests are admitted in strict FIFO order; 429 with `Retry-After` when full")));
     public static final Setting<Long> QUEUE_TIMEOUT_SECS = declare(Setting.of("queue-timeout-secs", LONG, 60L)
             .check(above(0)).help("Longest wait for admission; beyond it 408.", REFERENCE)
-            .in(ADMISSION, GATEWAY).row(same("408 with `Retry-After` after this wait")));
+            .gateway(ADMISSION, same("408 with `Retry-After` after this wait")));
     public static final Setting<Integer> RATE_LIMIT_TOKENS_PER_SECOND = declare(
-            Setting.of("rate-limit-tokens-per-second", INTEGER, null)
-                    .help("Admissions per second on top of the cap (default: no rate limit).", "no rate limit: the "
-                            + "cap alone decides")
-                    .in(ADMISSION, GATEWAY).row(different("when set, admissions per second on top of the cap; when "
-                            + "not set, no rate limit (the reference uses the cap as the rate)")));
+            Setting.of("rate-limit-tokens-per-second", INTEGER, null).gateway(ADMISSION, different("when set, "
+                    + "admissions per second on top of the cap; when not set, no rate limit (the reference uses the "
+                    + "cap as the rate)")).help("Admissions per second on top of the cap (default: no rate limit).",
+                    "no rate limit: the cap alone decides"));
 
     public static final Setting<Integer> RETRY_MAX_RETRIES = declare(Setting.of("retry-max-retries", INTEGER, 5)
-            .check(atLeast(1)).help("Attempts per request in all, the first included.", REFERENCE)
-            .in(RETRIES, GATEWAY).row(same("attempts in all, the first included; a retry prefers a worker that has "
-                    + "not failed this request")));
-    public static final Setting<Long> RETRY_INITIAL_BACKOFF_MS = declare(
-            Setting.of("retry-initial-backoff-ms", LONG, 50L).check(atLeast(0))
-                    .help("First backoff.", REFERENCE).in(RETRIES, GATEWAY).row(same()));
+            .check(atLeast(1)).help("Attempts per request in all, the first included.", "the reference's; a failed "
+                    + "worker is avoided, so five attempts outlast a fleet's usual failures")
+            .gateway(RETRIES, same("attempts in all, the first included; a retry prefers a worker that has not "
+                    + "failed this request")));
+    public static final Setting<Long> RETRY_INITIAL_BACKOFF_MS = declare(Setting.of("retry-initial-backoff-ms", LONG,
+            50L).check(atLeast(0)).help("First backoff.", REFERENCE).gateway(RETRIES, same()));
     public static final Setting<Long> RETRY_MAX_BACKOFF_MS = declare(Setting.of("retry-max-backoff-ms", LONG, 30_000L)
-            .check(atLeast(0)).help("Longest backoff.", REFERENCE).in(RETRIES, GATEWAY).row(same()));
-    public static final Setting<Double> RETRY_BACKOFF_MULTIPLIER = declare(
-            Setting.of("retry-backoff-multiplier", NUMBER, 1.5).check(atLeast(1))
-                    .help("Backoff growth.", REFERENCE).in(RETRIES, GATEWAY).row(same()));
+            .check(atLeast(0)).gateway(RETRIES, same()).help("Longest backoff.", REFERENCE));
+    public static final Setting<Double> RETRY_BACKOFF_MULTIPLIER = declare(Setting.of("retry-backoff-multiplier",
+            NUMBER, 1.5).check(atLeast(1)).gateway(RETRIES, same()).help("Backoff growth.", REFERENCE));
     public static final Setting<Double> RETRY_JITTER_FACTOR = declare(Setting.of("retry-jitter-factor", NUMBER, 0.2)
-            .check(between(0, 1)).help("Backoff jitter.", "the reference's: retries of one outage spread out")
-            .in(RETRIES, GATEWAY).row(same()));
-    public static final Setting<Boolean> DISABLE_RETRIES = declare(Setting.off("disable-retries")
-            .help("One attempt per request.", REFERENCE)
-            .in(RETRIES, GATEWAY).row(same("one attempt per request (a refused connection included)")));
+            .check(between(0, 1)).gateway(RETRIES, same())
+            .help("Backoff jitter.", "the reference's: retries of one outage spread out"));
+    public static final Setting<Boolean> DISABLE_RETRIES = declare(Setting.off("disable-retries").help(
+            "One attempt per request.", REFERENCE).gateway(RETRIES, same("one attempt per request (a refused "
+            + "connection included)")));
 
-    public static final Setting<Integer> CB_FAILURE_THRESHOLD = declare(Setting.of("cb-failure-threshold", INTEGER, 10)
-            .check(atLeast(1)).help("Failures in a row that open the circuit.", REFERENCE)
-            .in(CIRCUIT_BREAKER, GATEWAY).row(different("only worker failures count (5xx, 408, timeouts, connection "
-                    + "failures); a client's 4xx is a success, 429 counts neither way")));
-    public static final Setting<Integer> CB_SUCCESS_THRESHOLD = declare(Setting.of("cb-success-threshold", INTEGER, 3)
-            .check(atLeast(1)).help("Successes in a row that close it.", REFERENCE)
-            .in(CIRCUIT_BREAKER, GATEWAY).row(different("also the number of probes half-open lets through at a time "
-                    + "(the reference lets all traffic through)")));
-    public static final Setting<Long> CB_TIMEOUT_DURATION_SECS = declare(
-            Setting.of("cb-timeout-duration-secs", LONG, 60L).check(atLeast(0))
-                    .help("How long it stays open.", REFERENCE).in(CIRCUIT_BREAKER, GATEWAY).row(same()));
-    public static final Setting<Long> CB_WINDOW_DURATION_SECS = declare(
-            Setting.of("cb-window-duration-secs", LONG, 120L)
-                    .help("Accepted and unused, as by the reference.", REFERENCE).in(CIRCUIT_BREAKER, GATEWAY)
-                    .row(same("accepted and unused, as by the reference (counting is consecutive)")));
+    public static final Setting<Integer> CB_FAILURE_THRESHOLD = declare(
+            Setting.of("cb-failure-threshold", INTEGER, 10).check(atLeast(1)).gateway(CIRCUIT_BREAKER, different(
+                    "only worker failures count (5xx, 408, timeouts, connection failures); a client's 4xx is a "
+                            + "success, 429 counts neither way"))
+                    .help("Failures in a row that open the circuit.", "the reference's; only the worker's own "
+                            + "failures count, so ten in a row mean it is down"));
+    public static final Setting<Integer> CB_SUCCESS_THRESHOLD = declare(
+            Setting.of("cb-success-threshold", INTEGER, 3).check(atLeast(1))
+                    .gateway(CIRCUIT_BREAKER, different("also the number of probes half-open lets through at a time "
+                            + "(the reference lets all traffic through)"))
+                    .help("Successes in a row that close it.", REFERENCE));
+    public static final Setting<Long> CB_TIMEOUT_DURATION_SECS = declare(Setting.of("cb-timeout-duration-secs", LONG,
+            60L).check(atLeast(0)).help("How long it stays open.", REFERENCE).gateway(CIRCUIT_BREAKER, same()));
+    public static final Setting<Long> CB_WINDOW_DURATION_SECS = declare(Setting.of("cb-window-duration-secs", LONG,
+            120L).help("Accepted and unused, as by the reference.", REFERENCE)
+            .gateway(CIRCUIT_BREAKER, same("accepted and unused, as by the reference (counting is consecutive)")));
     public static final Setting<Boolean> DISABLE_CIRCUIT_BREAKER = declare(Setting.off("disable-circuit-breaker")
-            .help("Circuits never open.", REFERENCE).in(CIRCUIT_BREAKER, GATEWAY).row(same("circuits never open")));
+            .help("Circuits never open.", REFERENCE).gateway(CIRCUIT_BREAKER, same("circuits never open")));
 
-    public static final Setting<Integer> HEALTH_FAILURE_THRESHOLD = declare(
-            Setting.of("health-failure-threshold", INTEGER, 3).check(above(0))
-                    .help("Failed probes in a row before unhealthy.", REFERENCE).in(HEALTH, GATEWAY).row(same()));
+    public static final Setting<Integer> HEALTH_FAILURE_THRESHOLD = declare(Setting.of("health-failure-threshold",
+            INTEGER, 3).check(above(0)).help("Failed probes in a row before unhealthy.", REFERENCE)
+            .gateway(HEALTH, same()));
     public static final Setting<Integer> HEALTH_SUCCESS_THRESHOLD = declare(
-            Setting.of("health-success-threshold", INTEGER, 2).check(above(0))
-                    .help("Good probes in a row before healthy again.", REFERENCE).in(HEALTH, GATEWAY).row(same()));
-    public static final Setting<Long> HEALTH_CHECK_TIMEOUT_SECS = declare(
-            Setting.of("health-check-timeout-secs", LONG, 5L).check(above(0))
-                    .help("One probe's time limit.", REFERENCE).in(HEALTH, GATEWAY).row(same()));
-    public static final Setting<Long> HEALTH_CHECK_INTERVAL_SECS = declare(
-            Setting.of("health-check-interval-secs", LONG, 60L).check(above(0))
-                    .help("Probe period.", "the reference's; failed requests bench a worker sooner")
-                    .in(HEALTH, GATEWAY).row(same()));
+            Setting.of("health-success-threshold", INTEGER, 2).check(above(0)).gateway(HEALTH, same())
+                    .help("Good probes in a row before healthy again.", REFERENCE));
+    public static final Setting<Long> HEALTH_CHECK_TIMEOUT_SECS = declare(Setting.of("health-check-timeout-secs", LONG,
+            5L).check(above(0)).gateway(HEALTH, same()).help("One probe's time limit.", REFERENCE));
+    public static final Setting<Long> HEALTH_CHECK_INTERVAL_SECS = declare(Setting.of("health-check-interval-secs",
+            LONG, 60L).check(above(0)).gateway(HEALTH, same())
+            .help("Probe period.", "the reference's; failed requests bench a worker sooner"));
     public static final Setting<String> HEALTH_CHECK_ENDPOINT = declare(
             Setting.of("health-check-endpoint", TEXT, "/health")
                     .check(that(path -> path.startsWith("/"), "must start with '/'"))
                     .help("Path probed on each worker.", "SGLang's and vLLM's health route")
-                    .in(HEALTH, GATEWAY).row(same()));
+                    .gateway(HEALTH, same()));
     public static final Setting<Boolean> DISABLE_HEALTH_CHECK = declare(Setting.off("disable-health-check")
-            .help("Treat every worker as healthy.", REFERENCE).in(HEALTH, GATEWAY).row(same()));
+            .help("Treat every worker as healthy.", REFERENCE).gateway(HEALTH, same()));
 
-    public static final Setting<String> MODEL_PATH = declare(notYet(Setting.of("model-path", TEXT, null), TOKENIZER,
-            "Model for the tokenizer."));
-    public static final Setting<String> TOKENIZER_PATH = declare(notYet(Setting.of("tokenizer-path", TEXT, null),
-            TOKENIZER, "Tokenizer files."));
-    public static final Setting<String> CHAT_TEMPLATE = declare(notYet(Setting.of("chat-template", TEXT, null),
-            TOKENIZER, "Chat template file."));
-    public static final Setting<Boolean> TOKENIZER_CACHE_ENABLE_L0 = declare(notYet(
-            Setting.off("tokenizer-cache-enable-l0"), TOKENIZER, "Exact-match tokenizer cache."));
-    public static final Setting<Integer> TOKENIZER_CACHE_L0_MAX_ENTRIES = declare(notYet(
-            Setting.of("tokenizer-cache-l0-max-entries", INTEGER, 10_000), TOKENIZER, "Its size."));
-    public static final Setting<Boolean> TOKENIZER_CACHE_ENABLE_L1 = declare(notYet(
-            Setting.off("tokenizer-cache-enable-l1"), TOKENIZER, "Prefix tokenizer cache."));
-    public static final Setting<Long> TOKENIZER_CACHE_L1_MAX_MEMORY = declare(notYet(
-            Setting.of("tokenizer-cache-l1-max-memory", LONG, 52_428_800L), TOKENIZER, "Its memory, bytes."));
+    static {
+        notYet(TOKENIZER, Setting.of("model-path", TEXT, null), "Model for the tokenizer.");
+        notYet(TOKENIZER, Setting.of("tokenizer-path", TEXT, null), "Tokenizer files.");
+        notYet(TOKENIZER, Setting.of("chat-template", TEXT, null), "Chat template file.");
+        notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l0"), "Exact-match tokenizer cache.");
+        notYet(TOKENIZER, Setting.of("tokenizer-cache-l0-max-entries", INTEGER, 10_000), "Its size.");
+        notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l1"), "Prefix tokenizer cache.");
+        notYet(TOKENIZER, Setting.of("tokenizer-cache-l1-max-memory", LONG, 52_428_800L), "Its memory, bytes.");
+    }
 
-    public static final Setting<String> REASONING_PARSER = declare(notYet(Setting.of("reasoning-parser", TEXT, null),
-            PARSERS, "Reasoning-content parser."));
-    public static final Setting<String> TOOL_CALL_PARSER = declare(notYet(Setting.of("tool-call-parser", TEXT, null),
-            PARSERS, "Tool-call parser."));
-    public static final Setting<String> MCP_CONFIG_PATH = declare(notYet(Setting.of("mcp-config-path", TEXT, null),
-            PARSERS, "MCP servers."));
+    static {
+        notYet(PARSERS, Setting.of("reasoning-parser", TEXT, null), "Reasoning-content parser.");
+        notYet(PARSERS, Setting.of("tool-call-parser", TEXT, null), "Tool-call parser.");
+        notYet(PARSERS, Setting.of("mcp-config-path", TEXT, null), "MCP servers.");
+    }
 
     public static final Setting<String> BACKEND = declare(Setting.of("backend", TEXT, "sglang").alias("runtime")
             .check(oneOf(BACKENDS, name -> name, " (others are not supported yet)"))
             .help("Engine behind the workers: sglang or vllm.", "the reference's engine")
-            .in(Group.BACKEND, GATEWAY).row(different("sglang or vllm")));
-    public static final Setting<String> HISTORY_BACKEND = declare(notYet(
-            Setting.of("history-backend", TEXT, "memory"), Group.BACKEND, "Responses/Conversations storage."));
-    public static final Setting<Boolean> ENABLE_WASM = declare(notYet(Setting.off("enable-wasm"), Group.BACKEND,
-            "WASM middleware."));
+            .gateway(Group.BACKEND, different("sglang or vllm")));
 
-    public static final Setting<String> ORACLE_WALLET_PATH = declare(notYet(
-            Setting.of("oracle-wallet-path", TEXT, null), STORAGE, "Oracle wallet directory."));
-    public static final Setting<String> ORACLE_TNS_ALIAS = declare(notYet(Setting.of("oracle-tns-alias", TEXT, null),
-            STORAGE, "Oracle TNS alias."));
-    public static final Setting<String> ORACLE_CONNECT_DESCRIPTOR = declare(notYet(
-            Setting.of("oracle-connect-descriptor", TEXT, null), STORAGE, "Oracle connect descriptor."));
-    public static final Setting<String> ORACLE_USERNAME = declare(notYet(Setting.of("oracle-username", TEXT, null),
-            STORAGE, "Oracle user."));
-    public static final Setting<String> ORACLE_PASSWORD = declare(notYet(Setting.of("oracle-password", TEXT, null),
-            STORAGE, "Oracle password."));
-    public static final Setting<Integer> ORACLE_POOL_MIN = declare(notYet(Setting.of("oracle-pool-min", INTEGER, null),
-            STORAGE, "Oracle pool's least connections."));
-    public static final Setting<Integer> ORACLE_POOL_MAX = declare(notYet(Setting.of("oracle-pool-max", INTEGER, null),
-            STORAGE, "Oracle pool's most connections."));
-    public static final Setting<Integer> ORACLE_POOL_TIMEOUT_SECS = declare(notYet(
-            Setting.of("oracle-pool-timeout-secs", INTEGER, null), STORAGE, "Oracle pool's wait for a connection."));
-    public static final Setting<String> POSTGRES_DB_URL = declare(notYet(Setting.of("postgres-db-url", TEXT, null),
-            STORAGE, "PostgreSQL URL."));
-    public static final Setting<Integer> POSTGRES_POOL_MAX_SIZE = declare(notYet(
-            Setting.of("postgres-pool-max-size", INTEGER, null), STORAGE, "PostgreSQL pool size."));
-    public static final Setting<String> REDIS_URL = declare(notYet(Setting.of("redis-url", TEXT, null), STORAGE,
-            "Redis URL."));
-    public static final Setting<Integer> REDIS_POOL_MAX_SIZE = declare(notYet(
-            Setting.of("redis-pool-max-size", INTEGER, null), STORAGE, "Redis pool size."));
-    public static final Setting<Integer> REDIS_RETENTION_DAYS = declare(notYet(
-            Setting.of("redis-retention-days", INTEGER, 30), STORAGE, "Days Redis keeps history; -1 keeps forever."));
+    static {
+        notYet(Group.BACKEND, Setting.of("history-backend", TEXT, "memory"), "Responses/Conversations storage.");
+        notYet(Group.BACKEND, Setting.off("enable-wasm"), "WASM middleware.");
+    }
+
+    static {
+        storage("Oracle", "oracle-", List.of("wallet-path", "tns-alias", "connect-descriptor", "username", "password"),
+                List.of("pool-min", "pool-max", "pool-timeout-secs"));
+        storage("PostgreSQL", "postgres-", List.of("db-url"), List.of("pool-max-size"));
+        storage("Redis", "redis-", List.of("url"), List.of("pool-max-size"));
+        notYet(STORAGE, Setting.of("redis-retention-days", INTEGER, 30), "Days Redis keeps history; -1 keeps forever.");
+    }
 
     public static final Setting<String> TLS_CERT_PATH = declare(Setting.of("tls-cert-path", TEXT, null).label("PEM")
             .help("Serve HTTPS with this certificate chain (with --tls-key-path; metrics stay HTTP).",
                     "plain HTTP, behind a TLS-terminating proxy as the reference")
-            .in(TLS, GATEWAY).row(same("PEM certificate chain: the data-plane port serves HTTPS (HTTP/1.1); with "
+            .gateway(TLS, same("PEM certificate chain: the data-plane port serves HTTPS (HTTP/1.1); with "
                     + "`--tls-key-path`, both or neither; the metrics port stays plain HTTP")));
     public static final Setting<String> TLS_KEY_PATH = declare(Setting.of("tls-key-path", TEXT, null).label("PEM")
             .help("Private key of --tls-cert-path.", "none, as the certificate")
-            .in(TLS, GATEWAY).row(same("PEM private key (PKCS#8 or PKCS#1) of `--tls-cert-path`; a missing, "
+            .gateway(TLS, same("PEM private key (PKCS#8 or PKCS#1) of `--tls-cert-path`; a missing, "
                     + "unreadable or non-PEM file stops the start with a message naming the flag")));
-    public static final Setting<String> CLIENT_CERT_PATH = declare(notYet(Setting.of("client-cert-path", TEXT, null),
-            TLS, "mTLS to workers (not supported yet)."));
-    public static final Setting<String> CLIENT_KEY_PATH = declare(notYet(Setting.of("client-key-path", TEXT, null),
-            TLS, "mTLS to workers (not supported yet)."));
-    public static final Setting<List<String>> CA_CERT_PATHS = declare(notYet(
-            Setting.of("ca-cert-paths", listOf(TEXT), List.of()), TLS, "CAs of workers (not supported yet)."));
 
-    public static final Setting<Boolean> ENABLE_TRACE = declare(notYet(Setting.off("enable-trace"), TRACING,
-            "OpenTelemetry traces."));
-    public static final Setting<String> OTLP_TRACES_ENDPOINT = declare(notYet(
-            Setting.of("otlp-traces-endpoint", TEXT, "localhost:4317"), TRACING, "Where traces go."));
+    static {
+        notYet(TLS, Setting.of("client-cert-path", TEXT, null), "mTLS to workers (not supported yet).");
+        notYet(TLS, Setting.of("client-key-path", TEXT, null), "mTLS to workers (not supported yet).");
+        notYet(TLS, Setting.of("ca-cert-paths", listOf(TEXT), List.of()), "CAs of workers (not supported yet).");
+    }
+
+    static {
+        notYet(TRACING, Setting.off("enable-trace"), "OpenTelemetry traces.");
+        notYet(TRACING, Setting.of("otlp-traces-endpoint", TEXT, "localhost:4317"), "Where traces go.");
+    }
 
     public static final Setting<String> API_KEY = declare(Setting.of("api-key", TEXT, null).check(notBlank())
             .help("Clients must send it as Bearer; also sent to --worker-urls.", "none: a gateway on a private "
                     + "network, as the reference")
-            .in(AUTHENTICATION, GATEWAY).row(different("Clients must send it as Bearer; also sent to --worker-urls. "
+            .gateway(AUTHENTICATION, different("Clients must send it as Bearer; also sent to --worker-urls. "
                     + "Also the admin key unless `--admin-api-key` is set; with no key at all admin routes answer 403 "
                     + "(see `--allow-unauthenticated-admin`); `/engine_metrics` is an admin route")));
     public static final Setting<String> ADMIN_API_KEY = declare(Setting.of("admin-api-key", TEXT, null)
             .check(notBlank()).help("Bearer key of the admin routes (Homing; default: --api-key).", "one key for "
                     + "both unless the operator wants two")
-            .in(AUTHENTICATION, GATEWAY).row(homing("Bearer key of the admin routes (`/workers*`, `/flush_cache`, "
+            .gateway(AUTHENTICATION, homing("Bearer key of the admin routes (`/workers*`, `/flush_cache`, "
                     + "`/get_loads`, `/engine_metrics`)")));
     public static final Setting<Boolean> ALLOW_UNAUTHENTICATED_ADMIN = declare(
             Setting.off("allow-unauthenticated-admin")
                     .help("Admin routes open when no key is set (Homing; default: refused with 403).", "a gateway "
                             + "that can add workers must not be open by accident")
-                    .in(AUTHENTICATION, GATEWAY).row(homing("admin routes open when neither key is set (by default "
+                    .gateway(AUTHENTICATION, homing("admin routes open when neither key is set (by default "
                             + "they answer 403 `admin_disabled`)")));
     public static final Setting<List<String>> WORKER_HOST_ALLOW_LIST = declare(
             Setting.of("worker-host-allow-list", listOf(TEXT), List.of()).label("HOST").arity("0..*")
                     .help("Hosts POST /workers may add: names, *.suffix, addresses, CIDR blocks, or * for any (Homing; "
                             + "default: the --worker-urls hosts and loopback).", "the workers the operator named, "
                             + "and sidecars on the same machine; nothing else inside the network")
-                    .in(AUTHENTICATION, GATEWAY).row(homing("hosts `POST /workers` may add (names, `*.suffix`, "
+                    .gateway(AUTHENTICATION, homing("hosts `POST /workers` may add (names, `*.suffix`, "
                             + "addresses, CIDR blocks, or `*`); by default the hosts of `--worker-urls` and loopback; "
                             + "others get 403 `worker_host_not_allowed`")));
-    public static final Setting<String> JWT_ISSUER = declare(notYet(Setting.of("jwt-issuer", TEXT, null),
-            AUTHENTICATION, "JWT issuer (not supported yet)."));
-    public static final Setting<String> JWT_AUDIENCE = declare(notYet(Setting.of("jwt-audience", TEXT, null),
-            AUTHENTICATION, "JWT audience (not supported yet)."));
-    public static final Setting<String> JWT_JWKS_URI = declare(notYet(Setting.of("jwt-jwks-uri", TEXT, null),
-            AUTHENTICATION, "JWT key set (not supported yet)."));
-    public static final Setting<String> JWT_ROLE_CLAIM = declare(notYet(Setting.of("jwt-role-claim", TEXT, "roles"),
-            AUTHENTICATION, "JWT claim holding the roles (not supported yet)."));
-    public static final Setting<List<String>> JWT_ROLE_MAPPING = declare(notYet(
-            Setting.of("jwt-role-mapping", listOf(TEXT), List.of()), AUTHENTICATION,
-            "JWT roles to gateway roles (not supported yet)."));
-    public static final Setting<List<String>> CONTROL_PLANE_API_KEYS = declare(notYet(
-            Setting.of("control-plane-api-keys", listOf(TEXT), List.of()).label("id:name:role:key"), AUTHENTICATION,
-            "Keys of the control plane (not supported yet)."));
+
+    static {
+        notYet(AUTHENTICATION, Setting.of("jwt-issuer", TEXT, null), "JWT issuer (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-audience", TEXT, null), "JWT audience (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-jwks-uri", TEXT, null), "JWT key set (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-role-claim", TEXT, "roles"),
+                "JWT claim holding the roles (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-role-mapping", listOf(TEXT), List.of()),
+                "JWT roles to gateway roles (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("control-plane-api-keys", listOf(TEXT),
+                List.of()).label("id:name:role:key"), "Keys of the control plane (not supported yet).");
+    }
+
     public static final Setting<Boolean> DISABLE_AUDIT_LOGGING = declare(Setting.off("disable-audit-logging")
             .help("Homing has no audit log; accepted.", REFERENCE)
-            .in(AUTHENTICATION, GATEWAY).row(different("accepted: Homing has no audit log")));
+            .gateway(AUTHENTICATION, different("accepted: Homing has no audit log")));
 
-    public static final Setting<Boolean> ENABLE_MESH = declare(notYet(Setting.off("enable-mesh"), MESH,
-            "High-availability mesh of gateways."));
-    public static final Setting<String> MESH_SERVER_NAME = declare(notYet(Setting.of("mesh-server-name", TEXT, null),
-            MESH, "This gateway's name in the mesh."));
-    public static final Setting<String> MESH_HOST = declare(notYet(Setting.of("mesh-host", TEXT, "0.0.0.0"), MESH,
-            "Address of the mesh listener."));
-    public static final Setting<Integer> MESH_PORT = declare(notYet(Setting.of("mesh-port", INTEGER, 39_527), MESH,
-            "Port of the mesh listener."));
-    public static final Setting<List<String>> MESH_PEER_URLS = declare(notYet(
-            Setting.of("mesh-peer-urls", listOf(TEXT), List.of()), MESH, "The other gateways."));
+    static {
+        notYet(MESH, Setting.off("enable-mesh"), "High-availability mesh of gateways.");
+        notYet(MESH, Setting.of("mesh-server-name", TEXT, null), "This gateway's name in the mesh.");
+        notYet(MESH, Setting.of("mesh-host", TEXT, "0.0.0.0"), "Address of the mesh listener.");
+        notYet(MESH, Setting.of("mesh-port", INTEGER, 39_527), "Port of the mesh listener.");
+        notYet(MESH, Setting.of("mesh-peer-urls", listOf(TEXT), List.of()), "The other gateways.");
+    }
 
     // ---------------------------------------------------------------------------------------------------------------
     // homing sim-engine: one simulated engine over HTTP
@@ -594,68 +539,54 @@ public final class Settings {
                     .help("Run this many times faster than real time.", "real time, as a GPU would answer")
                     .in(SERVER, SIM_ENGINE));
 
-    public static final Setting<Integer> KV_TOKENS = declare(Setting.of("kv-tokens", INTEGER, ENGINE.kvTokens())
-            .check(positive()).help("KV cache capacity of an engine in tokens.", "an H100 less an 8B model's weights "
-                    + "holds about 400,000 tokens").in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Integer> PAGE_SIZE = declare(Setting.of("page-size", INTEGER, ENGINE.pageSize())
-            .check(positive()).help("Tokens per KV page.", "SGLang's: every token can be shared")
-            .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Integer> MAX_RUNNING_REQUESTS = declare(
-            Setting.of("max-running-requests", INTEGER, ENGINE.maxRunningRequests()).check(positive())
-                    .help("Most requests in an engine's running batch.", "a batch an H100 runs for an 8B model")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Integer> CHUNKED_PREFILL_SIZE = declare(
-            Setting.of("chunked-prefill-size", INTEGER, ENGINE.chunkedPrefillSize()).check(positive())
-                    .help("Most uncached prompt tokens per prefill step.", "SGLang's default for 80 GB GPUs")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Integer> CONTEXT_LENGTH = declare(
-            Setting.of("context-length", INTEGER, ENGINE.contextLength()).check(positive())
-                    .help("Longest prompt plus output in tokens.", "Llama 3.1's context")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Double> PREFILL_TOKENS_PER_SECOND = declare(
-            Setting.of("prefill-tokens-per-second", NUMBER, TIMING.prefillTokensPerSecond()).check(positive())
-                    .help("Prefill throughput for uncached tokens.", "an 8B model at a quarter of an H100's bf16 peak")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Long> PREFILL_STEP_US = declare(
-            Setting.of("prefill-step-us", LONG, TIMING.prefillStepNanos() / 1000).check(atLeast(0))
-                    .help("Fixed cost of a prefill step.", "scheduling, sampling and the launch of a forward pass")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Long> DECODE_STEP_US = declare(
-            Setting.of("decode-step-us", LONG, TIMING.decodeStepNanos() / 1000).check(atLeast(0))
-                    .help("Fixed cost of a decode step.", "reading 16 GB of weights from HBM")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Long> DECODE_US_PER_REQUEST = declare(
-            Setting.of("decode-us-per-request", LONG, TIMING.decodeNanosPerRequest() / 1000).check(atLeast(0))
-                    .help("Decode step cost per request in the batch.", "compute and sampling of one more sequence")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
-    public static final Setting<Long> DECODE_NS_PER_CONTEXT_TOKEN = declare(
-            Setting.of("decode-ns-per-context-token", LONG, TIMING.decodeNanosPerContextToken()).check(atLeast(0))
-                    .help("Decode step cost per token of context in the batch.", "128 KiB of KV read at 3.35 TB/s")
-                    .in(ENGINE_MODEL, SIM_ENGINE, SIMULATE));
+    public static final Setting<Integer> KV_TOKENS = declare(engine(Setting.of("kv-tokens", INTEGER,
+            ENGINE.kvTokens()).check(positive()), "KV cache capacity of an engine in tokens.", "an H100 less an 8B "
+            + "model's weights holds about 400,000 tokens"));
+    public static final Setting<Integer> PAGE_SIZE = declare(engine(Setting.of("page-size", INTEGER, ENGINE.pageSize())
+            .check(positive()), "Tokens per KV page.", "SGLang's: every token can be shared"));
+    public static final Setting<Integer> MAX_RUNNING_REQUESTS = declare(engine(
+            Setting.of("max-running-requests", INTEGER, ENGINE.maxRunningRequests()).check(positive()),
+            "Most requests in an engine's running batch.", "a batch an H100 runs for an 8B model"));
+    public static final Setting<Integer> CHUNKED_PREFILL_SIZE = declare(engine(Setting.of("chunked-prefill-size",
+            INTEGER, ENGINE.chunkedPrefillSize()).check(positive()), "Most uncached prompt tokens per prefill step.",
+            "SGLang's default for 80 GB GPUs"));
+    public static final Setting<Integer> CONTEXT_LENGTH = declare(engine(Setting.of("context-length", INTEGER,
+            ENGINE.contextLength()).check(positive()), "Longest prompt plus output in tokens.", "Llama 3.1's context"));
+    public static final Setting<Double> PREFILL_TOKENS_PER_SECOND = declare(engine(
+            Setting.of("prefill-tokens-per-second", NUMBER, TIMING.prefillTokensPerSecond()).check(positive()),
+            "Prefill throughput for uncached tokens.", "an 8B model at a quarter of an H100's bf16 peak"));
+    // The timing model counts nanoseconds; its flags count microseconds, but for the smallest cost.
+    public static final Setting<Long> PREFILL_STEP_US = declare(engine(Setting.of("prefill-step-us", LONG,
+            TimeUnit.NANOSECONDS.toMicros(TIMING.prefillStepNanos())).check(atLeast(0)),
+            "Fixed cost of a prefill step.", "scheduling, sampling and the launch of a forward pass"));
+    public static final Setting<Long> DECODE_STEP_US = declare(engine(Setting.of("decode-step-us", LONG,
+            TimeUnit.NANOSECONDS.toMicros(TIMING.decodeStepNanos())).check(atLeast(0)), "Fixed cost of a decode step.",
+            "reading 16 GB of weights from HBM"));
+    public static final Setting<Long> DECODE_US_PER_REQUEST = declare(engine(Setting.of("decode-us-per-request", LONG,
+                    TimeUnit.NANOSECONDS.toMicros(TIMING.decodeNanosPerRequest())).check(atLeast(0)),
+            "Decode step cost per request in the batch.", "compute and sampling of one more sequence"));
+    public static final Setting<Long> DECODE_NS_PER_CONTEXT_TOKEN = declare(engine(
+            Setting.of("decode-ns-per-context-token", LONG, TIMING.decodeNanosPerContextToken()).check(atLeast(0)),
+            "Decode step cost per token of context in the batch.", "128 KiB of KV read at 3.35 TB/s"));
 
     public static final Setting<Long> ENGINE_SEED = declare(Setting.of("seed", LONG, ENGINE.seed())
             .help("Seed of the output words and the fault dice.", "the engine model's: answers repeat run to run")
             .in(FAULTS, SIM_ENGINE));
-    public static final Setting<Double> FAIL_RATE = declare(Setting.of("fail-rate", NUMBER, NO_FAULTS.failRate())
-            .check(between(0, 1)).help("Share of inference requests that fail at once.", "no faults unless a test "
-                    + "asks").in(FAULTS, SIM_ENGINE));
+    public static final Setting<Double> FAIL_RATE = declare(fault(Setting.of("fail-rate", NUMBER, NO_FAULTS.failRate())
+            .check(between(0, 1)), "Share of inference requests that fail at once."));
     public static final Setting<Integer> FAIL_STATUS = declare(Setting.of("fail-status", INTEGER,
-            NO_FAULTS.failStatus()).check(between(400, 599))
-            .help("HTTP status of those failures.", "a worker failure, which the gateway retries")
-            .in(FAULTS, SIM_ENGINE));
-    public static final Setting<Integer> STALL_AFTER_TOKENS = declare(Setting.of("stall-after-tokens", INTEGER,
-            NO_FAULTS.stallAfterTokens())
-            .help("Stop sending after this many output tokens, keeping the connection open (0: off).", "off")
-            .in(FAULTS, SIM_ENGINE));
-    public static final Setting<Integer> RESET_AFTER_TOKENS = declare(Setting.of("reset-after-tokens", INTEGER,
-            NO_FAULTS.resetAfterTokens())
-            .help("Close the connection after this many output tokens (0: off).", "off").in(FAULTS, SIM_ENGINE));
-    public static final Setting<Integer> DIE_AFTER_REQUESTS = declare(Setting.of("die-after-requests", INTEGER,
-            NO_FAULTS.dieAfterRequests())
-            .help("Stop listening after this many inference requests (0: off).", "off").in(FAULTS, SIM_ENGINE));
-    public static final Setting<Long> SLOW_HEALTH_MS = declare(Setting.of("slow-health-ms", LONG,
-            NO_FAULTS.slowHealthMillis())
-            .help("Delay health answers by this much (0: off).", "off").in(FAULTS, SIM_ENGINE));
+            NO_FAULTS.failStatus()).check(between(400, 599)).in(FAULTS, SIM_ENGINE)
+            .help("HTTP status of those failures.", "a worker failure, which the gateway retries"));
+    public static final Setting<Integer> STALL_AFTER_TOKENS = declare(fault(Setting.of("stall-after-tokens", INTEGER,
+            NO_FAULTS.stallAfterTokens()), "Stop sending after this many output tokens, keeping the connection open "
+            + "(0: off)."));
+    public static final Setting<Integer> RESET_AFTER_TOKENS = declare(fault(Setting.of("reset-after-tokens", INTEGER,
+            NO_FAULTS.resetAfterTokens()), "Close the connection after this many output tokens (0: off)."));
+    public static final Setting<Integer> DIE_AFTER_REQUESTS = declare(fault(
+            Setting.of("die-after-requests", INTEGER, NO_FAULTS.dieAfterRequests()),
+            "Stop listening after this many inference requests (0: off)."));
+    public static final Setting<Long> SLOW_HEALTH_MS = declare(fault(Setting.of("slow-health-ms", LONG,
+            NO_FAULTS.slowHealthMillis()), "Delay health answers by this much (0: off)."));
     public static final Setting<Path> RECORD_REQUEST_IDS = declare(Setting.file("record-request-ids").label("FILE")
             .help("Append the x-request-id of each fully answered request to FILE, one a line (default: off).",
                     "off: only the fault suite counts answers").in(FAULTS, SIM_ENGINE));
@@ -686,20 +617,14 @@ public final class Settings {
             .help("Conversations started per second for generated workloads (default: all at once for "
                     + "generated-shared-prefix, 2 for multi-turn, 1 for mtbench).", "each workload's own pace")
             .in(Group.WORKLOAD, SIMULATE));
-    public static final Setting<Integer> GROUPS = declare(Setting.of("groups", INTEGER, 64).check(positive())
-            .help("generated-shared-prefix: groups.", SERVING_BENCHMARK).in(Group.WORKLOAD, SIMULATE));
-    public static final Setting<Integer> PROMPTS_PER_GROUP = declare(Setting.of("prompts-per-group", INTEGER, 16)
-            .check(positive()).help("generated-shared-prefix: prompts per group.", SERVING_BENCHMARK)
-            .in(Group.WORKLOAD, SIMULATE));
-    public static final Setting<Integer> SYSTEM_PROMPT_TOKENS = declare(
-            Setting.of("system-prompt-tokens", INTEGER, 2048).check(positive())
-                    .help("generated-shared-prefix: shared prompt length.", SERVING_BENCHMARK).in(Group.WORKLOAD, SIMULATE));
-    public static final Setting<Integer> QUESTION_TOKENS = declare(Setting.of("question-tokens", INTEGER, 128)
-            .check(positive()).help("generated-shared-prefix: question length.", SERVING_BENCHMARK)
-            .in(Group.WORKLOAD, SIMULATE));
-    public static final Setting<Integer> OUTPUT_TOKENS = declare(Setting.of("output-tokens", INTEGER, 256)
-            .check(positive()).help("generated-shared-prefix: answer length.", SERVING_BENCHMARK)
-            .in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Integer> GROUPS = declare(sharedPrefix("groups", 64, "groups"));
+    public static final Setting<Integer> PROMPTS_PER_GROUP = declare(sharedPrefix("prompts-per-group", 16,
+            "prompts per group"));
+    public static final Setting<Integer> SYSTEM_PROMPT_TOKENS = declare(sharedPrefix("system-prompt-tokens", 2048,
+            "shared prompt length"));
+    public static final Setting<Integer> QUESTION_TOKENS = declare(sharedPrefix("question-tokens", 128,
+            "question length"));
+    public static final Setting<Integer> OUTPUT_TOKENS = declare(sharedPrefix("output-tokens", 256, "answer length"));
     public static final Setting<Long> SIMULATION_SEED = declare(Setting.of("seed", LONG, 1L)
             .help("Seeds the workload, the policies and the engines' answers.", "any fixed seed: runs repeat")
             .in(Group.WORKLOAD, SIMULATE));
@@ -743,10 +668,58 @@ public final class Settings {
         return setting;
     }
 
-    /** A reference flag of a feature Homing has not built: at its default it asks for nothing. */
-    private static <T> Setting.Builder<T> notYet(Setting.Builder<T> declared, Group group, String help) {
-        return declared.help(help, REFERENCE + "; at it the flag asks for nothing Homing lacks").in(group, GATEWAY)
-                .row(Compatibility.notYet(null));
+    /**
+     * A reference flag of a feature Homing has not built: accepted at its default, which asks for nothing Homing
+     * lacks, and refused with any other value. Nothing reads it, so it has no constant; building the feature is
+     * giving it one, with its row.
+     */
+    private static void notYet(Group group, Setting.Builder<?> declared, String help) {
+        notYet(group, declared, help, null);
+    }
+
+    /** A history store's flags: its texts (where and who), then its pool's numbers, none with a default. */
+    private static void storage(String store, String prefix, List<String> texts, List<String> numbers) {
+        texts.forEach(name -> notYet(STORAGE, Setting.of(prefix + name, TEXT, null),
+                store + " history storage: " + name.replace('-', ' ') + "."));
+        numbers.forEach(name -> notYet(STORAGE, Setting.of(prefix + name, INTEGER, null),
+                store + " history storage: " + name.replace('-', ' ') + "."));
+    }
+
+    /** As {@link #notYet(Group, Setting.Builder, String)}, with notes for its row. */
+    private static void notYet(Group group, Setting.Builder<?> declared, String help, String notes) {
+        declare(declared.help(help, REFERENCE + "; at it the flag asks for nothing Homing lacks")
+                .gateway(group, Compatibility.notYet(notes)));
+    }
+
+    /** A setting of the reference's policies, the gateway's and the simulator's, at the reference's default. */
+    private static <T> Setting.Builder<T> policy(Setting.Builder<T> declared, String help, Compatibility row) {
+        return declared.help(help, REFERENCE).gateway(ROUTING_POLICY, row).alsoIn(SIMULATE);
+    }
+
+    /**
+     * A load_aware_affinity setting (a Homing addition, gateway and simulator alike).
+     *
+     * @param row the compatibility notes; null: the help text
+     */
+    private static <T> Setting.Builder<T> affinity(Setting.Builder<T> declared, String help, String why, String row) {
+        return declared.help("load_aware_affinity: " + help + " (Homing).", why).in(AFFINITY, GATEWAY, SIMULATE)
+                .row(homing(row != null ? row : help));
+    }
+
+    /** A setting of the engine model: the simulated engine's, and each of the simulator's engines. */
+    private static <T> Setting.Builder<T> engine(Setting.Builder<T> declared, String help, String why) {
+        return declared.help(help, why).in(ENGINE_MODEL, SIM_ENGINE, SIMULATE);
+    }
+
+    /** A fault the simulated engine injects for tests: off by default. */
+    private static <T> Setting.Builder<T> fault(Setting.Builder<T> declared, String help) {
+        return declared.help(help, "off: faults are for tests that ask for them").in(FAULTS, SIM_ENGINE);
+    }
+
+    /** A shape of the generated-shared-prefix workload: a count of at least one. */
+    private static Setting.Builder<Integer> sharedPrefix(String name, int defaultValue, String what) {
+        return Setting.of(name, INTEGER, defaultValue).check(positive())
+                .help("generated-shared-prefix: " + what + ".", SERVING_BENCHMARK).in(Group.WORKLOAD, SIMULATE);
     }
 
     private static String unknownPolicy(String name) {

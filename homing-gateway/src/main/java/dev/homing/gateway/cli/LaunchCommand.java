@@ -15,7 +15,6 @@ import picocli.CommandLine.Spec;
 
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code homing launch}: starts the gateway. Every flag of the reference gateway is accepted under its name with its
@@ -48,21 +47,7 @@ public final class LaunchCommand implements Callable<Integer> {
         GatewayConfig config = resolved.config();
         LogSetup.apply(config);
         resolved.warnings().forEach(LOG::warn);
-        Gateway gateway;
-        try {
-            gateway = Gateway.start(config);
-        } catch (IllegalStateException e) {
-            // A port in use or the like: a sentence for the operator, not a stack trace.
-            spec.commandLine().getErr().println("homing: cannot start: " + e.getMessage());
-            return 1;
-        }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            gateway.close();
-            stopped.countDown();
-        }, "homing-shutdown"));
-        stopped.await();
-        return 0;
+        return UntilStopped.serve(() -> Gateway.start(config), gateway -> { }, spec.commandLine().getErr(), "homing");
     }
 
     /**
@@ -91,7 +76,7 @@ public final class LaunchCommand implements Callable<Integer> {
         CommandOptions.Resolved resolved = CommandOptions.resolve(parsed, Scope.GATEWAY);
         GatewayConfig config;
         try {
-            config = GatewayConfig.of(resolved.config());
+            config = new GatewayConfig(resolved.config());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(parsed, e.getMessage(), e);
         }

@@ -18,28 +18,23 @@ import java.util.concurrent.TimeUnit;
 /**
  * A running gateway's settings: the gateway's values of the settings table ({@link Settings}), checked, and the
  * settings records of the gateway's parts made from them. The command line, the YAML file and programmatic starts
- * all end here ({@link #of}); nothing is declared here, every setting is the table's.
+ * all end here; nothing is declared here, every setting is the table's.
  *
  * <p>Invariant: a {@code GatewayConfig} holds only values that passed every check (the table's, and the worker host
  * allow list's, whose syntax the gateway's own parser knows), so the records made from it never refuse them.
  */
-public final class GatewayConfig {
+public record GatewayConfig(Config values) {
 
     /** The table's defaults for the gateway. */
-    public static final GatewayConfig DEFAULTS = of(Config.defaults(Scope.GATEWAY));
-
-    private final Config values;
-
-    private GatewayConfig(Config values) {
-        this.values = values;
-    }
+    public static final GatewayConfig DEFAULTS = new GatewayConfig(Config.defaults(Scope.GATEWAY));
 
     /**
      * Checks {@code values} (the gateway's settings).
      *
+     * @param values the gateway's values, to change with {@link Config#with} and check again
      * @throws IllegalArgumentException listing every problem, one a line, each naming its flag
      */
-    public static GatewayConfig of(Config values) {
+    public GatewayConfig {
         if (values.scope() != Scope.GATEWAY) {
             throw new IllegalArgumentException("not a gateway configuration: " + values.scope());
         }
@@ -52,12 +47,6 @@ public final class GatewayConfig {
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
-        return new GatewayConfig(values);
-    }
-
-    /** The values, to change with {@link Config#with} and check again. */
-    public Config values() {
-        return values;
     }
 
     public <T> T get(Setting<T> setting) {
@@ -93,20 +82,5 @@ public final class GatewayConfig {
     /** The policy settings handed to the routing core. */
     public PolicyConfig policyConfig(long seed) {
         return PolicySettings.of(values, seed);
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof GatewayConfig that && values.equals(that.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return values.toString();
     }
 }

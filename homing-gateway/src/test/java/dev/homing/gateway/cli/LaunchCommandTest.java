@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -70,8 +71,7 @@ class LaunchCommandTest {
 
     @Test
     void aCacheThresholdInTheConfigFileWithoutAPolicyWarnsToo(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "cache_threshold: 0.5\n");
+        Path file = yaml(dir, "cache_threshold: 0.5\n");
 
         assertThat(LaunchCommand.parseWithWarnings("--config", file.toString()).warnings())
                 .containsExactly(DefaultPolicyWarning.TEXT);
@@ -79,8 +79,7 @@ class LaunchCommandTest {
 
     @Test
     void aPolicyInTheConfigFileSilencesTheWarning(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "policy: cache_aware\n");
+        Path file = yaml(dir, "policy: cache_aware\n");
 
         LaunchCommand.Resolved resolved = LaunchCommand.parseWithWarnings("--config", file.toString(),
                 "--cache-threshold", "0.5");
@@ -194,8 +193,7 @@ class LaunchCommandTest {
 
     @Test
     void theYamlFileSetsValuesAndTheCommandLineWins(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, """
+        Path file = yaml(dir, """
                 worker_urls:
                   - http://127.0.0.1:30000
                   - http://127.0.0.1:30001
@@ -227,8 +225,7 @@ class LaunchCommandTest {
 
     @Test
     void affinitySettingsComeFromTheYamlFileToo(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, """
+        Path file = yaml(dir, """
                 policy: load_aware_affinity
                 affinity_load_factor: 1.5
                 affinity-window: 128
@@ -252,9 +249,23 @@ class LaunchCommandTest {
     }
 
     @Test
+    void nestedAndDottedYamlKeysAreFlagNamesToo(@TempDir Path dir) throws Exception {
+        Path file = yaml(dir, """
+                retry:
+                  max-retries: 3
+                  initial_backoff_ms: 10
+                cb.failure-threshold: 4
+                """);
+
+        GatewayConfig config = LaunchCommand.parse("--config", file.toString());
+
+        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 1.5, 30_000, 0.2));
+        assertThat(config.circuitBreakerSettings().failureThreshold()).isEqualTo(4);
+    }
+
+    @Test
     void anUnknownYamlKeyIsRejected(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "cache_treshold: 0.5\n");
+        Path file = yaml(dir, "cache_treshold: 0.5\n");
 
         assertThatThrownBy(() -> LaunchCommand.parse("--config", file.toString()))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("cache_treshold");
@@ -262,8 +273,7 @@ class LaunchCommandTest {
 
     @Test
     void anUnbuiltFeatureInTheYamlFileIsRejected(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "enable_mesh: true\n");
+        Path file = yaml(dir, "enable_mesh: true\n");
 
         assertThatThrownBy(() -> LaunchCommand.parse("--config", file.toString()))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--enable-mesh");
@@ -286,5 +296,9 @@ class LaunchCommandTest {
         new CommandLine(new LaunchCommand()).usage(new PrintWriter(out));
 
         assertThat(out.toString()).contains("Routing policy", "Health checks", "Metrics", "--cache-threshold");
+    }
+
+    private static Path yaml(Path dir, String text) throws IOException {
+        return Files.writeString(dir.resolve("homing.yaml"), text);
     }
 }

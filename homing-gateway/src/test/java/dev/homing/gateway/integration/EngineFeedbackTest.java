@@ -1,12 +1,13 @@
 package dev.homing.gateway.integration;
 
-import dev.homing.config.Settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.HitAccuracy;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -20,7 +21,7 @@ class EngineFeedbackTest {
 
     @Test
     void cachedTokensReportedByTheEnginesReachTheLearningPolicy() {
-        SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model");
+        SimEngineOptions options = SimEngines.options(SimEngines.config());
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())

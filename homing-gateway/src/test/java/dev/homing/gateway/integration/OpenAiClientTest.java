@@ -1,13 +1,14 @@
 package dev.homing.gateway.integration;
 
-import dev.homing.config.Settings;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -30,7 +31,7 @@ class OpenAiClientTest {
     @BeforeAll
     static void start() {
         engine = SimEngineServer.start(TestVertx.get(),
-                SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model"));
+                SimEngines.options(SimEngines.config()));
         gateway = RunningGateway.start(RunningGateway.config(List.of())
                 .with(Settings.WORKER_URLS, List.of(engine.url())));
         client = OpenAIOkHttpClient.builder().baseUrl(gateway.url("/v1")).apiKey("unused").maxRetries(0).build();

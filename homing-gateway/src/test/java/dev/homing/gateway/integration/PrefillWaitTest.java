@@ -1,17 +1,16 @@
 package dev.homing.gateway.integration;
 
-import dev.homing.config.Settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
-import dev.homing.sim.model.EngineConfig;
-import dev.homing.sim.model.TimingModel;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
@@ -53,11 +52,8 @@ class PrefillWaitTest {
     void aRequestRelyingOnAPrefixStillBeingPrefilledWaitsForItAndFindsItCached() throws Exception {
         // Slow, chunked prefill: the first request's 2,000 tokens take two steps of about half a second. Sent at
         // once, the second would join the first's last step and find only the first chunk (1,024 tokens) cached.
-        EngineConfig slowPrefill = EngineConfig.DEFAULTS.withChunkedPrefillSize(1_024);
-        slowPrefill = new EngineConfig(slowPrefill.kvTokens(), slowPrefill.pageSize(),
-                slowPrefill.maxRunningRequests(), slowPrefill.chunkedPrefillSize(), slowPrefill.contextLength(),
-                new TimingModel(2_000, 5_000_000, 8_000_000, 100_000, 40), 0);
-        SimEngineOptions options = SimEngineOptions.defaults().withModelName("sim-model").withEngine(slowPrefill);
+        SimEngineOptions options = SimEngines.options(SimEngines.config().with(Settings.TIME_SCALE, 1.0)
+                .with(Settings.CHUNKED_PREFILL_SIZE, 1_024).with(Settings.PREFILL_TOKENS_PER_SECOND, 2_000.0));
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())

@@ -50,7 +50,7 @@ class TlsListenerTest {
     @BeforeAll
     static void start() throws Exception {
         worker = FakeWorker.start("model-a");
-        gateway = Gateway.start(GatewayConfig.of(RunningGateway.config(List.of(worker))
+        gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of(worker))
                 .with(Settings.TLS_CERT_PATH, resource("cert.pem")).with(Settings.TLS_KEY_PATH, resource("key.pem"))));
         await().atMost(Duration.ofSeconds(10)).until(() -> gateway.registry().healthyCount() == 1);
         trusting = HttpClient.newBuilder().sslContext(trustingTheTestCertificate())
@@ -100,7 +100,7 @@ class TlsListenerTest {
 
     @Test
     void aHeadThatStopsHalfWayOverTlsGets408() throws Exception {
-        try (Gateway strict = Gateway.start(GatewayConfig.of(RunningGateway.config(List.of())
+        try (Gateway strict = Gateway.start(new GatewayConfig(RunningGateway.config(List.of())
                 .with(Settings.TLS_CERT_PATH, resource("cert.pem")).with(Settings.TLS_KEY_PATH, resource("key.pem"))
                 .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)));
              SSLSocket socket = (SSLSocket) trustingTheTestCertificate().getSocketFactory()

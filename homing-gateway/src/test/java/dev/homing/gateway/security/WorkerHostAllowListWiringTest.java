@@ -42,7 +42,7 @@ class WorkerHostAllowListWiringTest {
 
     @Test
     void aMalformedEntryStopsTheStartNamingTheFlag() {
-        assertThatThrownBy(() -> GatewayConfig.of(RunningGateway.config(List.of())
+        assertThatThrownBy(() -> new GatewayConfig(RunningGateway.config(List.of())
                 .with(Settings.WORKER_HOST_ALLOW_LIST, List.of("10.0.0.0/99")))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--worker-host-allow-list");
     }

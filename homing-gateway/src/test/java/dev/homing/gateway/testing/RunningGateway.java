@@ -54,7 +54,7 @@ public final class RunningGateway implements AutoCloseable {
 
     /** A gateway with {@code config} (checked first), once every worker takes traffic. */
     public static RunningGateway start(Config config) {
-        RunningGateway running = new RunningGateway(Gateway.start(GatewayConfig.of(config)));
+        RunningGateway running = new RunningGateway(Gateway.start(new GatewayConfig(config)));
         await().atMost(Duration.ofSeconds(10)).until(
                 () -> running.gateway.registry().healthyCount() == config.get(Settings.WORKER_URLS).size());
         return running;
