@@ -17,8 +17,8 @@ import picocli.CommandLine.Spec;
  * settings table's of scope {@link Scope#SIM_ENGINE}; the engine model's defaults are the simulated engine's own
  * ({@code EngineConfig.DEFAULTS}, {@code Faults.NONE}).
  */
-@Command(name = "sim-engine", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
-    modelTransformer = CommandOptions.SimEngine.class,
+@Command(name = "sim-engine", mixinStandardHelpOptions = true, sortOptions = false, abbreviateSynopsis = true,
+    usageHelpWidth = 120, modelTransformer = CommandOptions.SimEngine.class,
     description = "Run a simulated SGLang engine: real HTTP API, simulated KV cache, scheduler and GPU timing.")
 public final class SimEngineCommand implements Callable<Integer> {
 

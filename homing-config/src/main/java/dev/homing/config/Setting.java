@@ -268,15 +268,10 @@ public final class Setting<T> {
             return this;
         }
 
-        /** The gateway setting's row in docs/COMPATIBILITY.md. */
-        Builder<T> row(Compatibility row) {
-            compatibility = row;
-            return this;
-        }
-
         /** A gateway setting in {@code helpGroup}, with its row in docs/COMPATIBILITY.md. */
         Builder<T> gateway(Group helpGroup, Compatibility row) {
-            return in(helpGroup, Scope.GATEWAY).row(row);
+            compatibility = row;
+            return in(helpGroup, Scope.GATEWAY);
         }
 
         /** Read in {@code scope} too, under the same name, group and default. */

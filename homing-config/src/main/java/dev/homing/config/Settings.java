@@ -75,8 +75,9 @@ import java.util.concurrent.TimeUnit;
  * other default is written here. The gateway's follow the reference gateway (its Rust CLI, v0.3.2) unless the
  * reason says otherwise.
  *
- * <p>A flag of a feature Homing has not built ({@link Compatibility.Status#NOT_YET}) is an entry too: accepted at
- * its default, refused with any other value. Building the feature is changing its entry's row and reading it.
+ * <p>A flag of a feature Homing has not built ({@link Compatibility.Status#NOT_YET}) is an entry too, a line in a
+ * {@code notYet} block: accepted at its default, refused with any other value. Building the feature is moving its
+ * line to a constant with its row, and reading the constant.
  *
  * <p>Invariant: the names of one scope's settings (and their aliases) are distinct; {@code SettingsTableTest}
  * guards it with the rest of the table's rules (a reason and help for each, defaults that pass their own checks).
@@ -102,8 +103,8 @@ public final class Settings {
     // homing launch: the gateway
 
     public static final Setting<Path> CONFIG = declare(Setting.file("config").label("FILE").commandLineOnly()
-            .help("YAML file with the same settings (keys are flag names without dashes, snake or kebab case, flat, "
-                    + "dotted or nested: retry.max-retries); the command line wins over it.", "flags alone")
+            .help("YAML file with the same settings (keys are the flag names without dashes, in snake or kebab case, "
+                    + "also dotted or nested: retry.max-retries); the command line wins over it.", "flags alone")
             .gateway(CONFIGURATION, homing("YAML file with the same settings; the command line wins")));
 
     public static final Setting<String> HOST = declare(Setting.of("host", TEXT, "0.0.0.0")
@@ -121,12 +122,12 @@ public final class Settings {
                             + "of its first byte, else 408 `client_header_timeout` and close (nginx's "
                             + "`client_header_timeout`)")));
     public static final Setting<Long> CLIENT_BODY_TIMEOUT_SECS = declare(
-            Setting.of("client-body-timeout-secs", LONG, 30L).check(above(0)).in(SERVER, GATEWAY)
+            Setting.of("client-body-timeout-secs", LONG, 30L).check(above(0))
                     .help("Longest pause between request body bytes while the gateway reads, else 408 (Homing).",
                             "long enough for a slow uplink, half of nginx's 60 s to free a stalled connection sooner")
-                    .row(homing("longest pause between request body bytes while the gateway reads the body, else 408 "
-                            + "`client_body_timeout` and close; the request never reaches a worker (nginx's "
-                            + "`client_body_timeout`)")));
+                    .gateway(SERVER, homing("longest pause between request body bytes while the gateway reads the "
+                            + "body, else 408 `client_body_timeout` and close; the request never reaches a worker "
+                            + "(nginx's `client_body_timeout`)")));
     public static final Setting<Long> CLIENT_KEEPALIVE_TIMEOUT_SECS = declare(
             Setting.of("client-keepalive-timeout-secs", LONG, 75L).check(above(0))
                     .help("An idle keep-alive client connection is closed after this (Homing).",
@@ -555,7 +556,7 @@ public final class Settings {
     public static final Setting<Double> PREFILL_TOKENS_PER_SECOND = declare(engine(
             Setting.of("prefill-tokens-per-second", NUMBER, TIMING.prefillTokensPerSecond()).check(positive()),
             "Prefill throughput for uncached tokens.", "an 8B model at a quarter of an H100's bf16 peak"));
-    // The timing model counts nanoseconds; its flags count microseconds, but for the smallest cost.
+    // The timing model counts nanoseconds; its flags microseconds, but for the cost of a context token.
     public static final Setting<Long> PREFILL_STEP_US = declare(engine(Setting.of("prefill-step-us", LONG,
             TimeUnit.NANOSECONDS.toMicros(TIMING.prefillStepNanos())).check(atLeast(0)),
             "Fixed cost of a prefill step.", "scheduling, sampling and the launch of a forward pass"));
@@ -702,8 +703,8 @@ public final class Settings {
      * @param row the compatibility notes; null: the help text
      */
     private static <T> Setting.Builder<T> affinity(Setting.Builder<T> declared, String help, String why, String row) {
-        return declared.help("load_aware_affinity: " + help + " (Homing).", why).in(AFFINITY, GATEWAY, SIMULATE)
-                .row(homing(row != null ? row : help));
+        return declared.help("load_aware_affinity: " + help + " (Homing).", why)
+                .gateway(AFFINITY, homing(row != null ? row : help)).alsoIn(SIMULATE);
     }
 
     /** A setting of the engine model: the simulated engine's, and each of the simulator's engines. */
