@@ -61,9 +61,9 @@ public final class ConfigFile {
             }
         }
         if (!unknown.isEmpty()) {
-            problems.addFirst("unknown key(s) " + String.join(", ", unknown) + " (keys are flag names without "
-                    + "dashes: worker_urls or cache-threshold, also dotted or nested: retry.max-retries, or retry: "
-                    + "then max-retries: indented below it)");
+            problems.addFirst("unknown key(s) " + String.join(", ", unknown) + " (a key is a flag's name without its "
+                    + "dashes, such as worker_urls or cache-threshold; a dotted or nested key splits it at a dash: "
+                    + "retry.max-retries)");
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("config file " + file + ": " + String.join("\n", problems));
