@@ -13,7 +13,8 @@ public final class PolicySettings {
     public static PolicyConfig of(Config config, long seed) {
         return new PolicyConfig(config.get(Settings.CACHE_THRESHOLD), config.get(Settings.BALANCE_ABS_THRESHOLD),
                 config.get(Settings.BALANCE_REL_THRESHOLD), config.get(Settings.MAX_TREE_SIZE),
-                config.get(Settings.MAX_IDLE_SECS), PolicyConfig.AssignmentMode.parse(config.get(Settings.ASSIGNMENT_MODE)),
+                config.get(Settings.MAX_IDLE_SECS),
+                PolicyConfig.AssignmentMode.parse(config.get(Settings.ASSIGNMENT_MODE)),
                 config.get(Settings.PREFIX_TOKEN_COUNT), config.get(Settings.PREFIX_HASH_LOAD_FACTOR),
                 config.get(Settings.BUCKET_ADJUST_INTERVAL_SECS), seed, affinity(config));
     }

@@ -113,27 +113,20 @@ public final class Settings {
     public static final Setting<Integer> PORT = declare(Setting.of("port", INTEGER, 30_000)
             .help("Port to listen on.", "the reference's port; 0 picks a free one (tests, demo)")
             .check(port(0)).gateway(SERVER, same()));
-    public static final Setting<Long> CLIENT_HEADER_TIMEOUT_SECS = declare(
-            Setting.of("client-header-timeout-secs", LONG, 10L).check(above(0))
-                    .help("A request head must arrive whole within this of the connection or its first byte, else 408 "
-                            + "(Homing).", "heads arrive in milliseconds; a head dribbled in (slowloris) frees its "
-                            + "connection after 10 s")
-                    .gateway(SERVER, homing("a request head must arrive whole within this of the connection or "
-                            + "of its first byte, else 408 `client_header_timeout` and close (nginx's "
-                            + "`client_header_timeout`)")));
-    public static final Setting<Long> CLIENT_BODY_TIMEOUT_SECS = declare(
-            Setting.of("client-body-timeout-secs", LONG, 30L).check(above(0))
-                    .help("Longest pause between request body bytes while the gateway reads, else 408 (Homing).",
-                            "long enough for a slow uplink, half of nginx's 60 s to free a stalled connection sooner")
-                    .gateway(SERVER, homing("longest pause between request body bytes while the gateway reads the "
-                            + "body, else 408 `client_body_timeout` and close; the request never reaches a worker "
-                            + "(nginx's `client_body_timeout`)")));
-    public static final Setting<Long> CLIENT_KEEPALIVE_TIMEOUT_SECS = declare(
-            Setting.of("client-keepalive-timeout-secs", LONG, 75L).check(above(0))
-                    .help("An idle keep-alive client connection is closed after this (Homing).",
-                            "nginx's keepalive_timeout: longer than the usual client pool's idle time")
-                    .gateway(SERVER, homing("an idle keep-alive client connection is closed after this "
-                            + "(nginx's `keepalive_timeout`)")));
+    public static final Setting<Long> CLIENT_HEADER_TIMEOUT_SECS = declare(clientTimeout("client-header-timeout-secs",
+            10, "A request head must arrive whole within this of the connection or its first byte, else 408",
+            "heads arrive in milliseconds; a head dribbled in (slowloris) frees its connection after 10 s",
+            "a request head must arrive whole within this of the connection or of its first byte, else 408 "
+                    + "`client_header_timeout` and close (nginx's `client_header_timeout`)"));
+    public static final Setting<Long> CLIENT_BODY_TIMEOUT_SECS = declare(clientTimeout("client-body-timeout-secs", 30,
+            "Longest pause between request body bytes while the gateway reads, else 408", "long enough for a slow "
+                    + "uplink, half of nginx's 60 s to free a stalled connection sooner", "longest pause between "
+                    + "request body bytes while the gateway reads the body, else 408 `client_body_timeout` and close; "
+                    + "the request never reaches a worker (nginx's `client_body_timeout`)"));
+    public static final Setting<Long> CLIENT_KEEPALIVE_TIMEOUT_SECS = declare(clientTimeout(
+            "client-keepalive-timeout-secs", 75, "An idle keep-alive client connection is closed after this",
+            "nginx's keepalive_timeout: longer than the usual client pool's idle time",
+            "an idle keep-alive client connection is closed after this (nginx's `keepalive_timeout`)"));
 
     public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
             .label("URL").arity("0..*").check(each(WorkerUrls::problem))
@@ -690,6 +683,13 @@ public final class Settings {
     private static void notYet(Group group, Setting.Builder<?> declared, String help, String notes) {
         declare(declared.help(help, REFERENCE + "; at it the flag asks for nothing Homing lacks")
                 .gateway(group, Compatibility.notYet(notes)));
+    }
+
+    /** A limit on a client connection, in seconds (a Homing addition; nginx has the same three). */
+    private static Setting.Builder<Long> clientTimeout(String name, long seconds, String help, String why,
+                                                       String row) {
+        return Setting.of(name, LONG, seconds).check(above(0)).help(help + " (Homing).", why)
+                .gateway(SERVER, homing(row));
     }
 
     /** A setting of the reference's policies, the gateway's and the simulator's, at the reference's default. */

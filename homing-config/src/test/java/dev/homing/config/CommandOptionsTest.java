@@ -118,8 +118,11 @@ class CommandOptionsTest {
             return List.of(setting.flag());
         }
         boolean number = setting.type() == ValueType.INTEGER || setting.type() == ValueType.LONG;
-        String other = !number ? "x"
-                : setting.defaultValue() == null ? "1" : String.valueOf(((Number) setting.defaultValue()).longValue() + 1);
+        if (!number) {
+            return List.of(setting.flag(), "x");
+        }
+        Number value = (Number) setting.defaultValue();
+        String other = value == null ? "1" : String.valueOf(value.longValue() + 1);
         return List.of(setting.flag(), other);
     }
 

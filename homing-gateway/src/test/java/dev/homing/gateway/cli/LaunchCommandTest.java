@@ -141,7 +141,8 @@ class LaunchCommandTest {
         GatewayConfig config = LaunchCommand.parse("--worker-urls", "http://127.0.0.1:30000",
                 "http://127.0.0.1:30001", "--policy", "cache_aware");
 
-        assertThat(config.get(Settings.WORKER_URLS)).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.get(Settings.WORKER_URLS))
+                .containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
         assertThat(config.get(Settings.POLICY)).isEqualTo("cache_aware");
     }
 
@@ -204,7 +205,8 @@ class LaunchCommandTest {
 
         GatewayConfig config = LaunchCommand.parse("--config", file.toString(), "--policy", "random");
 
-        assertThat(config.get(Settings.WORKER_URLS)).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.get(Settings.WORKER_URLS))
+                .containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
         assertThat(config.get(Settings.CACHE_THRESHOLD)).isEqualTo(0.5);
         assertThat(config.get(Settings.DISABLE_HEALTH_CHECK)).isTrue();
         assertThat(config.get(Settings.POLICY)).isEqualTo("random");
@@ -217,7 +219,8 @@ class LaunchCommandTest {
                 "--affinity-trim-min-chars", "128", "--affinity-trim-share", "0.1",
                 "--affinity-capacity-chars-per-token", "4", "--affinity-prefill-wait-ms", "500");
 
-        RoutingPolicy policy = PolicyFactory.create(config.get(Settings.POLICY), config.policyConfig(0), System::nanoTime);
+        RoutingPolicy policy = PolicyFactory.create(config.get(Settings.POLICY), config.policyConfig(0),
+                System::nanoTime);
 
         assertThat(((LoadAwareAffinityPolicy) policy).settings())
                 .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4, 500));

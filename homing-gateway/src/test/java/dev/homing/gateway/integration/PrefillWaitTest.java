@@ -58,7 +58,8 @@ class PrefillWaitTest {
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
                 .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
-                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME).with(Settings.AFFINITY_PREFILL_WAIT_MS, 5_000L))) {
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
+                .with(Settings.AFFINITY_PREFILL_WAIT_MS, 5_000L))) {
             CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", completion(LONG_PROMPT)));
             await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);

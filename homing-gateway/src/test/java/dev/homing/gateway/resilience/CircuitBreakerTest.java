@@ -17,7 +17,8 @@ class CircuitBreakerTest {
 
     private final FakeClock clock = new FakeClock();
     private final List<String> transitions = new ArrayList<>();
-    private final CircuitBreaker breaker = new CircuitBreaker("http://w:1", GatewayConfig.DEFAULTS.circuitBreakerSettings(), clock,
+    private final CircuitBreaker breaker = new CircuitBreaker("http://w:1",
+            GatewayConfig.DEFAULTS.circuitBreakerSettings(), clock,
             (worker, from, to) -> transitions.add(worker + " " + from.label() + "->" + to.label()));
 
     private void outcomes(int n, UpstreamOutcome outcome) {

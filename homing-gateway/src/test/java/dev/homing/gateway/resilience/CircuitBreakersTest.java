@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class CircuitBreakersTest {
 
-    private final CircuitBreakers breakers = new CircuitBreakers(GatewayConfig.DEFAULTS.circuitBreakerSettings(), new FakeClock(),
-            (w, from, to) -> { });
+    private final CircuitBreakers breakers = new CircuitBreakers(GatewayConfig.DEFAULTS.circuitBreakerSettings(),
+            new FakeClock(), (w, from, to) -> { });
 
     @Test
     void eachWorkerHasItsOwnBreaker() {

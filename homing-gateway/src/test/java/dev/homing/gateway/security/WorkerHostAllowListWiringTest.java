@@ -43,7 +43,7 @@ class WorkerHostAllowListWiringTest {
     @Test
     void aMalformedEntryStopsTheStartNamingTheFlag() {
         assertThatThrownBy(() -> new GatewayConfig(RunningGateway.config(List.of())
-                .with(Settings.WORKER_HOST_ALLOW_LIST, List.of("10.0.0.0/99")))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--worker-host-allow-list");
+                .with(Settings.WORKER_HOST_ALLOW_LIST, List.of("10.0.0.0/99"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--worker-host-allow-list");
     }
 }
