@@ -1,7 +1,11 @@
 package dev.homing.cli;
 
 import dev.homing.bench.cli.BenchCommand;
+import dev.homing.config.Config;
+import dev.homing.config.Scope;
+import dev.homing.config.Settings;
 import dev.homing.gateway.Gateway;
+import dev.homing.gateway.cli.UntilStopped;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -11,10 +15,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -31,16 +35,16 @@ public final class DemoCommand implements Callable<Integer> {
     int engines = 4;
 
     @Option(names = "--port", description = "Gateway port (0: any free port).")
-    int port = GatewayConfig.DEFAULTS.port();
+    int port = Settings.PORT.defaultValue();
 
     @Option(names = "--policy", description = "Routing policy.")
-    String policy = GatewayConfig.DEFAULTS.policy();
+    String policy = Settings.POLICY.defaultValue();
 
     @Option(names = "--prometheus-port", description = "Metrics port (-1: none).")
-    int prometheusPort = GatewayConfig.DEFAULTS.prometheusPort();
+    int prometheusPort = Settings.PROMETHEUS_PORT.defaultValue();
 
     @Option(names = "--time-scale", description = "How many times faster than real time the engines run.")
-    double timeScale = 1;
+    double timeScale = Settings.TIME_SCALE.defaultValue();
 
     @Option(names = "--replay", description = "Send a built-in multi-turn chat workload first and print its cache "
             + "hit rate and time to first token.")
@@ -94,11 +98,13 @@ public final class DemoCommand implements Callable<Integer> {
             for (int i = 0; i < engines; i++) {
                 servers.add(SimEngineServer.start(engineVertx, options));
             }
-            GatewayConfig config = GatewayConfig.builder().host("127.0.0.1").port(port).policy(policy)
-                    .prometheusHost("127.0.0.1").prometheusPort(prometheusPort)
-                    .workerUrls(servers.stream().map(SimEngineServer::url).toList()).shutdownGracePeriodSecs(5)
+            GatewayConfig config = new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.HOST, "127.0.0.1")
+                    .with(Settings.PORT, port).with(Settings.POLICY, policy)
+                    .with(Settings.PROMETHEUS_HOST, "127.0.0.1").with(Settings.PROMETHEUS_PORT, prometheusPort)
+                    .with(Settings.WORKER_URLS, servers.stream().map(SimEngineServer::url).toList())
+                    .with(Settings.SHUTDOWN_GRACE_PERIOD_SECS, 5L)
                     // Loopback only, and the demo is there to be poked at: its admin routes stay open.
-                    .allowUnauthenticatedAdmin(true).build();
+                    .with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, true));
             return new Demo(engineVertx, servers, Gateway.start(config));
         } catch (RuntimeException e) {
             servers.forEach(SimEngineServer::close);
@@ -112,19 +118,17 @@ public final class DemoCommand implements Callable<Integer> {
         List<String> args = Stream.concat(Stream.of("--url", "http://127.0.0.1:" + demo.gateway().port(),
                 "--engine-urls", String.join(",", demo.engineUrls())), workload.stream()).toList();
         CommandLine bench = new CommandLine(new BenchCommand());
-        bench.setOut(new java.io.PrintWriter(out, true));
+        bench.setOut(new PrintWriter(out, true));
         return bench.execute(args.toArray(String[]::new));
     }
 
     @Override
     public Integer call() throws InterruptedException {
-        Demo demo;
-        try {
-            demo = start();
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            System.err.println("homing demo: " + e.getMessage());
-            return 1;
-        }
+        return UntilStopped.serve(this::start, this::introduce, new PrintWriter(System.err, true), "homing demo");
+    }
+
+    /** Says where everything listens and what to try; replays the built-in workload first when asked. */
+    private void introduce(Demo demo) {
         PrintStream out = System.out;
         int gatewayPort = demo.gateway().port();
         out.println("Simulated engines: " + String.join(" ", demo.engineUrls()));
@@ -141,12 +145,5 @@ public final class DemoCommand implements Callable<Integer> {
             replay(demo, REPLAY_WORKLOAD, out);
         }
         out.println("Ctrl-C stops.");
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            demo.close();
-            stopped.countDown();
-        }, "homing-demo-shutdown"));
-        stopped.await();
-        return 0;
     }
 }

@@ -4,7 +4,6 @@ import dev.homing.bench.cli.BenchCommand;
 import dev.homing.bench.cli.CompareCommand;
 import dev.homing.bench.cli.SimulateCommand;
 import dev.homing.gateway.cli.LaunchCommand;
-import dev.homing.sim.SimEngineCommand;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,7 +44,8 @@ public final class Homing {
         CommandLine commandLine = new CommandLine(new Homing());
         for (Class<?> command : COMMANDS) {
             if (TOP_LEVEL_OPTIONS.contains(first) || namesOf(command).contains(first)) {
-                commandLine.addSubcommand(command);
+                // Built on its own, so picocli runs the command's model transformer: its flags come from the table.
+                commandLine.addSubcommand(new CommandLine(command));
             }
         }
         return commandLine;

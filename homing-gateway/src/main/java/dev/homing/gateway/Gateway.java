@@ -1,7 +1,8 @@
 package dev.homing.gateway;
 
+import dev.homing.config.Settings;
+import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
-import dev.homing.gateway.config.WorkerUrls;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
 import dev.homing.gateway.http.ClientDeadlines;
@@ -94,14 +95,13 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Validates {@code config}, starts listening, and registers {@code --worker-urls} in the background (so
-     * {@code /readiness} answers 503 until a worker is up, as with the reference).
+     * Starts listening, and registers {@code --worker-urls} in the background (so {@code /readiness} answers 503
+     * until a worker is up, as with the reference).
      *
-     * @throws IllegalArgumentException for an invalid configuration
-     * @throws IllegalStateException    if a port cannot be bound
+     * @throws IllegalStateException if a port cannot be bound
      */
     public static Gateway start(GatewayConfig config) {
-        return start(config, null, InetAddress::getAllByName);
+        return start(config, DiscoverySettings.of(config.values()), InetAddress::getAllByName);
     }
 
     /**
@@ -119,16 +119,13 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver) {
-        config.validate();
-        if (discovery != null) {
-            discovery.validate();
-        }
-        WorkerRegistry registry = new WorkerRegistry(config.policy(), config.policyConfig(0));
+        WorkerRegistry registry = new WorkerRegistry(config.get(Settings.POLICY), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
-                        config.clientHeaderTimeoutSecs(), config.clientBodyTimeoutSecs(),
-                        config.clientKeepaliveTimeoutSecs()), refusals))
+                        config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS),
+                        config.get(Settings.CLIENT_BODY_TIMEOUT_SECS),
+                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals))
                 .build();
         try {
             HttpClient client = vertx.createHttpClient(
@@ -136,16 +133,19 @@ public final class Gateway implements AutoCloseable {
                             .setConnectTimeout(WORKER_CONNECT_TIMEOUT_MS)
                             .setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                     new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
-            GatewayMetrics metrics = new GatewayMetrics(registry, config.prometheusDurationBuckets(),
-                    config.backend());
+            GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
+                    config.get(Settings.BACKEND));
             metrics.watchEdge(refusals);
             WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, client, registry, metrics,
-                    new WorkerLifecycle.Settings(config.workerStartupTimeoutSecs(),
-                            config.workerStartupCheckIntervalSecs(), !config.disableHealthCheck(),
-                            config.healthCheckEndpoint(), config.healthCheckTimeoutSecs(),
-                            config.healthCheckIntervalSecs(), config.healthFailureThreshold(),
-                            config.healthSuccessThreshold(), config.policy().equals("power_of_two"),
-                            config.evictionIntervalSecs()), resolver);
+                    new WorkerLifecycle.Settings(config.get(Settings.WORKER_STARTUP_TIMEOUT_SECS),
+                            config.get(Settings.WORKER_STARTUP_CHECK_INTERVAL),
+                            !config.get(Settings.DISABLE_HEALTH_CHECK), config.get(Settings.HEALTH_CHECK_ENDPOINT),
+                            config.get(Settings.HEALTH_CHECK_TIMEOUT_SECS),
+                            config.get(Settings.HEALTH_CHECK_INTERVAL_SECS),
+                            config.get(Settings.HEALTH_FAILURE_THRESHOLD),
+                            config.get(Settings.HEALTH_SUCCESS_THRESHOLD),
+                            config.get(Settings.POLICY).equals("power_of_two"),
+                            config.get(Settings.EVICTION_INTERVAL)), resolver);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
                         Worker worker = registry.find(id);
@@ -155,36 +155,38 @@ public final class Gateway implements AutoCloseable {
                     });
             registry.onRemoved(worker -> breakers.remove(worker.id()));
             metrics.watchBreakers(breakers, registry);
-            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs(),
-                    config.retryPolicy(), !config.disableHealthCheck());
+            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.get(Settings.REQUEST_TIMEOUT_SECS),
+                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
                     admission, vertx, new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
-            for (String url : config.workerUrls()) {
-                lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));
+            for (String url : config.get(Settings.WORKER_URLS)) {
+                lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.get(Settings.API_KEY)));
             }
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
-            int listenPort = config.port() == 0 ? -1 : config.port();
+            int listenPort = config.get(Settings.PORT) == 0 ? -1 : config.get(Settings.PORT);
             List<HttpServer> servers = new ArrayList<>();
             for (int i = 0; i < SERVER_INSTANCES; i++) {
                 HttpServer server = newServer(vertx, config, handler, metrics, refusals);
-                await(server.listen(listenPort, config.host()));
+                await(server.listen(listenPort, config.get(Settings.HOST)));
                 servers.add(server);
             }
             HttpServer first = servers.getFirst();
-            MetricsServer metricsServer = config.prometheusPort() < 0 ? null
-                    : await(MetricsServer.start(vertx, metrics.registry(), config.prometheusHost(),
-                            config.prometheusPort()));
+            MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
+                    : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
+                            config.get(Settings.PROMETHEUS_PORT)));
             lifecycle.start();
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
-                    : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(), config.apiKey());
+                    : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
+                            config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
                     metricsServer, pods);
             LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
-                    config.tls() ? "https" : "http", config.host(), first.actualPort(), config.policy(),
-                    metricsServer == null ? "off" : metricsServer.port(), config.workerUrls().size());
+                    config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
+                    config.get(Settings.POLICY), metricsServer == null ? "off" : metricsServer.port(),
+                    config.get(Settings.WORKER_URLS).size());
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();
@@ -197,11 +199,11 @@ public final class Gateway implements AutoCloseable {
         // Vert.x's default head limits (4096-byte request line, 8192-byte head) stay; InvalidRequests answers them.
         HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
                 // The idle handler is where ClientDeadlines goes in the pipeline; ClientDeadlines decides what idle is.
-                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.clientKeepaliveTimeoutSecs()))
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)))
                 .setIdleTimeoutUnit(TimeUnit.SECONDS);
         if (config.tls()) {
-            options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCertPath())
-                    .setKeyPath(config.tlsKeyPath()));
+            options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+                    .setCertPath(config.get(Settings.TLS_CERT_PATH)).setKeyPath(config.get(Settings.TLS_KEY_PATH)));
         }
         HttpServer server = vertx.createHttpServer(options);
         server.connectionHandler(conn -> {
@@ -266,7 +268,7 @@ public final class Gateway implements AutoCloseable {
     /** Graceful shutdown with the configured grace period. */
     @Override
     public void close() {
-        close(Duration.ofSeconds(config.shutdownGracePeriodSecs()));
+        close(Duration.ofSeconds(config.get(Settings.SHUTDOWN_GRACE_PERIOD_SECS)));
     }
 
     /** Stops accepting, lets requests in flight finish for up to {@code grace}, then closes everything. */

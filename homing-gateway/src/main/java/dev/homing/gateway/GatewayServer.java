@@ -1,5 +1,6 @@
 package dev.homing.gateway;
 
+import dev.homing.config.Settings;
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.gateway.config.GatewayConfig;
@@ -94,13 +95,15 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         this.proxy = proxy;
         this.client = client;
         this.metrics = metrics;
-        this.requestIds = new RequestIds(config.requestIdHeaders());
-        this.cors = new Cors(config.corsAllowedOrigins());
-        this.routeAccess = new RouteAccess(config.apiKey(), config.adminApiKey(), config.allowUnauthenticatedAdmin());
+        this.requestIds = new RequestIds(config.get(Settings.REQUEST_ID_HEADERS));
+        this.cors = new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS));
+        this.routeAccess = new RouteAccess(config.get(Settings.API_KEY), config.get(Settings.ADMIN_API_KEY),
+                config.get(Settings.ALLOW_UNAUTHENTICATED_ADMIN));
         this.fanOut = new FanOutRoutes(registry, lifecycle);
-        this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.workerHostAllowList().isEmpty()
-                ? WorkerHostAllowList.defaults(config.workerUrls(), resolver)
-                : WorkerHostAllowList.of(config.workerHostAllowList(), resolver));
+        List<String> allowList = config.get(Settings.WORKER_HOST_ALLOW_LIST);
+        this.workerApi = new WorkerApi(vertx, registry, lifecycle, allowList.isEmpty()
+                ? WorkerHostAllowList.defaults(config.get(Settings.WORKER_URLS), resolver)
+                : WorkerHostAllowList.of(allowList, resolver));
     }
 
     @Override
@@ -136,7 +139,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                         complete(record, response);
                         admission.release(permit);
                     });
-                    BodyReader.read(req, config.maxPayloadSize(), body -> route(req, body, route, record));
+                    BodyReader.read(req, config.get(Settings.MAX_PAYLOAD_SIZE),
+                            body -> route(req, body, route, record));
                 });
             }
             return;
@@ -328,7 +332,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         // To the worker's fixed address, as every call to a worker: its name is not looked up again.
         RequestOptions options = worker.target().request(HttpMethod.GET, path)
-                .setConnectTimeout(10_000).setIdleTimeout(config.requestTimeoutSecs() * 1000);
+                .setConnectTimeout(10_000).setIdleTimeout(config.get(Settings.REQUEST_TIMEOUT_SECS) * 1000);
         if (worker.target().authorization() != null) {
             options.putHeader("authorization", worker.target().authorization());
         }

@@ -1,6 +1,6 @@
 package dev.homing.gateway;
 
-import dev.homing.gateway.config.WorkerUrls;
+import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.JsonResponses;

@@ -6,6 +6,10 @@ import dev.homing.bench.simulate.PolicyComparison;
 import dev.homing.bench.simulate.RequestShape;
 import dev.homing.bench.simulate.SimulationSettings;
 import dev.homing.bench.workload.Workload;
+import dev.homing.config.CommandOptions;
+import dev.homing.config.Config;
+import dev.homing.config.Scope;
+import dev.homing.config.Settings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -23,6 +27,20 @@ import picocli.CommandLine.ParameterException;
 final class SimulationRun {
 
     private SimulationRun() {
+    }
+
+    /**
+     * What a parsed {@code simulate} or {@code compare} command line asks to run.
+     *
+     * @throws ParameterException naming each flag whose value is refused
+     */
+    static SimulationOptions options(CommandSpec spec) {
+        Config config = CommandOptions.resolve(spec.commandLine(), Scope.SIMULATE).config();
+        if (config.get(Settings.LIVE)) {
+            throw new ParameterException(spec.commandLine(), Settings.LIVE.flag() + " is not supported yet: "
+                    + spec.name() + " runs simulated engines only");
+        }
+        return new SimulationOptions(config);
     }
 
     /** @param output the report directory, or null to print the table only */

@@ -1,19 +1,23 @@
 package dev.homing.bench.simulate;
 
+import dev.homing.config.Config;
+import dev.homing.config.EngineSettings;
+import dev.homing.config.PolicySettings;
+import dev.homing.config.Scope;
+import dev.homing.config.Settings;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.sim.model.EngineConfig;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything a simulation run fixes besides the workload and the policy name. {@link #defaults(int)} gives the
- * engine model's and the gateway's defaults.
+ * Everything a simulation run fixes besides the workload and the policy name, from the settings table's values of
+ * scope {@code SIMULATE} ({@link #of}); {@link #defaults(int)} gives its defaults.
  *
  * @param workers                 simulated engines behind the gateway
  * @param engine                  every engine's model settings (the same seed for all, so answers do not depend on
  *                                the worker)
  * @param policy                  the policy settings, with the gateway's flag names
- * @param maintainIntervalNanos   how often the policy's {@code maintain()} runs: the gateway's eviction interval,
- *                                120 s
+ * @param maintainIntervalNanos   how often the policy's {@code maintain()} runs: the gateway's eviction interval
  * @param loadSampleIntervalNanos how often each engine's load ({@code /get_load}: KV tokens in use) is sampled into
  *                                {@code WorkerView.reportedLoad}; 0 never samples, so every reported load is unknown
  * @param sendRoutingKey          whether the simulated client sends its conversation id as
@@ -27,11 +31,6 @@ public record SimulationSettings(
         long loadSampleIntervalNanos,
         boolean sendRoutingKey) {
 
-    /** The gateway's default eviction interval. */
-    public static final long MAINTAIN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(120);
-    /** Load samples every 5 s: stale enough to show what a polled load costs, fresh enough to be useful. */
-    public static final long LOAD_SAMPLE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
-
     public SimulationSettings {
         if (workers <= 0) {
             throw new IllegalArgumentException("at least one worker is needed");
@@ -42,9 +41,17 @@ public record SimulationSettings(
         }
     }
 
+    /** The settings of a checked {@code SIMULATE} configuration; one seed for the policies and the engines. */
+    public static SimulationSettings of(Config config) {
+        long seed = config.get(Settings.SIMULATION_SEED);
+        return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
+                PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
+                (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY));
+    }
+
+    /** The table's defaults with {@code workers} engines and seed 0 (that of {@link EngineConfig#DEFAULTS}). */
     public static SimulationSettings defaults(int workers) {
-        return new SimulationSettings(workers, EngineConfig.DEFAULTS, PolicyConfig.DEFAULTS, MAINTAIN_INTERVAL_NANOS,
-                LOAD_SAMPLE_INTERVAL_NANOS, true);
+        return of(Config.defaults(Scope.SIMULATE).with(Settings.WORKERS, workers).with(Settings.SIMULATION_SEED, 0L));
     }
 
     public SimulationSettings withEngine(EngineConfig newEngine) {

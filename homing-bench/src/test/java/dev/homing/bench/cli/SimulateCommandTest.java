@@ -3,6 +3,8 @@ package dev.homing.bench.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.homing.bench.report.ComparisonReport;
+import dev.homing.bench.workload.GeneratedSharedPrefix;
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.PolicyFactory;
 import java.io.IOException;
@@ -10,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -74,8 +77,18 @@ class SimulateCommandTest {
         new CommandLine(command).parseArgs(tinyWith("--affinity-load-factor", "1.5", "--affinity-window", "128",
                 "--affinity-pending-weight", "0.1"));
 
-        assertThat(command.options.policyConfig().affinity())
+        assertThat(command.options().policyConfig().affinity())
                 .isEqualTo(new AffinitySettings(0.1, 1.5, 0.5, 128, 0.1, 256, 1.0, 0, 2000));
+    }
+
+    @Test
+    void theGeneratedWorkloadsDefaultsAreThoseOfTheLoadTool() {
+        GeneratedSharedPrefix.Shape shape = GeneratedSharedPrefix.Shape.DEFAULT;
+
+        assertThat(List.of(Settings.GROUPS.defaultValue(), Settings.PROMPTS_PER_GROUP.defaultValue(),
+                Settings.SYSTEM_PROMPT_TOKENS.defaultValue(), Settings.QUESTION_TOKENS.defaultValue(),
+                Settings.OUTPUT_TOKENS.defaultValue())).containsExactly(shape.groups(), shape.promptsPerGroup(),
+                shape.systemPromptTokens(), shape.questionTokens(), shape.outputTokens());
     }
 
     @Test

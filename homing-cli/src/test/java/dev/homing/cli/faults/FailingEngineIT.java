@@ -92,8 +92,17 @@ class FailingEngineIT {
                                                           FaultClient client, String url, List<Answer> answers)
             throws InterruptedException {
         for (int attempt = 0; attempt < 5; attempt++) {
-            fleet.awaitOutcome("hung circuit open", LOAD_TIMEOUT)
-                    .until(() -> gateway.circuitState(fleet.control(), hung) == 1);
+            int round = attempt;
+            fleet.awaitOutcome("hung circuit open", LOAD_TIMEOUT).until(() -> {
+                if (gateway.circuitState(fleet.control(), hung) == 1) {
+                    return true;
+                }
+                // Half-open with no traffic stays half-open: a few requests give the hung engine its probe, whose
+                // timeout opens the circuit again.
+                answers.addAll(LoadRun.start(4, 8, i -> client.post(url, "reopen-" + round + "-" + i,
+                        Requests.chat("reopen " + i, 8, false), false)).join(LOAD_TIMEOUT));
+                return false;
+            });
             PrometheusText before = gateway.metrics(fleet.control());
             String prefix = "moved-" + attempt + "-";
             List<Answer> batch = LoadRun.start(4, 40,

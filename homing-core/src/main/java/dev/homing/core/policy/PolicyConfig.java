@@ -5,21 +5,20 @@ import dev.homing.core.policy.affinity.AffinitySettings;
 import java.util.Objects;
 
 /**
- * The policy settings, with the reference gateway's command-line names and defaults. The gateway builds one from its
- * flags; the simulator and benchmarks from theirs.
+ * The policy settings, with the reference gateway's defaults ({@link #DEFAULTS}). The gateway and the offline
+ * simulator build one from their settings table, whose defaults are these; benchmarks use these directly.
  *
- * @param cacheThreshold           {@code --cache-threshold}: a match ratio strictly above it routes to the match
- * @param balanceAbsThreshold      {@code --balance-abs-threshold}: imbalance needs max - min load strictly above it
- * @param balanceRelThreshold      {@code --balance-rel-threshold}: ...and max strictly above min times it
- * @param maxTreeSize              {@code --max-tree-size}: characters one model's whole tree may hold
- * @param maxIdleSecs              {@code --max-idle-secs}: manual policy forgets a routing key idle this long
- * @param assignmentMode           {@code --assignment-mode}: how the manual policy places a new routing key
- * @param prefixTokenCount         {@code --prefix-token-count}: prefix_hash hashes this many tokens' worth of text
- * @param prefixHashLoadFactor     {@code --prefix-hash-load-factor}: prefix_hash leaves a worker loaded beyond this
- *                                 multiple of the mean
- * @param bucketAdjustIntervalSecs {@code --bucket-adjust-interval-secs}: bucket boundaries are recomputed this often
+ * @param cacheThreshold           a match ratio strictly above it routes to the match (cache_aware)
+ * @param balanceAbsThreshold      imbalance needs max - min load strictly above it
+ * @param balanceRelThreshold      ...and max strictly above min times it
+ * @param maxTreeSize              characters one model's whole tree may hold
+ * @param maxIdleSecs              the manual policy forgets a routing key idle this long
+ * @param assignmentMode           how the manual policy places a new routing key
+ * @param prefixTokenCount         prefix_hash hashes this many tokens' worth of text
+ * @param prefixHashLoadFactor     prefix_hash leaves a worker loaded beyond this multiple of the mean
+ * @param bucketAdjustIntervalSecs bucket boundaries are recomputed this often
  * @param seed                     seed of the policy's random choices (the simulator fixes it; the gateway draws it)
- * @param affinity                 load_aware_affinity's own settings (Homing's {@code --affinity-*} flags)
+ * @param affinity                 load_aware_affinity's own settings
  */
 public record PolicyConfig(
         double cacheThreshold,
@@ -34,7 +33,7 @@ public record PolicyConfig(
         long seed,
         AffinitySettings affinity) {
 
-    /** The reference gateway's Rust CLI defaults, and Homing's for load_aware_affinity. */
+    /** The reference gateway's defaults (its Rust CLI's), and Homing's for load_aware_affinity. */
     public static final PolicyConfig DEFAULTS =
             new PolicyConfig(0.3, 64, 1.5, 67_108_864L, 14_400, AssignmentMode.RANDOM, 256, 1.25, 5, 0);
 
@@ -64,10 +63,12 @@ public record PolicyConfig(
     public enum AssignmentMode {
         RANDOM, MIN_LOAD, MIN_GROUP;
 
+        /** The mode of its name in lower case, as {@link #flag()} gives it. */
         public static AssignmentMode parse(String flag) {
             return valueOf(flag.trim().toUpperCase(java.util.Locale.ROOT));
         }
 
+        /** Its name in lower case: {@code min_load}. */
         public String flag() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }

@@ -1,7 +1,8 @@
 package dev.homing.gateway.cli;
 
+import dev.homing.config.Setting;
+import dev.homing.config.Settings;
 import dev.homing.core.policy.reference.CacheAwarePolicy;
-import dev.homing.gateway.config.GatewayConfig;
 
 import java.util.Optional;
 import java.util.Set;
@@ -13,9 +14,10 @@ import java.util.Set;
  */
 final class DefaultPolicyWarning {
 
-    static final String TEXT = "--cache-threshold is read by " + CacheAwarePolicy.NAME + " only; the policy is "
-            + GatewayConfig.DEFAULTS.policy() + ", Homing's default: add --policy " + CacheAwarePolicy.NAME
-            + " (policy: " + CacheAwarePolicy.NAME + " in a config file) for the reference's routing";
+    static final String TEXT = Settings.CACHE_THRESHOLD.flag() + " is read by " + CacheAwarePolicy.NAME
+            + " only; the policy is " + Settings.POLICY.defaultValue() + ", Homing's default: add "
+            + Settings.POLICY.flag() + " " + CacheAwarePolicy.NAME + " (policy: " + CacheAwarePolicy.NAME
+            + " in a config file) for the reference's routing";
 
     private DefaultPolicyWarning() {
     }
@@ -23,10 +25,10 @@ final class DefaultPolicyWarning {
     /**
      * The warning, if any.
      *
-     * @param given longest names of the flags given explicitly, on the command line or in the config file
+     * @param given the settings given explicitly, on the command line or in the config file
      */
-    static Optional<String> forFlags(Set<String> given) {
-        return given.contains("--cache-threshold") && !given.contains("--policy") ? Optional.of(TEXT)
+    static Optional<String> forSettings(Set<Setting<?>> given) {
+        return given.contains(Settings.CACHE_THRESHOLD) && !given.contains(Settings.POLICY) ? Optional.of(TEXT)
                 : Optional.empty();
     }
 }

@@ -1,14 +1,17 @@
 package dev.homing.gateway.discovery;
 
+import dev.homing.config.Config;
+import dev.homing.config.Settings;
+
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * How the gateway finds workers among Kubernetes pods. The first five are the reference's flags with its defaults;
- * the rest are Homing's, for a discovery that never goes stale ({@link PodDiscovery}).
+ * How the gateway finds workers among Kubernetes pods, made from the settings table's values ({@link #of(Config)}:
+ * every flag, default and check is the table's). The first five are the reference's flags with its defaults; the
+ * rest are Homing's, for a discovery that never goes stale ({@link PodDiscovery}).
  *
  * @param enabled                 {@code --service-discovery}: discover workers from pods (off)
  * @param selector                {@code --selector k=v ...}: a pod is a candidate when it carries every one of these
@@ -38,13 +41,22 @@ public record DiscoverySettings(boolean enabled, Map<String, String> selector, S
                                 String bootstrapPortAnnotation, Duration relistInterval, Duration watchSilence,
                                 Duration drainGrace, String apiServer) {
 
-    /** Discovery off, every other setting at its default. */
-    public static final DiscoverySettings DEFAULTS = new DiscoverySettings(false, Map.of(), null, 80,
-            "sglang.ai/bootstrap-port", Duration.ofSeconds(60), Duration.ofSeconds(300), Duration.ofSeconds(180),
-            null);
+    /** The table's defaults: discovery off. */
+    public static final DiscoverySettings DEFAULTS = of(Config.defaults(dev.homing.config.Scope.GATEWAY));
 
     public DiscoverySettings {
         selector = Map.copyOf(selector);
+    }
+
+    /** The discovery settings of a gateway's checked values. */
+    public static DiscoverySettings of(Config gateway) {
+        return new DiscoverySettings(gateway.get(Settings.SERVICE_DISCOVERY),
+                parseSelector(gateway.get(Settings.SELECTOR)), gateway.get(Settings.SERVICE_DISCOVERY_NAMESPACE),
+                gateway.get(Settings.SERVICE_DISCOVERY_PORT), gateway.get(Settings.BOOTSTRAP_PORT_ANNOTATION),
+                Duration.ofSeconds(gateway.get(Settings.SERVICE_DISCOVERY_RELIST_INTERVAL_SECS)),
+                Duration.ofSeconds(gateway.get(Settings.SERVICE_DISCOVERY_WATCH_SILENCE_SECS)),
+                Duration.ofSeconds(gateway.get(Settings.SERVICE_DISCOVERY_DRAIN_GRACE_SECS)),
+                gateway.get(Settings.SERVICE_DISCOVERY_API_SERVER));
     }
 
     /** Discovery on for the pods carrying {@code selector} in {@code namespace}, the rest at the defaults. */
@@ -54,52 +66,14 @@ public record DiscoverySettings(boolean enabled, Map<String, String> selector, S
     }
 
     /**
-     * The labels of {@code --selector k=v ...}, in order.
-     *
-     * @throws IllegalArgumentException naming the first item that is not {@code key=value}
+     * The labels of {@code --selector k=v ...}, in order (the table has checked each item).
      */
     public static Map<String, String> parseSelector(List<String> items) {
         Map<String, String> labels = new LinkedHashMap<>();
         for (String item : items) {
             int eq = item.indexOf('=');
-            if (eq <= 0 || eq == item.length() - 1 || item.indexOf('=', eq + 1) >= 0) {
-                throw new IllegalArgumentException("--selector: '" + item + "' is not key=value");
-            }
             labels.put(item.substring(0, eq), item.substring(eq + 1));
         }
         return labels;
-    }
-
-    /**
-     * Checks every setting.
-     *
-     * @throws IllegalArgumentException listing every problem, each naming its flag
-     */
-    public DiscoverySettings validate() {
-        List<String> problems = new ArrayList<>();
-        if (port < 1 || port > 65_535) {
-            problems.add("--service-discovery-port must be 1..65535, got " + port);
-        }
-        if (namespace != null && namespace.isBlank()) {
-            problems.add("--service-discovery-namespace must not be blank");
-        }
-        positive(problems, "--service-discovery-relist-interval-secs", relistInterval);
-        positive(problems, "--service-discovery-watch-silence-secs", watchSilence);
-        if (drainGrace.isNegative()) {
-            problems.add("--service-discovery-drain-grace-secs must be >= 0, got " + drainGrace.toSeconds());
-        }
-        if (apiServer != null && !apiServer.startsWith("http://") && !apiServer.startsWith("https://")) {
-            problems.add("--service-discovery-api-server must be an http:// or https:// URL, got " + apiServer);
-        }
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(String.join("\n", problems));
-        }
-        return this;
-    }
-
-    private static void positive(List<String> problems, String flag, Duration value) {
-        if (value.isNegative() || value.isZero()) {
-            problems.add(flag + " must be > 0, got " + value.toSeconds());
-        }
     }
 }

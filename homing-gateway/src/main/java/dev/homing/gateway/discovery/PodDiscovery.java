@@ -105,7 +105,6 @@ public final class PodDiscovery implements AutoCloseable {
      */
     public static PodDiscovery start(DiscoverySettings settings, Vertx vertx, WorkerLifecycle lifecycle,
                                      WorkerRegistry registry, PrometheusRegistry prometheus, String workerApiKey) {
-        settings.validate();
         PodDiscovery discovery = new PodDiscovery(settings, vertx, lifecycle, registry, prometheus, workerApiKey);
         discovery.post(() -> discovery.watch(null));
         long relistMs = settings.relistInterval().toMillis();

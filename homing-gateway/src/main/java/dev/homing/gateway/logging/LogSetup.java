@@ -10,6 +10,7 @@ import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import org.slf4j.LoggerFactory;
 
@@ -32,19 +33,19 @@ public final class LogSetup {
             return;
         }
         Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.toLevel(config.logLevel().toUpperCase(Locale.ROOT), Level.INFO));
-        if (!config.logJson() && config.logDir() == null) {
+        root.setLevel(Level.toLevel(config.get(Settings.LOG_LEVEL).toUpperCase(Locale.ROOT), Level.INFO));
+        if (!config.get(Settings.LOG_JSON) && config.get(Settings.LOG_DIR) == null) {
             return;
         }
         root.detachAndStopAllAppenders();
         ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
-        start(context, console, "console", encoder(context, config.logJson()));
+        start(context, console, "console", encoder(context, config.get(Settings.LOG_JSON)));
         root.addAppender(console);
-        if (config.logDir() != null) {
+        if (config.get(Settings.LOG_DIR) != null) {
             FileAppender<ILoggingEvent> file = new FileAppender<>();
-            file.setFile(Path.of(config.logDir(), "homing.log").toString());
+            file.setFile(Path.of(config.get(Settings.LOG_DIR), "homing.log").toString());
             file.setAppend(true);
-            start(context, file, "file", encoder(context, config.logJson()));
+            start(context, file, "file", encoder(context, config.get(Settings.LOG_JSON)));
             root.addAppender(file);
         }
     }

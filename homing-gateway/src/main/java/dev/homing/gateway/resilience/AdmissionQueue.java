@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
@@ -43,9 +42,6 @@ public final class AdmissionQueue {
      * @param tokensPerSecond {@code --rate-limit-tokens-per-second}: admission rate; 0 or less: no rate limit
      */
     public record Settings(int maxConcurrent, int queueSize, long queueTimeoutNanos, double tokensPerSecond) {
-
-        /** The reference's defaults: off, 100 waiting, 60 s. */
-        public static final Settings DEFAULTS = new Settings(-1, 100, TimeUnit.SECONDS.toNanos(60), 0);
 
         public Settings {
             if (maxConcurrent == 0 || maxConcurrent < -1) {

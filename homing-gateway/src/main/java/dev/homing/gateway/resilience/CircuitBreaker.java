@@ -54,9 +54,6 @@ public final class CircuitBreaker {
     public record Settings(int failureThreshold, int successThreshold, long openDuration, TimeUnit unit,
                            boolean disabled) {
 
-        /** The reference's CLI defaults: 10 failures, 3 successes, 60 s. */
-        public static final Settings DEFAULTS = new Settings(10, 3, 60, TimeUnit.SECONDS, false);
-
         public Settings {
             if (failureThreshold < 1 || successThreshold < 1 || openDuration < 0) {
                 throw new IllegalArgumentException("circuit breaker thresholds must be >= 1 and the timeout >= 0");

@@ -16,9 +16,6 @@ import java.util.random.RandomGenerator;
  */
 public record RetryPolicy(int maxAttempts, double initialMillis, double multiplier, double maxMillis, double jitter) {
 
-    /** The reference's defaults: 5 attempts, 50 ms x 1.5^n capped at 30 s, +-20 % jitter. */
-    public static final RetryPolicy DEFAULTS = new RetryPolicy(5, 50, 1.5, 30_000, 0.2);
-
     public RetryPolicy {
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("--retry-max-retries must be >= 1, got " + maxAttempts);

@@ -1,5 +1,8 @@
 package dev.homing.gateway.cli;
 
+import dev.homing.config.Scope;
+import dev.homing.config.Setting;
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.PolicyFactory;
@@ -13,9 +16,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -36,7 +39,7 @@ class LaunchCommandTest {
 
     @Test
     void theDefaultPolicyIsLoadAwareAffinity() {
-        assertThat(LaunchCommand.parse().policy()).isEqualTo(LoadAwareAffinityPolicy.NAME);
+        assertThat(LaunchCommand.parse().get(Settings.POLICY)).isEqualTo(LoadAwareAffinityPolicy.NAME);
     }
 
     @Test
@@ -68,8 +71,7 @@ class LaunchCommandTest {
 
     @Test
     void aCacheThresholdInTheConfigFileWithoutAPolicyWarnsToo(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "cache_threshold: 0.5\n");
+        Path file = yaml(dir, "cache_threshold: 0.5\n");
 
         assertThat(LaunchCommand.parseWithWarnings("--config", file.toString()).warnings())
                 .containsExactly(DefaultPolicyWarning.TEXT);
@@ -77,29 +79,28 @@ class LaunchCommandTest {
 
     @Test
     void aPolicyInTheConfigFileSilencesTheWarning(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "policy: cache_aware\n");
+        Path file = yaml(dir, "policy: cache_aware\n");
 
         LaunchCommand.Resolved resolved = LaunchCommand.parseWithWarnings("--config", file.toString(),
                 "--cache-threshold", "0.5");
 
         assertThat(resolved.warnings()).isEmpty();
-        assertThat(resolved.config().policy()).isEqualTo("cache_aware");
+        assertThat(resolved.config().get(Settings.POLICY)).isEqualTo("cache_aware");
     }
 
-    static Stream<OptionSpec> referenceFlagsWithDefaults() {
-        return new CommandLine(new LaunchCommand()).getCommandSpec().options().stream()
-                .filter(o -> !o.usageHelp() && !o.versionHelp() && o.defaultValue() == null)
-                .filter(o -> o.initialValue() != null && !(o.initialValue() instanceof List<?>)
-                        && !(o.initialValue() instanceof Boolean));
+    static Stream<Setting<?>> flagsWithDefaults() {
+        return Settings.in(Scope.GATEWAY).stream()
+                .filter(s -> !s.defaultText().equals("none") && s.defaultValue() != null && s.fileKey());
     }
 
     @ParameterizedTest
-    @MethodSource("referenceFlagsWithDefaults")
-    void everyFlagAcceptsItsDefaultValueAndChangesNothing(OptionSpec option) {
-        String value = String.valueOf(option.initialValue());
+    @MethodSource("flagsWithDefaults")
+    void everyFlagAcceptsItsDefaultValueAndChangesNothing(Setting<?> setting) {
+        String value = setting.defaultValue() instanceof List<?> list
+                ? String.join(",", list.stream().map(String::valueOf).toList())
+                : String.valueOf(setting.defaultValue());
 
-        assertThat(LaunchCommand.parse(option.longestName(), value)).isEqualTo(GatewayConfig.DEFAULTS);
+        assertThat(LaunchCommand.parse(setting.flag() + "=" + value)).isEqualTo(GatewayConfig.DEFAULTS);
     }
 
     @Test
@@ -140,17 +141,19 @@ class LaunchCommandTest {
         GatewayConfig config = LaunchCommand.parse("--worker-urls", "http://127.0.0.1:30000",
                 "http://127.0.0.1:30001", "--policy", "cache_aware");
 
-        assertThat(config.workerUrls()).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
-        assertThat(config.policy()).isEqualTo("cache_aware");
+        assertThat(config.get(Settings.WORKER_URLS))
+                .containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.get(Settings.POLICY)).isEqualTo("cache_aware");
     }
 
     @Test
     void thePythonAliasOfTheEvictionIntervalIsAccepted() {
-        assertThat(LaunchCommand.parse("--eviction-interval-secs", "60").evictionIntervalSecs()).isEqualTo(60);
+        assertThat(LaunchCommand.parse("--eviction-interval-secs", "60").get(Settings.EVICTION_INTERVAL))
+                .isEqualTo(60L);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--pd-disaggregation", "--dp-aware", "--enable-mesh", "--service-discovery",
+    @ValueSource(strings = {"--pd-disaggregation", "--dp-aware", "--enable-mesh",
             "--enable-trace", "--enable-wasm"})
     void aFlagOfAnUnbuiltFeatureIsRejectedByName(String flag) {
         assertThatThrownBy(() -> LaunchCommand.parse(flag))
@@ -191,8 +194,7 @@ class LaunchCommandTest {
 
     @Test
     void theYamlFileSetsValuesAndTheCommandLineWins(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, """
+        Path file = yaml(dir, """
                 worker_urls:
                   - http://127.0.0.1:30000
                   - http://127.0.0.1:30001
@@ -203,10 +205,11 @@ class LaunchCommandTest {
 
         GatewayConfig config = LaunchCommand.parse("--config", file.toString(), "--policy", "random");
 
-        assertThat(config.workerUrls()).containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
-        assertThat(config.cacheThreshold()).isEqualTo(0.5);
-        assertThat(config.disableHealthCheck()).isTrue();
-        assertThat(config.policy()).isEqualTo("random");
+        assertThat(config.get(Settings.WORKER_URLS))
+                .containsExactly("http://127.0.0.1:30000", "http://127.0.0.1:30001");
+        assertThat(config.get(Settings.CACHE_THRESHOLD)).isEqualTo(0.5);
+        assertThat(config.get(Settings.DISABLE_HEALTH_CHECK)).isTrue();
+        assertThat(config.get(Settings.POLICY)).isEqualTo("random");
     }
 
     @Test
@@ -216,7 +219,8 @@ class LaunchCommandTest {
                 "--affinity-trim-min-chars", "128", "--affinity-trim-share", "0.1",
                 "--affinity-capacity-chars-per-token", "4", "--affinity-prefill-wait-ms", "500");
 
-        RoutingPolicy policy = PolicyFactory.create(config.policy(), config.policyConfig(0), System::nanoTime);
+        RoutingPolicy policy = PolicyFactory.create(config.get(Settings.POLICY), config.policyConfig(0),
+                System::nanoTime);
 
         assertThat(((LoadAwareAffinityPolicy) policy).settings())
                 .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4, 500));
@@ -224,8 +228,7 @@ class LaunchCommandTest {
 
     @Test
     void affinitySettingsComeFromTheYamlFileToo(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, """
+        Path file = yaml(dir, """
                 policy: load_aware_affinity
                 affinity_load_factor: 1.5
                 affinity-window: 128
@@ -249,9 +252,23 @@ class LaunchCommandTest {
     }
 
     @Test
+    void nestedAndDottedYamlKeysAreFlagNamesToo(@TempDir Path dir) throws Exception {
+        Path file = yaml(dir, """
+                retry:
+                  max-retries: 3
+                  initial_backoff_ms: 10
+                cb.failure-threshold: 4
+                """);
+
+        GatewayConfig config = LaunchCommand.parse("--config", file.toString());
+
+        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 1.5, 30_000, 0.2));
+        assertThat(config.circuitBreakerSettings().failureThreshold()).isEqualTo(4);
+    }
+
+    @Test
     void anUnknownYamlKeyIsRejected(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "cache_treshold: 0.5\n");
+        Path file = yaml(dir, "cache_treshold: 0.5\n");
 
         assertThatThrownBy(() -> LaunchCommand.parse("--config", file.toString()))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("cache_treshold");
@@ -259,8 +276,7 @@ class LaunchCommandTest {
 
     @Test
     void anUnbuiltFeatureInTheYamlFileIsRejected(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("homing.yaml");
-        Files.writeString(file, "enable_mesh: true\n");
+        Path file = yaml(dir, "enable_mesh: true\n");
 
         assertThatThrownBy(() -> LaunchCommand.parse("--config", file.toString()))
                 .isInstanceOf(ParameterException.class).hasMessageContaining("--enable-mesh");
@@ -283,5 +299,9 @@ class LaunchCommandTest {
         new CommandLine(new LaunchCommand()).usage(new PrintWriter(out));
 
         assertThat(out.toString()).contains("Routing policy", "Health checks", "Metrics", "--cache-threshold");
+    }
+
+    private static Path yaml(Path dir, String text) throws IOException {
+        return Files.writeString(dir.resolve("homing.yaml"), text);
     }
 }

@@ -1,5 +1,7 @@
 package dev.homing.gateway.deploy;
 
+import dev.homing.config.Settings;
+
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.testing.EngineFleet;
 import dev.homing.gateway.testing.FakeWorker;
@@ -56,7 +58,7 @@ class DashboardTest {
                 engines.port(), "sglang.ai/bootstrap-port", Duration.ofSeconds(1), Duration.ofHours(1),
                 Duration.ofSeconds(5), api.url());
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(failing))
-                .maxConcurrentRequests(64).cbFailureThreshold(1).build(), discovery)) {
+                .with(Settings.MAX_CONCURRENT_REQUESTS, 64).with(Settings.CB_FAILURE_THRESHOLD, 1), discovery)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 2);
             // Bounded: the policy reaches the failing worker within a few distinct requests.
             for (int i = 0; i < 20 && gateway.metric("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","

@@ -1,5 +1,7 @@
 package dev.homing.gateway.deploy;
 
+import dev.homing.config.Settings;
+
 import dev.homing.gateway.cli.LaunchCommand;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
@@ -51,8 +53,6 @@ class KubernetesManifestsTest {
      * Built (gateway.discovery) and refused by {@code homing launch} until the configuration table wires them into
      * {@link DiscoverySettings}: read here by the command line's parser, then into the settings by hand.
      */
-    private static final Set<String> DISCOVERY_FLAGS = Set.of("--service-discovery", "--selector",
-            "--service-discovery-namespace", "--service-discovery-port", "--bootstrap-port-annotation");
     /** Measured (docs/BENCHMARKS.md): live heap holding 10,000 streams, after a full GC. */
     private static final long STREAMS_HEAP_MB = 151;
     /** Measured (TreeFootprint): a full tree of one model, 64 Mi characters at 2.06 bytes each at worst. */
@@ -141,18 +141,10 @@ class KubernetesManifestsTest {
         List<String> args = gateway().getArgs();
         CommandLine.ParseResult parsed = parseLaunch(args);
 
-        List<String> others = new ArrayList<>();
-        boolean skipping = false;
-        for (String arg : args.subList(1, args.size())) {
-            skipping = DISCOVERY_FLAGS.contains(arg) || (skipping && !arg.startsWith("--"));
-            if (!skipping) {
-                others.add(arg);
-            }
-        }
-        GatewayConfig config = LaunchCommand.parse(others.toArray(String[]::new));
-        assertThat(config.port()).isEqualTo(containerPort("http"));
-        assertThat(config.prometheusPort()).isEqualTo(containerPort("metrics"));
-        assertThat(config.host()).isEqualTo("0.0.0.0");
+        GatewayConfig config = LaunchCommand.parse(args.subList(1, args.size()).toArray(String[]::new));
+        assertThat(config.get(Settings.PORT)).isEqualTo(containerPort("http"));
+        assertThat(config.get(Settings.PROMETHEUS_PORT)).isEqualTo(containerPort("metrics"));
+        assertThat(config.get(Settings.HOST)).isEqualTo("0.0.0.0");
 
         assertThat(parsed.hasMatchedOption("--service-discovery")).isTrue();
         String namespaceArg = parsed.matchedOptionValue("--service-discovery-namespace", "");
@@ -160,12 +152,10 @@ class KubernetesManifestsTest {
         EnvVar podNamespace = gateway().getEnv().stream().filter(e -> e.getName().equals("POD_NAMESPACE"))
                 .findFirst().orElseThrow();
         assertThat(podNamespace.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
-        DiscoverySettings discovery = new DiscoverySettings(true,
-                DiscoverySettings.parseSelector(parsed.matchedOptionValue("--selector", List.<String>of())),
-                only(Deployment.class).getMetadata().getNamespace(),
-                parsed.matchedOptionValue("--service-discovery-port", 0),
-                DiscoverySettings.DEFAULTS.bootstrapPortAnnotation(), DiscoverySettings.DEFAULTS.relistInterval(),
-                DiscoverySettings.DEFAULTS.watchSilence(), DiscoverySettings.DEFAULTS.drainGrace(), null).validate();
+        DiscoverySettings discovery = DiscoverySettings.of(config.values());
+        assertThat(discovery.enabled()).isTrue();
+        assertThat(discovery.namespace()).isEqualTo("$(POD_NAMESPACE)");
+        assertThat(discovery.port()).isEqualTo(Integer.parseInt(parsed.matchedOptionValue("--service-discovery-port", "0")));
         assertThat(discovery.selector()).isEqualTo(Map.of("app", "sglang"));
     }
 
@@ -226,7 +216,7 @@ class KubernetesManifestsTest {
     @Test
     void theTerminationGraceCoversThePauseBeforeStoppingAndTheShutdownGrace() {
         long pause = Long.parseLong(gateway().getLifecycle().getPreStop().getExec().getCommand().get(1));
-        long shutdownGrace = GatewayConfig.DEFAULTS.shutdownGracePeriodSecs();
+        long shutdownGrace = GatewayConfig.DEFAULTS.get(Settings.SHUTDOWN_GRACE_PERIOD_SECS);
 
         assertThat(Duration.ofSeconds(podSpec().getTerminationGracePeriodSeconds()))
                 .isGreaterThan(Duration.ofSeconds(pause + shutdownGrace));

@@ -46,7 +46,7 @@ class DiscoveryFlagsTest {
     }
 
     private static RunningGateway gateway(DiscoverySettings settings) {
-        return RunningGateway.start(RunningGateway.config(List.of()).build(), settings);
+        return RunningGateway.start(RunningGateway.config(List.of()), settings);
     }
 
     /** Waits for a full list read after now, then returns the URLs of every worker. */

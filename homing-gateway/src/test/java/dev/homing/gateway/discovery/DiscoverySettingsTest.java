@@ -32,21 +32,34 @@ class DiscoverySettingsTest {
     }
 
     @Test
+    void theLaunchFlagsGiveTheSettings() {
+        DiscoverySettings settings = DiscoverySettings.of(dev.homing.gateway.cli.LaunchCommand.parse(
+                "--service-discovery", "--selector", "app=sglang", "tier=gpu", "--service-discovery-namespace", "llm",
+                "--service-discovery-port", "30000", "--service-discovery-relist-interval-secs", "15").values());
+
+        assertThat(settings.enabled()).isTrue();
+        assertThat(settings.selector()).containsOnly(Map.entry("app", "sglang"), Map.entry("tier", "gpu"));
+        assertThat(settings.namespace()).isEqualTo("llm");
+        assertThat(settings.port()).isEqualTo(30000);
+        assertThat(settings.relistInterval()).isEqualTo(Duration.ofSeconds(15));
+    }
+
+    @Test
     void aSelectorItemThatIsNotKeyValueIsNamed() {
         for (String bad : List.of("app", "=sglang", "app=", "a=b=c")) {
-            assertThatThrownBy(() -> DiscoverySettings.parseSelector(List.of("app=sglang", bad)))
-                    .hasMessage("--selector: '" + bad + "' is not key=value");
+            assertThatThrownBy(() -> dev.homing.gateway.cli.LaunchCommand.parse("--selector", "app=sglang", bad))
+                    .hasMessageContaining("--selector").hasMessageContaining("'" + bad + "' is not key=value");
         }
     }
 
     @Test
     void everyInvalidSettingIsNamedByItsFlag() {
-        DiscoverySettings bad = new DiscoverySettings(true, Map.of(), " ", 0, "a", Duration.ZERO,
-                Duration.ofSeconds(-1), Duration.ofSeconds(-1), "kubernetes.default.svc");
-
-        assertThatThrownBy(bad::validate).hasMessageContainingAll("--service-discovery-port",
-                "--service-discovery-namespace", "--service-discovery-relist-interval-secs",
-                "--service-discovery-watch-silence-secs", "--service-discovery-drain-grace-secs",
-                "--service-discovery-api-server");
+        assertThatThrownBy(() -> dev.homing.gateway.cli.LaunchCommand.parse("--service-discovery-port", "0",
+                "--service-discovery-namespace", " ", "--service-discovery-relist-interval-secs", "0",
+                "--service-discovery-watch-silence-secs", "-1", "--service-discovery-drain-grace-secs", "-1",
+                "--service-discovery-api-server", "kubernetes.default.svc"))
+                .hasMessageContainingAll("--service-discovery-port", "--service-discovery-namespace",
+                        "--service-discovery-relist-interval-secs", "--service-discovery-watch-silence-secs",
+                        "--service-discovery-drain-grace-secs", "--service-discovery-api-server");
     }
 }

@@ -1,5 +1,9 @@
 package dev.homing.gateway.discovery;
 
+import dev.homing.config.Config;
+
+import dev.homing.config.Settings;
+
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.testing.ApiServerLink;
 import dev.homing.gateway.testing.EngineFleet;
@@ -61,8 +65,8 @@ class PodDiscoveryTest {
                 silence, Duration.ofSeconds(30), apiServer);
     }
 
-    private static GatewayConfig.Builder config() {
-        return RunningGateway.config(List.of()).policy("round_robin");
+    private static Config config() {
+        return RunningGateway.config(List.of()).with(Settings.POLICY, "round_robin");
     }
 
     /** Engine {@code i} as a Running and Ready pod of {@code namespace}. */
@@ -80,7 +84,7 @@ class PodDiscoveryTest {
 
     /** A gateway discovering {@code ns} through {@code apiServer}, once engines 0 and 1 take traffic from it. */
     private static RunningGateway discoveringTwo(String ns, String apiServer, Duration relist) {
-        RunningGateway gateway = RunningGateway.start(config().build(), settings(ns, apiServer, relist, LONG));
+        RunningGateway gateway = RunningGateway.start(config(), settings(ns, apiServer, relist, LONG));
         awaitAvailable(gateway, engines.url(0));
         awaitAvailable(gateway, engines.url(1));
         return gateway;
@@ -240,7 +244,7 @@ class PodDiscoveryTest {
         String ns = namespace();
         createPod(ns, 0);
         try (ApiServerLink link = ApiServerLink.start(api.port(), false);
-             RunningGateway gateway = RunningGateway.start(config().build(),
+             RunningGateway gateway = RunningGateway.start(config(),
                      settings(ns, link.url(), LONG, Duration.ofSeconds(2)))) {
             awaitAvailable(gateway, engines.url(0));
             await().atMost(WAIT).until(() -> link.silenceWatches() > 0);
@@ -256,7 +260,7 @@ class PodDiscoveryTest {
 
     @Test
     void anUnreachableApiServerAtStartLeavesStaticWorkersServingUntilDiscoveryCatchesUp() throws Exception {
-        GatewayConfig withStaticWorker = config().workerUrls(List.of(engines.url(2))).build();
+        Config withStaticWorker = config().with(Settings.WORKER_URLS, List.of(engines.url(2)));
         String ns = namespace();
         createPod(ns, 0);
         try (ApiServerLink link = ApiServerLink.start(api.port(), true);

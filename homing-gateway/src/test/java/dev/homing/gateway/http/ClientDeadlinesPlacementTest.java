@@ -1,5 +1,9 @@
 package dev.homing.gateway.http;
 
+import dev.homing.gateway.config.GatewayConfig;
+
+import dev.homing.config.Settings;
+
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.testing.LogCapture;
 import dev.homing.gateway.testing.RunningGateway;
@@ -40,15 +44,17 @@ class ClientDeadlinesPlacementTest {
 
     @Test
     void theDeadlinesFindTheirPlaceInVertxsPlainHttpPipeline() throws Exception {
-        try (Gateway gateway = Gateway.start(RunningGateway.config(List.of()).clientHeaderTimeoutSecs(1).build())) {
+        try (Gateway gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of())
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)))) {
             assertTheHeadTimesOut(new Socket("127.0.0.1", gateway.port()));
         }
     }
 
     @Test
     void theDeadlinesFindTheirPlaceInVertxsTlsPipeline() throws Exception {
-        try (Gateway gateway = Gateway.start(RunningGateway.config(List.of()).tlsCertPath(TestTls.file("cert.pem"))
-                .tlsKeyPath(TestTls.file("key.pem")).clientHeaderTimeoutSecs(1).build())) {
+        try (Gateway gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of())
+                .with(Settings.TLS_CERT_PATH, TestTls.file("cert.pem")).with(Settings.TLS_KEY_PATH, TestTls.file("key.pem"))
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)))) {
             assertTheHeadTimesOut(TestTls.trustingTheTestCertificate().getSocketFactory()
                     .createSocket("127.0.0.1", gateway.port()));
         }

@@ -1,5 +1,6 @@
 package dev.homing.gateway.http;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
@@ -36,7 +37,7 @@ class CorsAndShutdownTest {
     void withConfiguredOriginsOnlyThoseAreAllowed() {
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                     .corsAllowedOrigins(List.of("https://ok.example")).build())) {
+                     .with(Settings.CORS_ALLOWED_ORIGINS, List.of("https://ok.example")))) {
             HttpResponse<String> allowed = gateway.send(HttpRequest.newBuilder(URI.create(gateway.url("/health")))
                     .header("origin", "https://ok.example").build());
             HttpResponse<String> other = gateway.send(HttpRequest.newBuilder(URI.create(gateway.url("/health")))
@@ -51,7 +52,7 @@ class CorsAndShutdownTest {
     void shutdownLetsARequestInFlightFinishWithinTheGracePeriod() {
         try (FakeWorker worker = FakeWorker.start("m")) {
             RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                    .shutdownGracePeriodSecs(10).build());
+                    .with(Settings.SHUTDOWN_GRACE_PERIOD_SECS, 10L));
             worker.behaviour(Behaviour.SLOW);
             CompletableFuture<HttpResponse<String>> pending = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", "{\"prompt\":\"x\"}"));

@@ -3,9 +3,11 @@ package dev.homing.gateway.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.HitAccuracy;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -19,12 +21,12 @@ class EngineFeedbackTest {
 
     @Test
     void cachedTokensReportedByTheEnginesReachTheLearningPolicy() {
-        SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model");
+        SimEngineOptions options = SimEngines.options(SimEngines.config());
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                .workerUrls(engines.stream().map(SimEngineServer::url).toList())
-                .policy(LoadAwareAffinityPolicy.NAME).build())) {
+                .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME))) {
             await().atMost(Duration.ofSeconds(10)).until(() -> gateway.gateway().registry().healthyCount() == 2);
             String prompt = "A long shared instruction that the engine will cache between the two requests. ".repeat(8);
             for (int i = 0; i < 2; i++) {

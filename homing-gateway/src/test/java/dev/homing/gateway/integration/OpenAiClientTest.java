@@ -9,7 +9,9 @@ import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.embeddings.Embedding;
 import com.openai.models.embeddings.EmbeddingCreateParams;
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -33,8 +35,9 @@ class OpenAiClientTest {
     @BeforeAll
     static void start() {
         engine = SimEngineServer.start(TestVertx.get(),
-                SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model"));
-        gateway = RunningGateway.start(RunningGateway.config(List.of()).workerUrls(List.of(engine.url())).build());
+                SimEngines.options(SimEngines.config()));
+        gateway = RunningGateway.start(RunningGateway.config(List.of())
+                .with(Settings.WORKER_URLS, List.of(engine.url())));
         client = OpenAIOkHttpClient.builder().baseUrl(gateway.url("/v1")).apiKey("unused").maxRetries(0).build();
     }
 

@@ -3,15 +3,14 @@ package dev.homing.gateway.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.homing.core.policy.affinity.AffinitySettings;
+import dev.homing.config.Settings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
-import dev.homing.sim.model.EngineConfig;
-import dev.homing.sim.model.TimingModel;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
@@ -49,26 +48,18 @@ class PrefillWaitTest {
         return "{\"prompt\":\"" + prompt + "\",\"max_tokens\":2}";
     }
 
-    private static AffinitySettings prefillWait(long millis) {
-        AffinitySettings d = AffinitySettings.DEFAULTS;
-        return new AffinitySettings(d.minSaving(), d.loadFactor(), d.moveTolerance(), d.windowDecisions(),
-                d.pendingWeight(), d.trimMinChars(), d.trimShare(), d.charsPerToken(), millis);
-    }
-
     @Test
     void aRequestRelyingOnAPrefixStillBeingPrefilledWaitsForItAndFindsItCached() throws Exception {
         // Slow, chunked prefill: the first request's 2,000 tokens take two steps of about half a second. Sent at
         // once, the second would join the first's last step and find only the first chunk (1,024 tokens) cached.
-        EngineConfig slowPrefill = EngineConfig.DEFAULTS.withChunkedPrefillSize(1_024);
-        slowPrefill = new EngineConfig(slowPrefill.kvTokens(), slowPrefill.pageSize(),
-                slowPrefill.maxRunningRequests(), slowPrefill.chunkedPrefillSize(), slowPrefill.contextLength(),
-                new TimingModel(2_000, 5_000_000, 8_000_000, 100_000, 40), 0);
-        SimEngineOptions options = SimEngineOptions.defaults().withModelName("sim-model").withEngine(slowPrefill);
+        SimEngineOptions options = SimEngines.options(SimEngines.config().with(Settings.TIME_SCALE, 1.0)
+                .with(Settings.CHUNKED_PREFILL_SIZE, 1_024).with(Settings.PREFILL_TOKENS_PER_SECOND, 2_000.0));
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                .workerUrls(engines.stream().map(SimEngineServer::url).toList())
-                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(5_000)).build())) {
+                .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
+                .with(Settings.AFFINITY_PREFILL_WAIT_MS, 5_000L))) {
             CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", completion(LONG_PROMPT)));
             await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
@@ -144,7 +135,8 @@ class PrefillWaitTest {
     /** A gateway waiting up to {@code waitMillis} for a prefill, in front of two workers that answer nothing. */
     private static RunningGateway hangingBehindAGateway(FakeWorker a, FakeWorker b, long waitMillis) {
         RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
-                .policy(LoadAwareAffinityPolicy.NAME).affinity(prefillWait(waitMillis)).build());
+                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
+                .with(Settings.AFFINITY_PREFILL_WAIT_MS, waitMillis));
         a.behaviour(FakeWorker.Behaviour.HANG);
         b.behaviour(FakeWorker.Behaviour.HANG);
         return gateway;

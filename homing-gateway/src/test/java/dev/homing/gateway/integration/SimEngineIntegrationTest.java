@@ -1,6 +1,8 @@
 package dev.homing.gateway.integration;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
@@ -25,11 +27,11 @@ class SimEngineIntegrationTest {
 
     @BeforeAll
     static void start() {
-        SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(200).withModelName("sim-model");
+        SimEngineOptions options = SimEngines.options(SimEngines.config());
         engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
-        gateway = RunningGateway.start(RunningGateway.config(List.of()).workerUrls(
-                engines.stream().map(SimEngineServer::url).toList()).policy("cache_aware").build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of()).with(Settings.WORKER_URLS,
+                engines.stream().map(SimEngineServer::url).toList()).with(Settings.POLICY, "cache_aware"));
     }
 
     @AfterAll

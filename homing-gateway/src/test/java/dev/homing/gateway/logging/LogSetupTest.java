@@ -2,6 +2,9 @@ package dev.homing.gateway.logging;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.util.ContextInitializer;
+import dev.homing.config.Config;
+import dev.homing.config.Scope;
+import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +27,8 @@ class LogSetupTest {
 
     @Test
     void aLogDirectoryGetsAFileOfJsonLinesWhenAsked(@TempDir Path dir) throws Exception {
-        LogSetup.apply(GatewayConfig.builder().logDir(dir.toString()).logJson(true).logLevel("warn").build());
+        LogSetup.apply(new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.LOG_DIR, dir.toString())
+                .with(Settings.LOG_JSON, true).with(Settings.LOG_LEVEL, "warn")));
 
         LoggerFactory.getLogger("homing.test").warn("disk {} is {}", "d1", "full");
 

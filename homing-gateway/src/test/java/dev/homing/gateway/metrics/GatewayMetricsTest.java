@@ -1,5 +1,6 @@
 package dev.homing.gateway.metrics;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -79,7 +80,7 @@ class GatewayMetricsTest {
     @Test
     void theDefaultPolicysTreeIsVisibleToo() {
         FakeWorker other = FakeWorker.start("model-b");
-        try (RunningGateway defaults = RunningGateway.start(RunningGateway.config(List.of(other)).build())) {
+        try (RunningGateway defaults = RunningGateway.start(RunningGateway.config(List.of(other)))) {
             defaults.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}");
             String scraped = defaults.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                     + defaults.gateway().metricsPort() + "/metrics")).build()).body();

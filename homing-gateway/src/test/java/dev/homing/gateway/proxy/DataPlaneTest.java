@@ -1,5 +1,6 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -23,8 +24,8 @@ class DataPlaneTest {
     @BeforeAll
     static void start() {
         worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).policy("round_robin")
-                .maxPayloadSize(64 * 1024).build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).with(Settings.POLICY, "round_robin")
+                .with(Settings.MAX_PAYLOAD_SIZE, 64 * 1024L));
     }
 
     @AfterAll

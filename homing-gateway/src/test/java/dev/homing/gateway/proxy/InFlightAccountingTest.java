@@ -1,5 +1,6 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
@@ -30,8 +31,8 @@ class InFlightAccountingTest {
     @BeforeAll
     static void start() {
         worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).policy("round_robin")
-                .requestTimeoutSecs(2).build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).with(Settings.POLICY, "round_robin")
+                .with(Settings.REQUEST_TIMEOUT_SECS, 2L));
     }
 
     @AfterAll
@@ -122,7 +123,7 @@ class InFlightAccountingTest {
         FakeWorker gone = FakeWorker.start("model-b");
         // One attempt: a retry would find the benched worker gone and answer 503 (see RetryAndBreakerWiringTest).
         try (RunningGateway other = RunningGateway.start(RunningGateway.config(List.of(gone))
-                .policy("round_robin").disableRetries(true).build())) {
+                .with(Settings.POLICY, "round_robin").with(Settings.DISABLE_RETRIES, true))) {
             gone.close();
 
             HttpResponse<String> response = other.post("/generate", "{\"text\":\"hi\"}");
@@ -138,7 +139,7 @@ class InFlightAccountingTest {
         FakeWorker dead = FakeWorker.start("model-c");
         try (FakeWorker alive = FakeWorker.start("model-c");
              RunningGateway other = RunningGateway.start(RunningGateway.config(List.of(dead, alive))
-                     .policy("round_robin").build())) {
+                     .with(Settings.POLICY, "round_robin"))) {
             dead.close();
 
             for (int i = 0; i < 4; i++) {

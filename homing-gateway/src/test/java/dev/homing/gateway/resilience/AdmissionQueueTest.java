@@ -1,5 +1,6 @@
 package dev.homing.gateway.resilience;
 
+import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.resilience.AdmissionQueue.Admitted;
 import dev.homing.gateway.resilience.AdmissionQueue.Permit;
 import dev.homing.gateway.resilience.AdmissionQueue.Queued;
@@ -235,7 +236,7 @@ class AdmissionQueueTest {
 
     @Test
     void turnedOffItAdmitsEverything() {
-        AdmissionQueue q = new AdmissionQueue(Settings.DEFAULTS, clock);
+        AdmissionQueue q = new AdmissionQueue(GatewayConfig.DEFAULTS.admissionSettings(), clock);
         for (int i = 0; i < 10_000; i++) {
             admitted(q.tryAcquire());
         }

@@ -1,5 +1,6 @@
 package dev.homing.gateway.resilience;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
@@ -38,15 +39,17 @@ class AdmissionWiringTest {
     }
 
     private void start(Behaviour behaviour, int maxConcurrent, int queueSize) {
-        start(behaviour, maxConcurrent, queueSize, 0);
+        start(behaviour, maxConcurrent, queueSize, null);
     }
 
-    private void start(Behaviour behaviour, int maxConcurrent, int queueSize, double tokensPerSecond) {
+    private void start(Behaviour behaviour, int maxConcurrent, int queueSize, Integer tokensPerSecond) {
         worker = FakeWorker.start("model-a");
         worker.behaviour(behaviour);
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).maxConcurrentRequests(maxConcurrent)
-                .queueSize(queueSize).queueTimeoutSecs(1).requestTimeoutSecs(2)
-                .rateLimitTokensPerSecond(tokensPerSecond).build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
+                .with(Settings.MAX_CONCURRENT_REQUESTS, maxConcurrent)
+                .with(Settings.QUEUE_SIZE, queueSize).with(Settings.QUEUE_TIMEOUT_SECS, 1L)
+                .with(Settings.REQUEST_TIMEOUT_SECS, 2L)
+                .with(Settings.RATE_LIMIT_TOKENS_PER_SECOND, tokensPerSecond));
     }
 
     private CompletableFuture<HttpResponse<String>> postAsync(List<Integer> answeredInOrder) {

@@ -1,5 +1,6 @@
 package dev.homing.gateway.resilience;
 
+import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.resilience.CircuitBreaker.Permit;
 import dev.homing.gateway.resilience.CircuitBreaker.State;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,8 @@ class CircuitBreakerTest {
 
     private final FakeClock clock = new FakeClock();
     private final List<String> transitions = new ArrayList<>();
-    private final CircuitBreaker breaker = new CircuitBreaker("http://w:1", CircuitBreaker.Settings.DEFAULTS, clock,
+    private final CircuitBreaker breaker = new CircuitBreaker("http://w:1",
+            GatewayConfig.DEFAULTS.circuitBreakerSettings(), clock,
             (worker, from, to) -> transitions.add(worker + " " + from.label() + "->" + to.label()));
 
     private void outcomes(int n, UpstreamOutcome outcome) {
@@ -204,7 +206,7 @@ class CircuitBreakerTest {
     @Test
     void concurrentFailuresOpenTheCircuitExactlyOnce() throws InterruptedException {
         List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
-        CircuitBreaker shared = new CircuitBreaker("w", CircuitBreaker.Settings.DEFAULTS, () -> 0L,
+        CircuitBreaker shared = new CircuitBreaker("w", GatewayConfig.DEFAULTS.circuitBreakerSettings(), () -> 0L,
                 (w, from, to) -> seen.add(from + "->" + to));
         int threads = 8;
         CountDownLatch done = new CountDownLatch(threads);

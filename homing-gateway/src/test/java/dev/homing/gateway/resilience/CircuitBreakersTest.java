@@ -1,5 +1,6 @@
 package dev.homing.gateway.resilience;
 
+import dev.homing.gateway.config.GatewayConfig;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -8,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class CircuitBreakersTest {
 
-    private final CircuitBreakers breakers = new CircuitBreakers(CircuitBreaker.Settings.DEFAULTS, new FakeClock(),
-            (w, from, to) -> { });
+    private final CircuitBreakers breakers = new CircuitBreakers(GatewayConfig.DEFAULTS.circuitBreakerSettings(),
+            new FakeClock(), (w, from, to) -> { });
 
     @Test
     void eachWorkerHasItsOwnBreaker() {

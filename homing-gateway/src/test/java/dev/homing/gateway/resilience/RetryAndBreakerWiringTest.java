@@ -1,5 +1,7 @@
 package dev.homing.gateway.resilience;
 
+import dev.homing.config.Config;
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
@@ -36,7 +38,7 @@ class RetryAndBreakerWiringTest {
         return worker;
     }
 
-    private RunningGateway gateway(dev.homing.gateway.config.GatewayConfig config) {
+    private RunningGateway gateway(Config config) {
         RunningGateway gateway = RunningGateway.start(config);
         started.add(gateway);
         return gateway;
@@ -51,8 +53,8 @@ class RetryAndBreakerWiringTest {
     void aWorkerAnswering503IsRetriedOnAnotherWorkerAndTheClientGets200() {
         FakeWorker failing = worker(Behaviour.FAIL_503);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy)).policy("round_robin")
-                .build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy))
+                .with(Settings.POLICY, "round_robin"));
 
         for (int i = 0; i < 4; i++) {
             HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
@@ -70,8 +72,8 @@ class RetryAndBreakerWiringTest {
     void aStreamIsRetriedBeforeItsFirstByteAndArrivesWhole() {
         FakeWorker failing = worker(Behaviour.FAIL_503);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy)).policy("round_robin")
-                .build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy))
+                .with(Settings.POLICY, "round_robin"));
 
         for (int i = 0; i < 2; i++) {
             HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
@@ -85,8 +87,9 @@ class RetryAndBreakerWiringTest {
     void whenEveryAttemptFailsTheLastAnswerIsRelayedAndTheRequestCountsAsExhausted() {
         FakeWorker first = worker(Behaviour.FAIL_503);
         FakeWorker second = worker(Behaviour.FAIL_503);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(first, second)).retryMaxRetries(3)
-                .retryInitialBackoffMs(1).build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(first, second))
+                .with(Settings.RETRY_MAX_RETRIES, 3)
+                .with(Settings.RETRY_INITIAL_BACKOFF_MS, 1L));
 
         HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
 
@@ -104,8 +107,8 @@ class RetryAndBreakerWiringTest {
     void a503IsBackpressureThatIsRetriedElsewhereButNeverOpensTheCircuit() {
         FakeWorker busy = worker(Behaviour.FAIL_503);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(busy, healthy)).policy("round_robin")
-                .cbFailureThreshold(2).build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(busy, healthy)).with(Settings.POLICY, "round_robin")
+                .with(Settings.CB_FAILURE_THRESHOLD, 2));
 
         for (int i = 0; i < 8; i++) {
             assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
@@ -120,7 +123,7 @@ class RetryAndBreakerWiringTest {
     @Test
     void aClient4xxIsNotRetriedAndDoesNotOpenTheCircuit() {
         FakeWorker worker = worker(Behaviour.BAD_REQUEST);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(2).build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).with(Settings.CB_FAILURE_THRESHOLD, 2));
 
         for (int i = 0; i < 5; i++) {
             assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(400);
@@ -136,8 +139,10 @@ class RetryAndBreakerWiringTest {
     void tenConsecutive5xxOpenACircuitThatGetsNoTrafficUntilAProbeClosesIt() {
         FakeWorker broken = worker(Behaviour.FAIL_500);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(broken, healthy)).policy("round_robin")
-                .disableRetries(true).cbTimeoutDurationSecs(1).cbSuccessThreshold(1).build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(broken, healthy))
+                .with(Settings.POLICY, "round_robin")
+                .with(Settings.DISABLE_RETRIES, true).with(Settings.CB_TIMEOUT_DURATION_SECS, 1L)
+                .with(Settings.CB_SUCCESS_THRESHOLD, 1));
 
         for (int i = 0; i < 40 && circuitOf(gateway, broken) != CircuitBreaker.State.OPEN; i++) {
             gateway.post("/v1/chat/completions", BODY);
@@ -170,8 +175,8 @@ class RetryAndBreakerWiringTest {
     void withNoAvailableWorkerTheClientGets503AtOnceNotAfterTheBackoffSum() {
         FakeWorker worker = worker(Behaviour.FAIL_500);
         // Backoff sum 200 + 300 + 450 + 675 ms; the circuit opens on the first failure.
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).cbFailureThreshold(1)
-                .retryInitialBackoffMs(200).retryJitterFactor(0).build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).with(Settings.CB_FAILURE_THRESHOLD, 1)
+                .with(Settings.RETRY_INITIAL_BACKOFF_MS, 200L).with(Settings.RETRY_JITTER_FACTOR, 0.0));
 
         long start = System.nanoTime();
         HttpResponse<String> first = gateway.post("/v1/chat/completions", BODY);
@@ -192,7 +197,7 @@ class RetryAndBreakerWiringTest {
     @Test
     void aStreamBrokenAfterItsFirstByteEndsWithAnErrorEventTheClientCanSee() {
         FakeWorker worker = worker(Behaviour.BROKEN_STREAM);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).build());
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)));
 
         HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
 

@@ -1,5 +1,6 @@
 package dev.homing.gateway.resilience;
 
+import dev.homing.gateway.config.GatewayConfig;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -11,7 +12,7 @@ import static org.assertj.core.api.Assertions.within;
 
 class RetryPolicyTest {
 
-    private static final RetryPolicy DEFAULTS = RetryPolicy.DEFAULTS;
+    private static final RetryPolicy DEFAULTS = GatewayConfig.DEFAULTS.retryPolicy();
 
     /** A generator whose nextDouble(lo, hi) always returns {@code value}. */
     private static RandomGenerator fixed(double value) {

@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -43,7 +44,7 @@ class AdminAccessTest {
     @Test
     void withNoKeyAtAllAdminRoutesAreRefusedAndInferenceStaysOpen() {
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                .allowUnauthenticatedAdmin(false).build())) {
+                .with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, false))) {
             for (String path : List.of("/workers", "/get_loads", "/engine_metrics")) {
                 HttpResponse<String> response = get(gateway, path, null);
                 assertThat(response.statusCode()).as(path).isEqualTo(403);
@@ -58,7 +59,7 @@ class AdminAccessTest {
     @Test
     void theAdminKeyOpensAdminRoutesAndNothingElseDoes() {
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                .allowUnauthenticatedAdmin(false).adminApiKey("admin-secret").build())) {
+                .with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, false).with(Settings.ADMIN_API_KEY, "admin-secret"))) {
             HttpResponse<String> missing = get(gateway, "/workers", null);
             assertThat(missing.statusCode()).isEqualTo(401);
             assertThat(missing.headers().firstValue("www-authenticate")).hasValue("Bearer");
@@ -71,7 +72,7 @@ class AdminAccessTest {
     @Test
     void theApiKeyGuardsInferenceAndAdminWhenNoAdminKeyIsSet() {
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                .allowUnauthenticatedAdmin(false).apiKey("client-secret").build())) {
+                .with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, false).with(Settings.API_KEY, "client-secret"))) {
             HttpResponse<String> inference = gateway.post("/v1/chat/completions", BODY);
             assertThat(inference.statusCode()).isEqualTo(401);
             assertThat(inference.headers().firstValue("www-authenticate")).hasValue("Bearer");

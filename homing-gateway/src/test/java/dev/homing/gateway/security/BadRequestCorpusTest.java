@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -60,8 +61,9 @@ class BadRequestCorpusTest {
     static void start() {
         workerA = FakeWorker.start("model-a");
         workerB = FakeWorker.start("model-b");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(workerA, workerB)).policy("round_robin")
-                .maxPayloadSize(PAYLOAD_LIMIT).build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of(workerA, workerB))
+                .with(Settings.POLICY, "round_robin")
+                .with(Settings.MAX_PAYLOAD_SIZE, PAYLOAD_LIMIT));
     }
 
     @AfterAll

@@ -1,5 +1,7 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
+
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.Test;
@@ -49,7 +51,7 @@ class DnsRebindingTest {
         dns.put("gpu.rebind.test", "127.0.0.1");
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                     .workerHostAllowList(List.of("127.0.0.0/8")).build(), resolver)) {
+                     .with(Settings.WORKER_HOST_ALLOW_LIST, List.of("127.0.0.0/8")), resolver)) {
             String url = "http://gpu.rebind.test:" + portOf(worker);
 
             assertThat(gateway.post("/workers", "{\"url\":\"" + url + "\"}").statusCode()).isEqualTo(202);
@@ -71,7 +73,7 @@ class DnsRebindingTest {
         dns.put("static.worker.test", "127.0.0.1");
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                     .workerUrls(List.of("http://static.worker.test:" + portOf(worker))).build(), resolver)) {
+                     .with(Settings.WORKER_URLS, List.of("http://static.worker.test:" + portOf(worker))), resolver)) {
             dns.put("static.worker.test", "169.254.169.254");
             for (int i = 0; i < 3; i++) {
                 assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);

@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.proxy.BadRequestException;
 import dev.homing.gateway.proxy.InferenceRoute;
 import dev.homing.gateway.proxy.RoutingText;
@@ -60,7 +61,7 @@ class RequestFuzzTest {
     void theGatewayNeverAnswers5xxToARandomBodyAndStaysUsable() {
         try (FakeWorker a = FakeWorker.start("model-a"); FakeWorker b = FakeWorker.start("model-b");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
-                     .policy("round_robin").maxPayloadSize(64 * 1024).build())) {
+                     .with(Settings.POLICY, "round_robin").with(Settings.MAX_PAYLOAD_SIZE, 64 * 1024L))) {
             BodyMutator mutator = new BodyMutator(42);
             long deadline = System.nanoTime() + GATEWAY_BUDGET.toNanos();
             int sent = 0;

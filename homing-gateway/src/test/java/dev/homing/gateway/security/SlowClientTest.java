@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -44,9 +45,11 @@ class SlowClientTest {
     @BeforeAll
     static void start() {
         worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).clientHeaderTimeoutSecs(1)
-                .clientBodyTimeoutSecs(1).clientKeepaliveTimeoutSecs(1).maxConcurrentRequests(1)
-                .queueTimeoutSecs(10).requestTimeoutSecs(3).build());
+        gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)
+                .with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L)
+                .with(Settings.MAX_CONCURRENT_REQUESTS, 1)
+                .with(Settings.QUEUE_TIMEOUT_SECS, 10L).with(Settings.REQUEST_TIMEOUT_SECS, 3L));
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.cli.LaunchCommand;
 import dev.homing.gateway.config.GatewayConfig;
@@ -44,8 +45,8 @@ class TlsListenerTest {
     @BeforeAll
     static void start() throws Exception {
         worker = FakeWorker.start("model-a");
-        gateway = Gateway.start(RunningGateway.config(List.of(worker)).tlsCertPath(TestTls.file("cert.pem"))
-                .tlsKeyPath(TestTls.file("key.pem")).build());
+        gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of(worker))
+                .with(Settings.TLS_CERT_PATH, TestTls.file("cert.pem")).with(Settings.TLS_KEY_PATH, TestTls.file("key.pem"))));
         await().atMost(Duration.ofSeconds(10)).until(() -> gateway.registry().healthyCount() == 1);
         trusting = HttpClient.newBuilder().sslContext(TestTls.trustingTheTestCertificate())
                 .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
@@ -94,8 +95,9 @@ class TlsListenerTest {
 
     @Test
     void aHeadThatStopsHalfWayOverTlsGets408() throws Exception {
-        try (Gateway strict = Gateway.start(RunningGateway.config(List.of()).tlsCertPath(TestTls.file("cert.pem"))
-                .tlsKeyPath(TestTls.file("key.pem")).clientHeaderTimeoutSecs(1).build());
+        try (Gateway strict = Gateway.start(new GatewayConfig(RunningGateway.config(List.of())
+                .with(Settings.TLS_CERT_PATH, TestTls.file("cert.pem")).with(Settings.TLS_KEY_PATH, TestTls.file("key.pem"))
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)));
              SSLSocket socket = (SSLSocket) TestTls.trustingTheTestCertificate().getSocketFactory()
                      .createSocket("127.0.0.1", strict.port())) {
             socket.setSoTimeout(10_000);
@@ -162,7 +164,7 @@ class TlsListenerTest {
         GatewayConfig config = LaunchCommand.parse("--config", yaml.toString());
 
         assertThat(config.tls()).isTrue();
-        assertThat(config.tlsKeyPath()).isEqualTo(TestTls.file("key.pem"));
-        assertThat(config.clientHeaderTimeoutSecs()).isEqualTo(5);
+        assertThat(config.get(Settings.TLS_KEY_PATH)).isEqualTo(TestTls.file("key.pem"));
+        assertThat(config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS)).isEqualTo(5L);
     }
 }

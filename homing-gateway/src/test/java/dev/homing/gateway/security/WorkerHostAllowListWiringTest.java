@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
@@ -18,7 +19,7 @@ class WorkerHostAllowListWiringTest {
     void aWorkerOnAHostOutsideTheDefaultListIsRefusedAndALoopbackOneIsAdded() {
         try (FakeWorker first = FakeWorker.start("model-a");
              FakeWorker second = FakeWorker.start("model-a");
-             RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(first)).build())) {
+             RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(first)))) {
             HttpResponse<String> refused = gateway.post("/workers", "{\"url\":\"http://10.255.255.1:8000\"}");
 
             assertThat(refused.statusCode()).isEqualTo(403);
@@ -32,7 +33,7 @@ class WorkerHostAllowListWiringTest {
     void anExplicitListReplacesTheDefault() {
         try (FakeWorker worker = FakeWorker.start("model-a");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                     .workerHostAllowList(List.of("10.0.0.0/8")).build())) {
+                     .with(Settings.WORKER_HOST_ALLOW_LIST, List.of("10.0.0.0/8")))) {
             HttpResponse<String> refused = gateway.post("/workers", "{\"url\":\"" + worker.url() + "\"}");
 
             assertThat(refused.statusCode()).as("loopback is not on the explicit list").isEqualTo(403);
@@ -41,8 +42,8 @@ class WorkerHostAllowListWiringTest {
 
     @Test
     void aMalformedEntryStopsTheStartNamingTheFlag() {
-        assertThatThrownBy(() -> GatewayConfig.builder().workerHostAllowList(List.of("10.0.0.0/99")).build()
-                .validate()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--worker-host-allow-list");
+        assertThatThrownBy(() -> new GatewayConfig(RunningGateway.config(List.of())
+                .with(Settings.WORKER_HOST_ALLOW_LIST, List.of("10.0.0.0/99"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--worker-host-allow-list");
     }
 }

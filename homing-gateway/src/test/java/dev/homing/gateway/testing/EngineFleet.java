@@ -1,5 +1,7 @@
 package dev.homing.gateway.testing;
 
+import dev.homing.config.Settings;
+
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 
@@ -24,7 +26,8 @@ public final class EngineFleet implements AutoCloseable {
 
     /** {@code count} engines serving {@code model}, {@code timeScale} times faster than real time. */
     public static EngineFleet start(int count, String model, double timeScale) {
-        SimEngineOptions options = SimEngineOptions.defaults().withModelName(model).withTimeScale(timeScale);
+        SimEngineOptions options = SimEngines.options(SimEngines.config().with(Settings.MODEL_NAME, model)
+                .with(Settings.TIME_SCALE, timeScale));
         RuntimeException last = null;
         for (int attempt = 0; attempt < TRIES; attempt++) {
             List<SimEngineServer> started = new ArrayList<>();

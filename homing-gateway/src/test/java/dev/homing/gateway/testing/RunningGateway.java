@@ -1,5 +1,8 @@
 package dev.homing.gateway.testing;
 
+import dev.homing.config.Config;
+import dev.homing.config.Scope;
+import dev.homing.config.Settings;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
@@ -40,35 +43,40 @@ public final class RunningGateway implements AutoCloseable {
         this.gateway = gateway;
     }
 
-    /** Test defaults: loopback, ephemeral ports, short timeouts, admin routes open (AdminAccessTest covers them). */
-    public static GatewayConfig.Builder config(List<FakeWorker> workers) {
-        return GatewayConfig.builder().host("127.0.0.1").port(0).prometheusHost("127.0.0.1").prometheusPort(0)
-                .workerUrls(workers.stream().map(FakeWorker::url).toList()).shutdownGracePeriodSecs(1)
-                .allowUnauthenticatedAdmin(true);
+    /**
+     * Test defaults, to change with {@link Config#with}: loopback, ephemeral ports, a short grace period, admin
+     * routes open (AdminAccessTest covers them).
+     */
+    public static Config config(List<FakeWorker> workers) {
+        return Config.defaults(Scope.GATEWAY).with(Settings.HOST, "127.0.0.1").with(Settings.PORT, 0)
+                .with(Settings.PROMETHEUS_HOST, "127.0.0.1").with(Settings.PROMETHEUS_PORT, 0)
+                .with(Settings.WORKER_URLS, workers.stream().map(FakeWorker::url).toList())
+                .with(Settings.SHUTDOWN_GRACE_PERIOD_SECS, 1L).with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, true);
     }
 
-    public static RunningGateway start(GatewayConfig config) {
+    /** A gateway with {@code config} (checked first), once every worker takes traffic. */
+    public static RunningGateway start(Config config) {
         return start(config, java.net.InetAddress::getAllByName);
     }
 
-    /** As {@link #start(GatewayConfig)}, looking worker host names up in {@code resolver}. */
-    public static RunningGateway start(GatewayConfig config, WorkerHostAllowList.Resolver resolver) {
-        RunningGateway running = new RunningGateway(Gateway.start(config, null, resolver));
+    /** As {@link #start(Config)}, looking worker host names up in {@code resolver}. */
+    public static RunningGateway start(Config config, WorkerHostAllowList.Resolver resolver) {
+        RunningGateway running = new RunningGateway(Gateway.start(new GatewayConfig(config), null, resolver));
         await().atMost(Duration.ofSeconds(10)).until(
-                () -> running.gateway.registry().healthyCount() == config.workerUrls().size());
+                () -> running.gateway.registry().healthyCount() == config.get(Settings.WORKER_URLS).size());
         return running;
     }
 
-    /** As {@link #start(GatewayConfig)}, discovering workers from Kubernetes pods too. */
-    public static RunningGateway start(GatewayConfig config, DiscoverySettings discovery) {
-        RunningGateway running = new RunningGateway(Gateway.start(config, discovery));
+    /** As {@link #start(Config)}, discovering workers from Kubernetes pods too. */
+    public static RunningGateway start(Config config, DiscoverySettings discovery) {
+        RunningGateway running = new RunningGateway(Gateway.start(new GatewayConfig(config), discovery));
         await().atMost(Duration.ofSeconds(10)).until(
-                () -> running.gateway.registry().healthyCount() >= config.workerUrls().size());
+                () -> running.gateway.registry().healthyCount() >= config.get(Settings.WORKER_URLS).size());
         return running;
     }
 
     public static RunningGateway start(List<FakeWorker> workers, String policy) {
-        return start(config(workers).policy(policy).build());
+        return start(config(workers).with(Settings.POLICY, policy));
     }
 
     public Gateway gateway() {

@@ -1,5 +1,6 @@
 package dev.homing.gateway.workers;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ class LoadPollingTest {
     void powerOfTwoReadsTheLoadWorkersReport() {
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                     .policy("power_of_two").workerStartupCheckIntervalSecs(1).build())) {
+                     .with(Settings.POLICY, "power_of_two").with(Settings.WORKER_STARTUP_CHECK_INTERVAL, 1L))) {
             await().atMost(Duration.ofSeconds(5)).until(
                     () -> gateway.gateway().registry().find(worker.url()).reportedLoad() == 7);
         }
@@ -24,7 +25,7 @@ class LoadPollingTest {
     @Test
     void aWorkerThatNeverAnswersIsDroppedAfterTheStartupTimeout() {
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                .workerStartupTimeoutSecs(1).build())) {
+                .with(Settings.WORKER_STARTUP_TIMEOUT_SECS, 1L))) {
             var registration = gateway.gateway().addWorker(WorkerSpec.of("http://127.0.0.1:1", null));
 
             await().atMost(Duration.ofSeconds(5)).until(() -> registration.activated().failed());

@@ -1,5 +1,6 @@
 package dev.homing.gateway.workers;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class WorkerHealthTest {
 
     @Test
     void beforeAnyWorkerIsUpReadinessIs503AndRequestsGetNoWorkers() {
-        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of()).build())) {
+        try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of()))) {
             gateway.gateway().addWorker(WorkerSpec.of("http://127.0.0.1:1", null));
 
             HttpResponse<String> readiness = gateway.get("/readiness");
@@ -34,8 +35,9 @@ class WorkerHealthTest {
     void anUnhealthyWorkerGetsNoTrafficUntilItRecovers() {
         try (FakeWorker sick = FakeWorker.start("m"); FakeWorker well = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(sick, well))
-                     .policy("round_robin").healthCheckIntervalSecs(1).healthFailureThreshold(1)
-                     .healthSuccessThreshold(1).build())) {
+                     .with(Settings.POLICY, "round_robin").with(Settings.HEALTH_CHECK_INTERVAL_SECS, 1L)
+                     .with(Settings.HEALTH_FAILURE_THRESHOLD, 1)
+                     .with(Settings.HEALTH_SUCCESS_THRESHOLD, 1))) {
             sick.healthy(false);
             await().atMost(Duration.ofSeconds(5)).until(() -> gateway.gateway().registry().healthyCount() == 1);
 
@@ -53,7 +55,7 @@ class WorkerHealthTest {
     void withAnApiKeyClientsMustPresentItAndWorkersReceiveTheirOwn() {
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
-                     .apiKey("gateway-key").build())) {
+                     .with(Settings.API_KEY, "gateway-key"))) {
             gateway.gateway().addWorker(new WorkerSpec(worker.url(), "worker-key", null, null, 50));
             await().atMost(Duration.ofSeconds(5)).until(() -> gateway.gateway().registry().healthyCount() == 1);
 

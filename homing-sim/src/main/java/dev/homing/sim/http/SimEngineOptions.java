@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * How to run one simulated engine over HTTP. {@link #defaults()} listens on 127.0.0.1 on an ephemeral port, in
- * real time, with the engine model's defaults and no faults.
+ * real time, with the engine model's defaults and no faults; {@code homing sim-engine} builds one from its flags (the
+ * settings table, which takes these defaults but for the port).
  *
  * @param host      address to listen on
  * @param port      port to listen on; 0 picks a free one (see {@link SimEngineServer#port()})
@@ -47,27 +48,13 @@ public record SimEngineOptions(
             null);
     }
 
-    public SimEngineOptions withPort(int newPort) {
-        return new SimEngineOptions(host, newPort, modelName, timeScale, engine, faults, requestIdLog);
-    }
-
+    /** These options at {@code scale} times real time: what most tests and the demo change. */
     public SimEngineOptions withTimeScale(double scale) {
         return new SimEngineOptions(host, port, modelName, scale, engine, faults, requestIdLog);
     }
 
-    public SimEngineOptions withEngine(EngineConfig config) {
-        return new SimEngineOptions(host, port, modelName, timeScale, config, faults, requestIdLog);
-    }
-
+    /** These options with {@code newFaults}, for fault tests. */
     public SimEngineOptions withFaults(Faults newFaults) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults, requestIdLog);
-    }
-
-    public SimEngineOptions withRequestIdLog(Path file) {
-        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, file);
-    }
-
-    public SimEngineOptions withModelName(String name) {
-        return new SimEngineOptions(host, port, name, timeScale, engine, faults, requestIdLog);
     }
 }

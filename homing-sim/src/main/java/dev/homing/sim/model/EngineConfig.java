@@ -43,12 +43,4 @@ public record EngineConfig(
     public EngineConfig withMaxRunningRequests(int requests) {
         return new EngineConfig(kvTokens, pageSize, requests, chunkedPrefillSize, contextLength, timing, seed);
     }
-
-    public EngineConfig withChunkedPrefillSize(int tokens) {
-        return new EngineConfig(kvTokens, pageSize, maxRunningRequests, tokens, contextLength, timing, seed);
-    }
-
-    public EngineConfig withPageSize(int tokens) {
-        return new EngineConfig(kvTokens, tokens, maxRunningRequests, chunkedPrefillSize, contextLength, timing, seed);
-    }
 }

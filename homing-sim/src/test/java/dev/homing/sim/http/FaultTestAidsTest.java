@@ -18,10 +18,17 @@ class FaultTestAidsTest {
     @TempDir
     Path dir;
 
+    /** A fast engine with {@code faults} that logs the ids of the requests it answers whole to {@code log}. */
+    private static SimEngineOptions recordingTo(Path log, Faults faults) {
+        SimEngineOptions fast = SimEngineOptions.defaults().withTimeScale(1000);
+        return new SimEngineOptions(fast.host(), fast.port(), fast.modelName(), fast.timeScale(), fast.engine(),
+            faults, log);
+    }
+
     @Test
     void theRequestIdOfEachFullyAnsweredRequestIsAppendedToTheLog() throws Exception {
         Path log = dir.resolve("ids.txt");
-        SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(1000).withRequestIdLog(log);
+        SimEngineOptions options = recordingTo(log, Faults.NONE);
         try (SimEngineServer engine = SimEngineServer.start(options)) {
             SimEngineClient client = new SimEngineClient(engine);
 
@@ -36,8 +43,7 @@ class FaultTestAidsTest {
     @Test
     void aRequestCutShortByAFaultIsNotLogged() throws Exception {
         Path log = dir.resolve("ids.txt");
-        SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(1000).withRequestIdLog(log)
-            .withFaults(Faults.NONE.withFailRate(1, 503));
+        SimEngineOptions options = recordingTo(log, Faults.NONE.withFailRate(1, 503));
         try (SimEngineServer engine = SimEngineServer.start(options)) {
             SimEngineClient client = new SimEngineClient(engine);
 

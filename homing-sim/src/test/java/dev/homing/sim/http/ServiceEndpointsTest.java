@@ -18,8 +18,9 @@ class ServiceEndpointsTest {
 
     @BeforeAll
     static void start() {
-        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000)
-            .withEngine(EngineConfig.DEFAULTS.withKvTokens(123_456)));
+        SimEngineOptions fast = SimEngineOptions.defaults().withTimeScale(1000);
+        engine = SimEngineServer.start(new SimEngineOptions(fast.host(), fast.port(), fast.modelName(),
+            fast.timeScale(), EngineConfig.DEFAULTS.withKvTokens(123_456), fast.faults(), null));
         client = new SimEngineClient(engine);
     }
 

@@ -4,50 +4,46 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The tuning of {@link LoadAwareAffinityPolicy} beyond the reference's flags, each with its flag name in
- * {@code homing launch}, {@code homing simulate} and {@code homing compare} (and its YAML key, the name without
- * dashes). The defaults are the values measured best in the offline simulator; docs/POLICY.md has the measurements.
+ * The tuning of {@link LoadAwareAffinityPolicy} beyond the reference's settings. The defaults are the values measured
+ * best in the offline simulator; docs/POLICY.md has the measurements. The gateway and the simulator take each under
+ * a name of their own (their settings table maps names to these components and checks values there first).
  *
- * @param minSaving       {@code --affinity-min-saving}: a match counts only where it goes further than every worker's
- *                        by more than this share of the text
- * @param loadFactor      {@code --affinity-load-factor}: a worker whose recent work (uncached prompt characters)
- *                        exceeds this multiple of the fleet's mean is passed over...
- * @param moveTolerance   {@code --affinity-move-tolerance}: ...unless it holds a match and exceeds the bound by less
- *                        than this share of the match's saving (moving the request costs the saving in prefill)
- * @param windowDecisions {@code --affinity-window}: how many decisions the recent work remembers; each decision keeps
- *                        {@code 1 - 1/window} of it
- * @param pendingWeight   {@code --affinity-pending-weight}: what one character of prefill already queued on a worker
- *                        weighs against one character this request would find cached there
- * @param trimMinChars    {@code --affinity-trim-min-chars}: a shortfall of the engine's cached tokens against the
- *                        prediction no larger than this is page rounding, not eviction
- * @param trimShare       {@code --affinity-trim-share}: ...and so is one no larger than this share of the prediction;
- *                        1 (the default) never trims, since trimming lost hit rate in the simulator
- * @param charsPerToken   {@code --affinity-capacity-chars-per-token}: bounds each worker's share of the tree by its
- *                        engine's KV capacity at this many characters a token (the engines' own reports refine it);
- *                        0 leaves the share unbounded
- * @param prefillWaitMillis {@code --affinity-prefill-wait-ms}: a request placed for a prefix that an earlier request
- *                        is still computing on the same worker waits at the gateway until that prefill is done
- *                        (its first token), for at most this long; 0 sends it at once
+ * @param minSaving       a match counts only where it goes further than every worker's by more than this share of
+ *                        the text
+ * @param loadFactor      a worker whose recent work (uncached prompt characters) exceeds this multiple of the fleet's
+ *                        mean is passed over...
+ * @param moveTolerance   ...unless it holds a match and exceeds the bound by less than this share of the match's
+ *                        saving (moving the request costs the saving in prefill)
+ * @param windowDecisions how many decisions the recent work remembers; each decision keeps {@code 1 - 1/window} of it
+ * @param pendingWeight   what one character of prefill already queued on a worker weighs against one character this
+ *                        request would find cached there
+ * @param trimMinChars    a shortfall of the engine's cached tokens against the prediction no larger than this is
+ *                        page rounding, not eviction
+ * @param trimShare       ...and so is one no larger than this share of the prediction; 1 (the default) never trims,
+ *                        since trimming lost hit rate in the simulator
+ * @param charsPerToken   bounds each worker's share of the tree by its engine's KV capacity at this many characters
+ *                        a token (the engines' own reports refine it); 0 leaves the share unbounded
+ * @param prefillWaitMillis a request placed for a prefix that an earlier request is still computing on the same
+ *                        worker waits at the gateway until that prefill is done (its first token), for at most this
+ *                        long; 0 sends it at once
  */
 public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
         int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis) {
 
     public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0, 2000);
 
-    /** @throws IllegalArgumentException naming every flag whose value is out of range */
+    /** @throws IllegalArgumentException naming every component whose value is out of range */
     public AffinitySettings {
         List<String> problems = new ArrayList<>();
-        check(problems, minSaving >= 0 && minSaving <= 1, "--affinity-min-saving must be between 0 and 1, got "
-                + minSaving);
-        check(problems, loadFactor >= 1, "--affinity-load-factor must be >= 1, got " + loadFactor);
-        check(problems, moveTolerance >= 0, "--affinity-move-tolerance must be >= 0, got " + moveTolerance);
-        check(problems, windowDecisions >= 1, "--affinity-window must be >= 1, got " + windowDecisions);
-        check(problems, pendingWeight >= 0, "--affinity-pending-weight must be >= 0, got " + pendingWeight);
-        check(problems, trimMinChars >= 0, "--affinity-trim-min-chars must be >= 0, got " + trimMinChars);
-        check(problems, trimShare >= 0, "--affinity-trim-share must be >= 0, got " + trimShare);
-        check(problems, charsPerToken >= 0,
-                "--affinity-capacity-chars-per-token must be >= 0, got " + charsPerToken);
-        check(problems, prefillWaitMillis >= 0, "--affinity-prefill-wait-ms must be >= 0, got " + prefillWaitMillis);
+        check(problems, minSaving >= 0 && minSaving <= 1, "minSaving must be between 0 and 1, got " + minSaving);
+        check(problems, loadFactor >= 1, "loadFactor must be >= 1, got " + loadFactor);
+        check(problems, moveTolerance >= 0, "moveTolerance must be >= 0, got " + moveTolerance);
+        check(problems, windowDecisions >= 1, "windowDecisions must be >= 1, got " + windowDecisions);
+        check(problems, pendingWeight >= 0, "pendingWeight must be >= 0, got " + pendingWeight);
+        check(problems, trimMinChars >= 0, "trimMinChars must be >= 0, got " + trimMinChars);
+        check(problems, trimShare >= 0, "trimShare must be >= 0, got " + trimShare);
+        check(problems, charsPerToken >= 0, "charsPerToken must be >= 0, got " + charsPerToken);
+        check(problems, prefillWaitMillis >= 0, "prefillWaitMillis must be >= 0, got " + prefillWaitMillis);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }

@@ -63,15 +63,15 @@ class LoadAwareAffinityPolicyTest {
     }
 
     @Test
-    void settingsOutOfRangeAreRefusedNamingEachFlag() {
+    void settingsOutOfRangeAreRefusedNamingEachComponent() {
         assertThatThrownBy(() -> new AffinitySettings(1.5, 0.5, -0.5, 0, -1, -1, -0.1, Double.NaN, -1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--affinity-min-saving").hasMessageContaining("--affinity-load-factor")
-                .hasMessageContaining("--affinity-move-tolerance")
-                .hasMessageContaining("--affinity-window").hasMessageContaining("--affinity-pending-weight")
-                .hasMessageContaining("--affinity-trim-min-chars").hasMessageContaining("--affinity-trim-share")
-                .hasMessageContaining("--affinity-capacity-chars-per-token")
-                .hasMessageContaining("--affinity-prefill-wait-ms");
+                .hasMessageContaining("minSaving").hasMessageContaining("loadFactor")
+                .hasMessageContaining("moveTolerance")
+                .hasMessageContaining("windowDecisions").hasMessageContaining("pendingWeight")
+                .hasMessageContaining("trimMinChars").hasMessageContaining("trimShare")
+                .hasMessageContaining("charsPerToken")
+                .hasMessageContaining("prefillWaitMillis").hasMessageNotContaining("--");
     }
 
     @Test

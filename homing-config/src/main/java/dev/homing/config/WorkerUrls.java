@@ -1,4 +1,4 @@
-package dev.homing.gateway.config;
+package dev.homing.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,4 +1,4 @@
-package dev.homing.gateway.config;
+package dev.homing.config;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +24,12 @@ final class TlsFiles {
             return problems;
         }
         if (certPath == null || keyPath == null) {
-            problems.add("--tls-cert-path and --tls-key-path go together: give both or neither");
+            problems.add(Settings.TLS_CERT_PATH.flag() + " and " + Settings.TLS_KEY_PATH.flag()
+                    + " go together: give both or neither");
             return problems;
         }
-        pem(problems, "--tls-cert-path", certPath, "CERTIFICATE");
-        pem(problems, "--tls-key-path", keyPath, "PRIVATE KEY");
+        pem(problems, Settings.TLS_CERT_PATH.flag(), certPath, "CERTIFICATE");
+        pem(problems, Settings.TLS_KEY_PATH.flag(), keyPath, "PRIVATE KEY");
         return problems;
     }
 

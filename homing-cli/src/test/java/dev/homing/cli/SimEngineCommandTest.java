@@ -1,4 +1,4 @@
-package dev.homing.sim;
+package dev.homing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

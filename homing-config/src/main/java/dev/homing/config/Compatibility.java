@@ -1,0 +1,61 @@
+package dev.homing.config;
+
+import java.util.Locale;
+
+/**
+ * How a gateway setting compares with the reference gateway's flag of the same name: one row of
+ * docs/COMPATIBILITY.md.
+ *
+ * @param status the row's status
+ * @param notes  the row's notes; null for a {@link Status#SAME} row means its help description
+ */
+public record Compatibility(Status status, String notes) {
+
+    /** The status column. */
+    public enum Status {
+        /** Same meaning and default. */
+        SAME,
+        /** Accepted, and behaves as the notes say (a deliberate difference). */
+        DIFFERENT,
+        /** The feature is not in Homing yet: accepted at its default, refused with any other value. */
+        NOT_YET,
+        /** A Homing addition. */
+        HOMING;
+
+        /** As the table shows it: "same", "different", "not yet", "Homing". */
+        public String text() {
+            return this == HOMING ? "Homing" : name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        }
+    }
+
+    /** Same as the reference; the notes are the help description. */
+    public static Compatibility same() {
+        return new Compatibility(Status.SAME, null);
+    }
+
+    public static Compatibility same(String notes) {
+        return new Compatibility(Status.SAME, notes);
+    }
+
+    public static Compatibility different(String notes) {
+        return new Compatibility(Status.DIFFERENT, notes);
+    }
+
+    public static Compatibility notYet(String notes) {
+        return new Compatibility(Status.NOT_YET, notes);
+    }
+
+    /** A Homing addition; the notes say what it does (null: nothing beyond "Homing addition"). */
+    public static Compatibility homing(String notes) {
+        return new Compatibility(Status.HOMING, notes);
+    }
+
+    /** The notes cell of {@code setting}'s row. */
+    String notesOf(Setting<?> setting) {
+        return switch (status) {
+            case SAME -> notes == null ? setting.description() : notes;
+            case HOMING -> notes == null ? "Homing addition" : "Homing addition: " + notes;
+            case DIFFERENT, NOT_YET -> notes == null ? "" : notes;
+        };
+    }
+}

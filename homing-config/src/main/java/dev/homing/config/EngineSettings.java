@@ -1,0 +1,37 @@
+package dev.homing.config;
+
+import dev.homing.sim.http.Faults;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.TimingModel;
+import java.util.concurrent.TimeUnit;
+
+/** The simulated engine's records from a configuration: one engine over HTTP, or a simulated fleet's engine model. */
+public final class EngineSettings {
+
+    private EngineSettings() {
+    }
+
+    /** The engine model of {@code config} (a sim-engine's or a simulation's), salted with {@code seed}. */
+    public static EngineConfig engine(Config config, long seed) {
+        TimingModel timing = new TimingModel(config.get(Settings.PREFILL_TOKENS_PER_SECOND),
+                TimeUnit.MICROSECONDS.toNanos(config.get(Settings.PREFILL_STEP_US)),
+                TimeUnit.MICROSECONDS.toNanos(config.get(Settings.DECODE_STEP_US)),
+                TimeUnit.MICROSECONDS.toNanos(config.get(Settings.DECODE_US_PER_REQUEST)),
+                config.get(Settings.DECODE_NS_PER_CONTEXT_TOKEN));
+        return new EngineConfig(config.get(Settings.KV_TOKENS), config.get(Settings.PAGE_SIZE),
+                config.get(Settings.MAX_RUNNING_REQUESTS), config.get(Settings.CHUNKED_PREFILL_SIZE),
+                config.get(Settings.CONTEXT_LENGTH), timing, seed);
+    }
+
+    /** How {@code homing sim-engine} runs: its server, its engine model and its faults, all on its one seed. */
+    public static SimEngineOptions server(Config config) {
+        long seed = config.get(Settings.ENGINE_SEED);
+        Faults faults = new Faults(config.get(Settings.FAIL_RATE), config.get(Settings.FAIL_STATUS),
+                config.get(Settings.STALL_AFTER_TOKENS), config.get(Settings.RESET_AFTER_TOKENS),
+                config.get(Settings.DIE_AFTER_REQUESTS), config.get(Settings.SLOW_HEALTH_MS), seed);
+        return new SimEngineOptions(config.get(Settings.ENGINE_HOST), config.get(Settings.ENGINE_PORT),
+                config.get(Settings.MODEL_NAME), config.get(Settings.TIME_SCALE), engine(config, seed), faults,
+                config.get(Settings.RECORD_REQUEST_IDS));
+    }
+}

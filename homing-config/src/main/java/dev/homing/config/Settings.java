@@ -1,0 +1,782 @@
+package dev.homing.config;
+
+import static dev.homing.config.Check.above;
+import static dev.homing.config.Check.atLeast;
+import static dev.homing.config.Check.between;
+import static dev.homing.config.Check.each;
+import static dev.homing.config.Check.notBlank;
+import static dev.homing.config.Check.notEmpty;
+import static dev.homing.config.Check.oneOf;
+import static dev.homing.config.Check.port;
+import static dev.homing.config.Check.positive;
+import static dev.homing.config.Check.strictlyIncreasing;
+import static dev.homing.config.Check.that;
+import static dev.homing.config.Compatibility.different;
+import static dev.homing.config.Compatibility.homing;
+import static dev.homing.config.Compatibility.same;
+import static dev.homing.config.Group.ADMISSION;
+import static dev.homing.config.Group.AFFINITY;
+import static dev.homing.config.Group.AUTHENTICATION;
+import static dev.homing.config.Group.CIRCUIT_BREAKER;
+import static dev.homing.config.Group.CONFIGURATION;
+import static dev.homing.config.Group.DISCOVERY;
+import static dev.homing.config.Group.ENGINE_MODEL;
+import static dev.homing.config.Group.FAULTS;
+import static dev.homing.config.Group.FLEET;
+import static dev.homing.config.Group.HEALTH;
+import static dev.homing.config.Group.LOGGING;
+import static dev.homing.config.Group.MESH;
+import static dev.homing.config.Group.METRICS;
+import static dev.homing.config.Group.PARSERS;
+import static dev.homing.config.Group.PD;
+import static dev.homing.config.Group.REPORT;
+import static dev.homing.config.Group.RETRIES;
+import static dev.homing.config.Group.ROUTING_POLICY;
+import static dev.homing.config.Group.SERVER;
+import static dev.homing.config.Group.SIMULATED_GATEWAY;
+import static dev.homing.config.Group.STORAGE;
+import static dev.homing.config.Group.TLS;
+import static dev.homing.config.Group.TOKENIZER;
+import static dev.homing.config.Group.TRACING;
+import static dev.homing.config.Scope.GATEWAY;
+import static dev.homing.config.Scope.SIMULATE;
+import static dev.homing.config.Scope.SIM_ENGINE;
+import static dev.homing.config.ValueType.INTEGER;
+import static dev.homing.config.ValueType.LONG;
+import static dev.homing.config.ValueType.LOWER_CASE_TEXT;
+import static dev.homing.config.ValueType.NUMBER;
+import static dev.homing.config.ValueType.TEXT;
+import static dev.homing.config.ValueType.listOf;
+
+import dev.homing.core.policy.PolicyConfig;
+import dev.homing.core.policy.PolicyFactory;
+import dev.homing.core.policy.affinity.AffinitySettings;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
+import dev.homing.sim.http.Faults;
+import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.TimingModel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every setting of {@code homing launch}, {@code homing sim-engine} and {@code homing simulate}/{@code compare},
+ * each declared once, with its default and the reason for it (the model is Armeria's {@code Flags}). The flags,
+ * the YAML keys, {@code --help} and docs/COMPATIBILITY.md are made from this table; {@link Config} holds values of
+ * it.
+ *
+ * <p>Defaults: the routing policies' values live in the routing core ({@link PolicyConfig#DEFAULTS},
+ * {@link AffinitySettings#DEFAULTS}) and the engine model's in the simulated engine ({@link EngineConfig#DEFAULTS},
+ * {@link TimingModel#H100_8B}, {@link Faults#NONE}), so their own tests test the values the commands run; every
+ * other default is written here. The gateway's follow the reference gateway (its Rust CLI, v0.3.2) unless the
+ * reason says otherwise.
+ *
+ * <p>A flag of a feature Homing has not built ({@link Compatibility.Status#NOT_YET}) is an entry too, a line in a
+ * {@code notYet} block: accepted at its default, refused with any other value. Building the feature is moving its
+ * line to a constant with its row, and reading the constant.
+ *
+ * <p>Invariant: the names of one scope's settings (and their aliases) are distinct; {@code SettingsTableTest}
+ * guards it with the rest of the table's rules (a reason and help for each, defaults that pass their own checks).
+ */
+public final class Settings {
+
+    private static final PolicyConfig POLICY_DEFAULTS = PolicyConfig.DEFAULTS;
+    private static final AffinitySettings AFFINITY_DEFAULTS = AffinitySettings.DEFAULTS;
+    private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
+    private static final TimingModel TIMING = ENGINE.timing();
+    private static final Faults NO_FAULTS = Faults.NONE;
+    private static final String REFERENCE = "the reference's default";
+    private static final String AFFINITY_MEASURED = "measured best in the offline simulator (docs/POLICY.md)";
+    private static final String SERVING_BENCHMARK = "the generated-shared-prefix shape of SGLang's serving benchmark, "
+            + "as homing bench's --gsp-* flags";
+    private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error");
+    /** Engine kinds whose HTTP API the data plane speaks. */
+    private static final List<String> BACKENDS = List.of("sglang", "vllm");
+
+    private static final List<Setting<?>> DECLARED = new ArrayList<>();
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // homing launch: the gateway
+
+    public static final Setting<Path> CONFIG = declare(Setting.file("config").label("FILE").commandLineOnly()
+            .help("YAML file with the same settings (keys are the flag names without dashes, in snake or kebab case, "
+                    + "also dotted or nested: retry.max-retries); the command line wins over it.", "flags alone")
+            .gateway(CONFIGURATION, homing("YAML file with the same settings; the command line wins")));
+
+    public static final Setting<String> HOST = declare(Setting.of("host", TEXT, "0.0.0.0")
+            .help("Address to listen on.", "all interfaces, as the reference")
+            .gateway(SERVER, same()));
+    public static final Setting<Integer> PORT = declare(Setting.of("port", INTEGER, 30_000)
+            .help("Port to listen on.", "the reference's port; 0 picks a free one (tests, demo)")
+            .check(port(0)).gateway(SERVER, same()));
+    public static final Setting<Long> CLIENT_HEADER_TIMEOUT_SECS = declare(clientTimeout("client-header-timeout-secs",
+            10, "A request head must arrive whole within this of the connection or its first byte, else 408",
+            "heads arrive in milliseconds; a head dribbled in (slowloris) frees its connection after 10 s",
+            "a request head must arrive whole within this of the connection or of its first byte, else 408 "
+                    + "`client_header_timeout` and close (nginx's `client_header_timeout`)"));
+    public static final Setting<Long> CLIENT_BODY_TIMEOUT_SECS = declare(clientTimeout("client-body-timeout-secs", 30,
+            "Longest pause between request body bytes while the gateway reads, else 408", "long enough for a slow "
+                    + "uplink, half of nginx's 60 s to free a stalled connection sooner", "longest pause between "
+                    + "request body bytes while the gateway reads the body, else 408 `client_body_timeout` and close; "
+                    + "the request never reaches a worker (nginx's `client_body_timeout`)"));
+    public static final Setting<Long> CLIENT_KEEPALIVE_TIMEOUT_SECS = declare(clientTimeout(
+            "client-keepalive-timeout-secs", 75, "An idle keep-alive client connection is closed after this",
+            "nginx's keepalive_timeout: longer than the usual client pool's idle time",
+            "an idle keep-alive client connection is closed after this (nginx's `keepalive_timeout`)"));
+
+    public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
+            .label("URL").arity("0..*").check(each(WorkerUrls::problem))
+            .help("Worker base URLs (http://host:port), registered in the background at start.",
+                    "none: workers may also come later through POST /workers")
+            .gateway(Group.WORKERS, different("same; a refused connection moves the request to another worker "
+                    + "(the worker never saw it)")));
+
+    public static final Setting<String> POLICY = declare(Setting.of("policy", TEXT, LoadAwareAffinityPolicy.NAME)
+            .check(oneOf(PolicyFactory.NAMES))
+            .help("Routing policy: " + String.join(", ", PolicyFactory.NAMES) + ". The default is Homing's; "
+                    + "cache_aware routes as the reference does.", "measured better than the reference's "
+                    + "cache_aware on hit rate and TTFT (docs/DIFFERENCES.md)")
+            .gateway(ROUTING_POLICY, different("the default is Homing's load_aware_affinity, which measured "
+                    + "better than the reference's default cache_aware ([DIFFERENCES.md](DIFFERENCES.md)); "
+                    + "`--policy cache_aware` routes as the reference does. Also accepts consistent_hashing and "
+                    + "bucket; an unknown name is an error, not a silent round_robin; prefix_hash works over HTTP "
+                    + "(hashes text)")));
+    /** {@code homing simulate}'s: the policies to run, one after the other. */
+    public static final Setting<List<String>> POLICIES = declare(Setting.of("policy", listOf(TEXT), PolicyFactory.NAMES)
+            .label("NAME").arity("1").shown("all of them")
+            .check(Check.<String>notEmpty().and(each(Settings::unknownPolicy)))
+            .help("Policies to run, comma-separated.", "a comparison of every policy is what the simulator is for")
+            .in(ROUTING_POLICY, SIMULATE));
+    public static final Setting<Double> CACHE_THRESHOLD = declare(policy(Setting.of("cache-threshold", NUMBER,
+                    POLICY_DEFAULTS.cacheThreshold()).check(between(0, 1)),
+            "cache_aware follows a prefix match above this ratio; no other policy reads it.",
+            different("cache_aware follows a prefix match above this ratio; no other policy reads it. Given (on the "
+                    + "command line or in the config file) without `--policy`, it logs a warning at start: the "
+                    + "default policy ignores it")));
+    public static final Setting<Integer> BALANCE_ABS_THRESHOLD = declare(policy(
+            Setting.of("balance-abs-threshold", INTEGER, POLICY_DEFAULTS.balanceAbsThreshold()).check(atLeast(0)),
+            "Imbalance needs max - min in-flight above this...", same("Imbalance needs max - min in-flight above "
+                    + "this... (`load_aware_affinity` reads both for its overload valve: the chosen worker against "
+                    + "the one with the fewest in flight, [POLICY.md](POLICY.md))")));
+    public static final Setting<Double> BALANCE_REL_THRESHOLD = declare(policy(Setting.of("balance-rel-threshold",
+            NUMBER, POLICY_DEFAULTS.balanceRelThreshold()).check(atLeast(1)), "...and max above min times this.",
+            same()));
+    public static final Setting<Long> EVICTION_INTERVAL = declare(Setting.of("eviction-interval", LONG, 120L)
+            .alias("eviction-interval-secs").check(above(0))
+            .help("Seconds between prefix-tree evictions (simulated seconds in the simulator).",
+                    "the reference's Rust default for both names; a burst past the cap evicts at once anyway")
+            .gateway(ROUTING_POLICY, different("the Rust default for both names (Python used 60 for "
+                    + "`--eviction-interval-secs`); plus an immediate eviction when a burst takes the tree 10% "
+                    + "above the cap")).alsoIn(SIMULATE));
+    public static final Setting<Long> MAX_TREE_SIZE = declare(policy(Setting.of("max-tree-size", LONG,
+            POLICY_DEFAULTS.maxTreeSize()).check(above(0)), "Characters a model's prefix tree may hold.",
+            different("caps the whole tree of a model (each stored character counted once), not each worker's "
+                    + "share; see DIFFERENCES.md")));
+    public static final Setting<Long> MAX_IDLE_SECS = declare(policy(Setting.of("max-idle-secs", LONG,
+            POLICY_DEFAULTS.maxIdleSecs()).check(above(0)), "manual: forget a routing key idle this long.", same()));
+    public static final Setting<String> ASSIGNMENT_MODE = declare(policy(
+            Setting.of("assignment-mode", TEXT, POLICY_DEFAULTS.assignmentMode().flag()).check(oneOf(
+                    Arrays.stream(PolicyConfig.AssignmentMode.values()).map(PolicyConfig.AssignmentMode::flag)
+                            .toList())), "manual: random, min_load or min_group.", same()));
+    public static final Setting<Integer> PREFIX_TOKEN_COUNT = declare(policy(Setting.of("prefix-token-count", INTEGER,
+            POLICY_DEFAULTS.prefixTokenCount()).check(above(0)), "prefix_hash: prefix length hashed.", same()));
+    public static final Setting<Double> PREFIX_HASH_LOAD_FACTOR = declare(policy(
+            Setting.of("prefix-hash-load-factor", NUMBER, POLICY_DEFAULTS.prefixHashLoadFactor()).check(atLeast(1)),
+            "prefix_hash: skip workers loaded beyond this.", same()));
+    public static final Setting<Integer> BUCKET_ADJUST_INTERVAL_SECS = declare(policy(
+            Setting.of("bucket-adjust-interval-secs", INTEGER, POLICY_DEFAULTS.bucketAdjustIntervalSecs())
+                    .check(above(0)), "bucket: boundary refresh period.", same()));
+
+    static {
+        notYet(ROUTING_POLICY, Setting.off("dp-aware"), "Data-parallel-aware routing (not supported yet).");
+        notYet(ROUTING_POLICY, Setting.off("enable-igw"), "Inference-gateway mode (not needed: Homing is multi-model).",
+                "Homing is always multi-model (one policy and tree per model), so the flag is not needed; rejected "
+                        + "when set");
+    }
+
+    public static final Setting<Double> AFFINITY_MIN_SAVING = declare(affinity(
+            Setting.of("affinity-min-saving", NUMBER, AFFINITY_DEFAULTS.minSaving()).label("SHARE")
+                    .check(between(0, 1)),
+            "a match counts only beyond what every worker holds, by more than this share of the text",
+            AFFINITY_MEASURED + ": 25.9% on Mooncake against 25.4% at the reference's 0.3",
+            "a match counts only beyond what every worker holds, by more than this share of the text "
+                    + "([POLICY.md](POLICY.md)); `homing simulate` and `homing compare` take every `--affinity-*` "
+                    + "flag too"));
+    public static final Setting<Double> AFFINITY_LOAD_FACTOR = declare(affinity(
+            Setting.of("affinity-load-factor", NUMBER, AFFINITY_DEFAULTS.loadFactor()).label("X").check(atLeast(1)),
+            "a worker whose recent prefill work is above X times the mean is passed over, within the move tolerance",
+            "the bound of consistent hashing with bounded loads; multi-turn max/mean load 1.16", "a worker whose "
+                    + "recent prefill work is above this multiple of the mean is passed over, whatever its match, "
+                    + "within `--affinity-move-tolerance`"));
+    public static final Setting<Double> AFFINITY_MOVE_TOLERANCE = declare(affinity(Setting.of("affinity-move-tolerance",
+                    NUMBER, AFFINITY_DEFAULTS.moveTolerance()).label("SHARE").check(atLeast(0)),
+            "a worker holding a match may pass the load bound by this share of the match's saving before its request "
+                    + "is moved", "moving a request costs its saving in prefill; 0 split shared-prefix groups after "
+                    + "a burst",
+            "...unless it holds a match and is above the bound by less than this share of the match's saving"));
+    public static final Setting<Integer> AFFINITY_WINDOW = declare(affinity(Setting.of("affinity-window", INTEGER,
+                    AFFINITY_DEFAULTS.windowDecisions()).label("DECISIONS").check(atLeast(1)),
+            "how many decisions the recent work remembers",
+            AFFINITY_MEASURED + ": 128 lost a point on Mooncake, 512 measured the same", null));
+    public static final Setting<Double> AFFINITY_PENDING_WEIGHT = declare(affinity(
+            Setting.of("affinity-pending-weight", NUMBER, AFFINITY_DEFAULTS.pendingWeight()).label("W")
+                    .check(atLeast(0)),
+            "weight of the prefill already queued on a worker against the prefill its cache saves",
+            "the queue term buys tail TTFT with hit rate; 0 keeps the hit rate",
+            "weight of the prefill queued on a worker against the prefill its cache saves"));
+    public static final Setting<Integer> AFFINITY_TRIM_MIN_CHARS = declare(affinity(Setting.of(
+            "affinity-trim-min-chars", INTEGER, AFFINITY_DEFAULTS.trimMinChars()).label("CHARS").check(atLeast(0)),
+            "a cached-token shortfall up to this is rounding, not eviction", "page rounding and the prompt's last "
+                    + "token stay below it", null));
+    public static final Setting<Double> AFFINITY_TRIM_SHARE = declare(affinity(
+            Setting.of("affinity-trim-share", NUMBER, AFFINITY_DEFAULTS.trimShare()).label("SHARE").check(atLeast(0)),
+            "forget a worker's branches when the engine cached less than the prediction by more than this share; 1 "
+                    + "never forgets", "never trimming: trimming at 0.1 cost 2 points on Mooncake",
+            "forget a worker's branches when the engine cached less than predicted by more than this share; 1 never "
+                    + "forgets"));
+    public static final Setting<Double> AFFINITY_CAPACITY_CHARS_PER_TOKEN = declare(affinity(Setting.of(
+                    "affinity-capacity-chars-per-token", NUMBER, AFFINITY_DEFAULTS.charsPerToken()).label("CHARS")
+                    .check(atLeast(0)),
+            "keep each worker's share of the tree within its engine's KV capacity at this many characters a token; 0 "
+                    + "leaves it unbounded", "off: bounding at 4 changed nothing measurable",
+            "bound each worker's share of the tree by its engine's KV capacity at this many characters a token; 0 "
+                    + "leaves it unbounded"));
+    public static final Setting<Long> AFFINITY_PREFILL_WAIT_MS = declare(affinity(Setting.of("affinity-prefill-wait-ms",
+                    LONG, AFFINITY_DEFAULTS.prefillWaitMillis()).label("MS").check(atLeast(0)),
+            "a request placed for a prefix another request is still computing on that worker waits for its first "
+                    + "token, at most this long; 0 sends at once",
+            "no wait ran out at 2 s on the shared-prefix burst, which reached the ideal hit rate",
+            "a request whose match relies on a prefix another request is still computing on the same worker waits "
+                    + "for that request's first token, at most this long, so the engine does not compute the prefix "
+                    + "twice in one prefill step; 0 sends at once"));
+
+    static {
+        notYet(PD, Setting.off("pd-disaggregation"), "Prefill/decode mode.");
+        notYet(PD, Setting.of("prefill", listOf(TEXT), List.of()).label("URL [BOOTSTRAP_PORT]").arity("1..2"),
+                "A prefill worker (repeatable).");
+        notYet(PD, Setting.of("decode", listOf(TEXT), List.of()).label("URL").arity("1"),
+                "A decode worker (repeatable).");
+        notYet(PD, Setting.of("prefill-policy", TEXT, null), "Policy for prefill workers (default: --policy).");
+        notYet(PD, Setting.of("decode-policy", TEXT, null), "Policy for decode workers (default: --policy).");
+    }
+
+    public static final Setting<Long> WORKER_STARTUP_TIMEOUT_SECS = declare(
+            Setting.of("worker-startup-timeout-secs", LONG, 1800L).check(above(0))
+                    .help("Give up registering a worker after this.", "the reference's: a large model loads for "
+                            + "tens of minutes")
+                    .gateway(PD, same()));
+    public static final Setting<Long> WORKER_STARTUP_CHECK_INTERVAL = declare(
+            Setting.of("worker-startup-check-interval", LONG, 30L).check(above(0))
+                    .help("Longest wait between registration probes; also the /get_load poll period.", REFERENCE)
+                    .gateway(PD, same()));
+
+    static {
+        notYet(PD, Setting.off("mini-lb"), "Python mini load balancer for PD.");
+    }
+
+    public static final Setting<Boolean> SERVICE_DISCOVERY = declare(Setting.off("service-discovery")
+            .help("Discover workers from Kubernetes pods (Running, Ready, with an IP).", "static workers only, as "
+                    + "the reference").gateway(DISCOVERY, different("workers from Running, Ready pods with an IP, as "
+                    + "the reference; Homing also drains a pod that loses readiness (the reference leaves it to health "
+                    + "checks), drains before removing, corrects the workers from a full pod list every "
+                    + "`--service-discovery-relist-interval-secs` and restarts a silent watch "
+                    + "([KUBERNETES.md](KUBERNETES.md), [DIFFERENCES.md](DIFFERENCES.md))")));
+    public static final Setting<List<String>> SELECTOR = declare(Setting.of("selector", listOf(TEXT), List.of())
+            .label("k=v").arity("1..*").check(each(Settings::labelProblem))
+            .help("Pod labels k=v; a pod must carry every one; none matches every pod.", REFERENCE)
+            .gateway(DISCOVERY, same()));
+    public static final Setting<Integer> SERVICE_DISCOVERY_PORT = declare(Setting.of("service-discovery-port",
+            INTEGER, 80).check(port(1)).help("Worker port on discovered pods.", "the reference's: a pod's "
+                    + "default HTTP port").gateway(DISCOVERY, different("the worker is `http://<pod IP>:<port>`, as "
+                    + "the reference; a pod whose containers declare ports, none of them this one, is left out (it "
+                    + "serves elsewhere)")));
+    public static final Setting<String> SERVICE_DISCOVERY_NAMESPACE = declare(Setting.of(
+            "service-discovery-namespace", TEXT, null).check(notBlank())
+            .help("The namespace watched; none: every namespace (the shipped manifests name their own, for a "
+                    + "namespaced Role).", REFERENCE).gateway(DISCOVERY, same()));
+
+    static {
+        notYet(DISCOVERY, Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"), "Prefill pods.");
+        notYet(DISCOVERY, Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"), "Decode pods.");
+    }
+
+    public static final Setting<String> BOOTSTRAP_PORT_ANNOTATION = declare(Setting.of("bootstrap-port-annotation",
+            TEXT, "sglang.ai/bootstrap-port").check(notBlank()).help("Pod annotation holding the bootstrap port.",
+                    REFERENCE).gateway(DISCOVERY, different("read from each pod into its worker's `bootstrap_port` "
+                    + "label; no prefill/decode mode uses it yet")));
+    public static final Setting<Long> SERVICE_DISCOVERY_RELIST_INTERVAL_SECS = declare(Setting.of(
+            "service-discovery-relist-interval-secs", LONG, 60L).check(above(0))
+            .help("How often the whole pod list is read and the workers corrected to it (Homing).", "a missed "
+                    + "event costs at most a minute, for one small list a minute per replica")
+            .gateway(DISCOVERY, homing("how often the whole pod list is read and the workers corrected to it, "
+                    + "whatever the watch said")));
+    public static final Setting<Long> SERVICE_DISCOVERY_WATCH_SILENCE_SECS = declare(Setting.of(
+            "service-discovery-watch-silence-secs", LONG, 300L).check(above(0))
+            .help("A watch silent this long (no event, no bookmark) is restarted (Homing).", "the API server "
+                    + "bookmarks a watch that asks for it about once a minute")
+            .gateway(DISCOVERY, homing("a watch that delivered neither an event nor a bookmark this long is "
+                    + "restarted")));
+    public static final Setting<Long> SERVICE_DISCOVERY_DRAIN_GRACE_SECS = declare(Setting.of(
+            "service-discovery-drain-grace-secs", LONG, 180L).check(atLeast(0))
+            .help("How long a going pod's requests may run before its worker is removed (Homing).", "as "
+                    + "--shutdown-grace-period-secs: a stream gets the same time whichever side goes away")
+            .gateway(DISCOVERY, homing("how long a going pod's requests in flight may run before its worker is "
+                    + "removed")));
+    public static final Setting<String> SERVICE_DISCOVERY_API_SERVER = declare(Setting.of(
+            "service-discovery-api-server", TEXT, null).label("URL")
+            .check(that(url -> url.startsWith("http://") || url.startsWith("https://"), "must be an http:// or "
+                    + "https:// URL"))
+            .help("API server URL to use, with no credentials (kubectl proxy) (Homing).", "the pod's service "
+                    + "account, else the kubeconfig").gateway(DISCOVERY, homing("an API server URL to use, with no "
+                    + "credentials (`kubectl proxy`); none: the pod's service account, else the kubeconfig")));
+
+    public static final Setting<String> LOG_DIR = declare(Setting.of("log-dir", TEXT, null)
+            .help("Also write logs to homing.log in this directory.", "stdout only, for container log collectors")
+            .gateway(LOGGING, same()));
+    public static final Setting<String> LOG_LEVEL = declare(Setting.of("log-level", TEXT, "info")
+            .check(oneOf(LOG_LEVELS, level -> level.toLowerCase(Locale.ROOT), ""))
+            .help("trace, debug, info, warn or error.", "start-up, workers and errors, without a line per request "
+                    + "detail").gateway(LOGGING, same()));
+    public static final Setting<Boolean> LOG_JSON = declare(Setting.off("log-json")
+            .help("Write one JSON object per log line (Homing).", "plain lines, for people; log shippers opt in")
+            .gateway(LOGGING, homing(null)));
+
+    public static final Setting<String> PROMETHEUS_HOST = declare(Setting.of("prometheus-host", TEXT, "0.0.0.0")
+            .help("Address of the metrics listener.", "all interfaces, for a scraper on another machine")
+            .gateway(METRICS, same()));
+    public static final Setting<Integer> PROMETHEUS_PORT = declare(Setting.of("prometheus-port", INTEGER, 29_000)
+            .check(port(-1)).help("Metrics port (-1: no metrics listener).", "the reference's metrics port")
+            .gateway(METRICS, same()));
+    public static final Setting<List<Double>> PROMETHEUS_DURATION_BUCKETS = declare(
+            Setting.of("prometheus-duration-buckets", listOf(NUMBER), List.of(0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
+                    0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 240.0))
+                    .label("SECONDS").shown("0.001 ... 240").check(Check.<Double>notEmpty().and(strictlyIncreasing()))
+                    .help("Upper bounds of duration histograms.", "the reference's buckets: 1 ms to 240 s, for "
+                            + "first tokens and for whole streams")
+                    .gateway(METRICS, same()));
+
+    public static final Setting<List<String>> REQUEST_ID_HEADERS = declare(
+            Setting.of("request-id-headers", listOf(LOWER_CASE_TEXT),
+                    List.of("x-request-id", "x-correlation-id", "x-trace-id", "request-id"))
+                    .label("HEADER").check(notEmpty())
+                    .help("Headers that name a request, first present wins.", "the reference's, the names common "
+                            + "proxies and tracers set")
+                    .gateway(Group.REQUESTS, same()));
+    public static final Setting<Long> REQUEST_TIMEOUT_SECS = declare(Setting.of("request-timeout-secs", LONG, 1800L)
+            .check(above(0)).help("Whole-request time limit, streams included.", "the reference's: long generations "
+                    + "stream for many minutes").gateway(Group.REQUESTS, same()));
+    public static final Setting<Long> SHUTDOWN_GRACE_PERIOD_SECS = declare(
+            Setting.of("shutdown-grace-period-secs", LONG, 180L).check(atLeast(0))
+                    .help("How long requests may finish at shutdown.", REFERENCE).gateway(Group.REQUESTS, same()));
+    public static final Setting<Long> MAX_PAYLOAD_SIZE = declare(Setting.of("max-payload-size", LONG, 536_870_912L)
+            .check(above(0)).help("Largest request body in bytes; larger gets 413.", "the reference's 512 MiB: "
+                    + "long multimodal prompts").gateway(Group.REQUESTS, same()));
+    public static final Setting<List<String>> CORS_ALLOWED_ORIGINS = declare(
+            Setting.of("cors-allowed-origins", listOf(TEXT), List.of()).label("ORIGIN").arity("0..*")
+                    .help("Allowed CORS origins (default: any).", REFERENCE).gateway(Group.REQUESTS, same()));
+
+    public static final Setting<Integer> MAX_CONCURRENT_REQUESTS = declare(Setting.of("max-concurrent-requests",
+            INTEGER, -1).check(that(n -> n == -1 || n >= 1, "must be -1 or >= 1")).gateway(ADMISSION, different(
+            "a strict cap on inference requests in flight (the reference's token bucket also refills over time, so "
+                    + "its cap creeps up)"))
+            .help("Inference requests admitted at once, a strict cap (-1: off).", "off, as the reference: the "
+                    + "engines queue"));
+    public static final Setting<Integer> QUEUE_SIZE = declare(Setting.of("queue-size", INTEGER, 100).check(atLeast(0))
+            .help("Requests waiting for admission, in order; beyond it 429.", REFERENCE).gateway(ADMISSION,
+                    different("waiting requests are admitted in strict FIFO order; 429 with `Retry-After` when full")));
+    public static final Setting<Long> QUEUE_TIMEOUT_SECS = declare(Setting.of("queue-timeout-secs", LONG, 60L)
+            .check(above(0)).help("Longest wait for admission; beyond it 408.", REFERENCE)
+            .gateway(ADMISSION, same("408 with `Retry-After` after this wait")));
+    public static final Setting<Integer> RATE_LIMIT_TOKENS_PER_SECOND = declare(
+            Setting.of("rate-limit-tokens-per-second", INTEGER, null).gateway(ADMISSION, different("when set, "
+                    + "admissions per second on top of the cap; when not set, no rate limit (the reference uses the "
+                    + "cap as the rate)")).help("Admissions per second on top of the cap (default: no rate limit).",
+                    "no rate limit: the cap alone decides"));
+
+    public static final Setting<Integer> RETRY_MAX_RETRIES = declare(Setting.of("retry-max-retries", INTEGER, 5)
+            .check(atLeast(1)).help("Attempts per request in all, the first included.", "the reference's; a failed "
+                    + "worker is avoided, so five attempts outlast a fleet's usual failures")
+            .gateway(RETRIES, same("attempts in all, the first included; a retry prefers a worker that has not "
+                    + "failed this request")));
+    public static final Setting<Long> RETRY_INITIAL_BACKOFF_MS = declare(Setting.of("retry-initial-backoff-ms", LONG,
+            50L).check(atLeast(0)).help("First backoff.", REFERENCE).gateway(RETRIES, same()));
+    public static final Setting<Long> RETRY_MAX_BACKOFF_MS = declare(Setting.of("retry-max-backoff-ms", LONG, 30_000L)
+            .check(atLeast(0)).gateway(RETRIES, same()).help("Longest backoff.", REFERENCE));
+    public static final Setting<Double> RETRY_BACKOFF_MULTIPLIER = declare(Setting.of("retry-backoff-multiplier",
+            NUMBER, 1.5).check(atLeast(1)).gateway(RETRIES, same()).help("Backoff growth.", REFERENCE));
+    public static final Setting<Double> RETRY_JITTER_FACTOR = declare(Setting.of("retry-jitter-factor", NUMBER, 0.2)
+            .check(between(0, 1)).gateway(RETRIES, same())
+            .help("Backoff jitter.", "the reference's: retries of one outage spread out"));
+    public static final Setting<Boolean> DISABLE_RETRIES = declare(Setting.off("disable-retries").help(
+            "One attempt per request.", REFERENCE).gateway(RETRIES, same("one attempt per request (a refused "
+            + "connection included)")));
+
+    public static final Setting<Integer> CB_FAILURE_THRESHOLD = declare(
+            Setting.of("cb-failure-threshold", INTEGER, 10).check(atLeast(1)).gateway(CIRCUIT_BREAKER, different(
+                    "only worker failures count (5xx, 408, timeouts, connection failures); a client's 4xx is a "
+                            + "success, 429 counts neither way"))
+                    .help("Failures in a row that open the circuit.", "the reference's; only the worker's own "
+                            + "failures count, so ten in a row mean it is down"));
+    public static final Setting<Integer> CB_SUCCESS_THRESHOLD = declare(
+            Setting.of("cb-success-threshold", INTEGER, 3).check(atLeast(1))
+                    .gateway(CIRCUIT_BREAKER, different("also the number of probes half-open lets through at a time "
+                            + "(the reference lets all traffic through)"))
+                    .help("Successes in a row that close it.", REFERENCE));
+    public static final Setting<Long> CB_TIMEOUT_DURATION_SECS = declare(Setting.of("cb-timeout-duration-secs", LONG,
+            60L).check(atLeast(0)).help("How long it stays open.", REFERENCE).gateway(CIRCUIT_BREAKER, same()));
+    public static final Setting<Long> CB_WINDOW_DURATION_SECS = declare(Setting.of("cb-window-duration-secs", LONG,
+            120L).help("Accepted and unused, as by the reference.", REFERENCE)
+            .gateway(CIRCUIT_BREAKER, same("accepted and unused, as by the reference (counting is consecutive)")));
+    public static final Setting<Boolean> DISABLE_CIRCUIT_BREAKER = declare(Setting.off("disable-circuit-breaker")
+            .help("Circuits never open.", REFERENCE).gateway(CIRCUIT_BREAKER, same("circuits never open")));
+
+    public static final Setting<Integer> HEALTH_FAILURE_THRESHOLD = declare(Setting.of("health-failure-threshold",
+            INTEGER, 3).check(above(0)).help("Failed probes in a row before unhealthy.", REFERENCE)
+            .gateway(HEALTH, same()));
+    public static final Setting<Integer> HEALTH_SUCCESS_THRESHOLD = declare(
+            Setting.of("health-success-threshold", INTEGER, 2).check(above(0)).gateway(HEALTH, same())
+                    .help("Good probes in a row before healthy again.", REFERENCE));
+    public static final Setting<Long> HEALTH_CHECK_TIMEOUT_SECS = declare(Setting.of("health-check-timeout-secs", LONG,
+            5L).check(above(0)).gateway(HEALTH, same()).help("One probe's time limit.", REFERENCE));
+    public static final Setting<Long> HEALTH_CHECK_INTERVAL_SECS = declare(Setting.of("health-check-interval-secs",
+            LONG, 60L).check(above(0)).gateway(HEALTH, same())
+            .help("Probe period.", "the reference's; failed requests bench a worker sooner"));
+    public static final Setting<String> HEALTH_CHECK_ENDPOINT = declare(
+            Setting.of("health-check-endpoint", TEXT, "/health")
+                    .check(that(path -> path.startsWith("/"), "must start with '/'"))
+                    .help("Path probed on each worker.", "SGLang's and vLLM's health route")
+                    .gateway(HEALTH, same()));
+    public static final Setting<Boolean> DISABLE_HEALTH_CHECK = declare(Setting.off("disable-health-check")
+            .help("Treat every worker as healthy.", REFERENCE).gateway(HEALTH, same()));
+
+    static {
+        notYet(TOKENIZER, Setting.of("model-path", TEXT, null), "Model for the tokenizer.");
+        notYet(TOKENIZER, Setting.of("tokenizer-path", TEXT, null), "Tokenizer files.");
+        notYet(TOKENIZER, Setting.of("chat-template", TEXT, null), "Chat template file.");
+        notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l0"), "Exact-match tokenizer cache.");
+        notYet(TOKENIZER, Setting.of("tokenizer-cache-l0-max-entries", INTEGER, 10_000), "Its size.");
+        notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l1"), "Prefix tokenizer cache.");
+        notYet(TOKENIZER, Setting.of("tokenizer-cache-l1-max-memory", LONG, 52_428_800L), "Its memory, bytes.");
+    }
+
+    static {
+        notYet(PARSERS, Setting.of("reasoning-parser", TEXT, null), "Reasoning-content parser.");
+        notYet(PARSERS, Setting.of("tool-call-parser", TEXT, null), "Tool-call parser.");
+        notYet(PARSERS, Setting.of("mcp-config-path", TEXT, null), "MCP servers.");
+    }
+
+    public static final Setting<String> BACKEND = declare(Setting.of("backend", TEXT, "sglang").alias("runtime")
+            .check(oneOf(BACKENDS, name -> name, " (others are not supported yet)"))
+            .help("Engine behind the workers: sglang or vllm.", "the reference's engine")
+            .gateway(Group.BACKEND, different("sglang or vllm")));
+
+    static {
+        notYet(Group.BACKEND, Setting.of("history-backend", TEXT, "memory"), "Responses/Conversations storage.");
+        notYet(Group.BACKEND, Setting.off("enable-wasm"), "WASM middleware.");
+    }
+
+    static {
+        storage("Oracle", "oracle-", List.of("wallet-path", "tns-alias", "connect-descriptor", "username", "password"),
+                List.of("pool-min", "pool-max", "pool-timeout-secs"));
+        storage("PostgreSQL", "postgres-", List.of("db-url"), List.of("pool-max-size"));
+        storage("Redis", "redis-", List.of("url"), List.of("pool-max-size"));
+        notYet(STORAGE, Setting.of("redis-retention-days", INTEGER, 30), "Days Redis keeps history; -1 keeps forever.");
+    }
+
+    public static final Setting<String> TLS_CERT_PATH = declare(Setting.of("tls-cert-path", TEXT, null).label("PEM")
+            .help("Serve HTTPS with this certificate chain (with --tls-key-path; metrics stay HTTP).",
+                    "plain HTTP, behind a TLS-terminating proxy as the reference")
+            .gateway(TLS, same("PEM certificate chain: the data-plane port serves HTTPS (HTTP/1.1); with "
+                    + "`--tls-key-path`, both or neither; the metrics port stays plain HTTP")));
+    public static final Setting<String> TLS_KEY_PATH = declare(Setting.of("tls-key-path", TEXT, null).label("PEM")
+            .help("Private key of --tls-cert-path.", "none, as the certificate")
+            .gateway(TLS, same("PEM private key (PKCS#8 or PKCS#1) of `--tls-cert-path`; a missing, "
+                    + "unreadable or non-PEM file stops the start with a message naming the flag")));
+
+    static {
+        notYet(TLS, Setting.of("client-cert-path", TEXT, null), "mTLS to workers (not supported yet).");
+        notYet(TLS, Setting.of("client-key-path", TEXT, null), "mTLS to workers (not supported yet).");
+        notYet(TLS, Setting.of("ca-cert-paths", listOf(TEXT), List.of()), "CAs of workers (not supported yet).");
+    }
+
+    static {
+        notYet(TRACING, Setting.off("enable-trace"), "OpenTelemetry traces.");
+        notYet(TRACING, Setting.of("otlp-traces-endpoint", TEXT, "localhost:4317"), "Where traces go.");
+    }
+
+    public static final Setting<String> API_KEY = declare(Setting.of("api-key", TEXT, null).check(notBlank())
+            .help("Clients must send it as Bearer; also sent to --worker-urls.", "none: a gateway on a private "
+                    + "network, as the reference")
+            .gateway(AUTHENTICATION, different("Clients must send it as Bearer; also sent to --worker-urls. "
+                    + "Also the admin key unless `--admin-api-key` is set; with no key at all admin routes answer 403 "
+                    + "(see `--allow-unauthenticated-admin`); `/engine_metrics` is an admin route")));
+    public static final Setting<String> ADMIN_API_KEY = declare(Setting.of("admin-api-key", TEXT, null)
+            .check(notBlank()).help("Bearer key of the admin routes (Homing; default: --api-key).", "one key for "
+                    + "both unless the operator wants two")
+            .gateway(AUTHENTICATION, homing("Bearer key of the admin routes (`/workers*`, `/flush_cache`, "
+                    + "`/get_loads`, `/engine_metrics`)")));
+    public static final Setting<Boolean> ALLOW_UNAUTHENTICATED_ADMIN = declare(
+            Setting.off("allow-unauthenticated-admin")
+                    .help("Admin routes open when no key is set (Homing; default: refused with 403).", "a gateway "
+                            + "that can add workers must not be open by accident")
+                    .gateway(AUTHENTICATION, homing("admin routes open when neither key is set (by default "
+                            + "they answer 403 `admin_disabled`)")));
+    public static final Setting<List<String>> WORKER_HOST_ALLOW_LIST = declare(
+            Setting.of("worker-host-allow-list", listOf(TEXT), List.of()).label("HOST").arity("0..*")
+                    .help("Hosts POST /workers may add: names, *.suffix, addresses, CIDR blocks, or * for any (Homing; "
+                            + "default: the --worker-urls hosts and loopback).", "the workers the operator named, "
+                            + "and sidecars on the same machine; nothing else inside the network")
+                    .gateway(AUTHENTICATION, homing("hosts `POST /workers` may add (names, `*.suffix`, "
+                            + "addresses, CIDR blocks, or `*`); by default the hosts of `--worker-urls` and loopback; "
+                            + "others get 403 `worker_host_not_allowed`")));
+
+    static {
+        notYet(AUTHENTICATION, Setting.of("jwt-issuer", TEXT, null), "JWT issuer (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-audience", TEXT, null), "JWT audience (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-jwks-uri", TEXT, null), "JWT key set (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-role-claim", TEXT, "roles"),
+                "JWT claim holding the roles (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("jwt-role-mapping", listOf(TEXT), List.of()),
+                "JWT roles to gateway roles (not supported yet).");
+        notYet(AUTHENTICATION, Setting.of("control-plane-api-keys", listOf(TEXT),
+                List.of()).label("id:name:role:key"), "Keys of the control plane (not supported yet).");
+    }
+
+    public static final Setting<Boolean> DISABLE_AUDIT_LOGGING = declare(Setting.off("disable-audit-logging")
+            .help("Homing has no audit log; accepted.", REFERENCE)
+            .gateway(AUTHENTICATION, different("accepted: Homing has no audit log")));
+
+    static {
+        notYet(MESH, Setting.off("enable-mesh"), "High-availability mesh of gateways.");
+        notYet(MESH, Setting.of("mesh-server-name", TEXT, null), "This gateway's name in the mesh.");
+        notYet(MESH, Setting.of("mesh-host", TEXT, "0.0.0.0"), "Address of the mesh listener.");
+        notYet(MESH, Setting.of("mesh-port", INTEGER, 39_527), "Port of the mesh listener.");
+        notYet(MESH, Setting.of("mesh-peer-urls", listOf(TEXT), List.of()), "The other gateways.");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // homing sim-engine: one simulated engine over HTTP
+
+    public static final Setting<String> ENGINE_HOST = declare(
+            Setting.of("host", TEXT, SimEngineOptions.defaults().host())
+                    .help("Address to listen on.", "loopback: a test engine is nobody else's business")
+                    .in(SERVER, SIM_ENGINE));
+    public static final Setting<Integer> ENGINE_PORT = declare(Setting.of("port", INTEGER, 30_000).check(port(0))
+            .help("Port to listen on, 0 for any free port.", "SGLang's port").in(SERVER, SIM_ENGINE));
+    public static final Setting<String> MODEL_NAME = declare(
+            Setting.of("model-name", TEXT, SimEngineOptions.DEFAULT_MODEL).alias("served-model-name").check(notBlank())
+                    .help("Model id served and echoed.", "the model whose timing the engine model simulates")
+                    .in(SERVER, SIM_ENGINE));
+    public static final Setting<Double> TIME_SCALE = declare(
+            Setting.of("time-scale", NUMBER, SimEngineOptions.defaults().timeScale())
+                    .check(that(x -> x > 0 && x <= SimEngineOptions.MAX_TIME_SCALE,
+                            "must be above 0 and at most " + (long) SimEngineOptions.MAX_TIME_SCALE))
+                    .help("Run this many times faster than real time.", "real time, as a GPU would answer")
+                    .in(SERVER, SIM_ENGINE));
+
+    public static final Setting<Integer> KV_TOKENS = declare(engine(Setting.of("kv-tokens", INTEGER,
+            ENGINE.kvTokens()).check(positive()), "KV cache capacity of an engine in tokens.", "an H100 less an 8B "
+            + "model's weights holds about 400,000 tokens"));
+    public static final Setting<Integer> PAGE_SIZE = declare(engine(Setting.of("page-size", INTEGER, ENGINE.pageSize())
+            .check(positive()), "Tokens per KV page.", "SGLang's: every token can be shared"));
+    public static final Setting<Integer> MAX_RUNNING_REQUESTS = declare(engine(
+            Setting.of("max-running-requests", INTEGER, ENGINE.maxRunningRequests()).check(positive()),
+            "Most requests in an engine's running batch.", "a batch an H100 runs for an 8B model"));
+    public static final Setting<Integer> CHUNKED_PREFILL_SIZE = declare(engine(Setting.of("chunked-prefill-size",
+            INTEGER, ENGINE.chunkedPrefillSize()).check(positive()), "Most uncached prompt tokens per prefill step.",
+            "SGLang's default for 80 GB GPUs"));
+    public static final Setting<Integer> CONTEXT_LENGTH = declare(engine(Setting.of("context-length", INTEGER,
+            ENGINE.contextLength()).check(positive()), "Longest prompt plus output in tokens.", "Llama 3.1's context"));
+    public static final Setting<Double> PREFILL_TOKENS_PER_SECOND = declare(engine(
+            Setting.of("prefill-tokens-per-second", NUMBER, TIMING.prefillTokensPerSecond()).check(positive()),
+            "Prefill throughput for uncached tokens.", "an 8B model at a quarter of an H100's bf16 peak"));
+    // The timing model counts nanoseconds; its flags microseconds, but for the cost of a context token.
+    public static final Setting<Long> PREFILL_STEP_US = declare(engine(Setting.of("prefill-step-us", LONG,
+            TimeUnit.NANOSECONDS.toMicros(TIMING.prefillStepNanos())).check(atLeast(0)),
+            "Fixed cost of a prefill step.", "scheduling, sampling and the launch of a forward pass"));
+    public static final Setting<Long> DECODE_STEP_US = declare(engine(Setting.of("decode-step-us", LONG,
+            TimeUnit.NANOSECONDS.toMicros(TIMING.decodeStepNanos())).check(atLeast(0)), "Fixed cost of a decode step.",
+            "reading 16 GB of weights from HBM"));
+    public static final Setting<Long> DECODE_US_PER_REQUEST = declare(engine(Setting.of("decode-us-per-request", LONG,
+                    TimeUnit.NANOSECONDS.toMicros(TIMING.decodeNanosPerRequest())).check(atLeast(0)),
+            "Decode step cost per request in the batch.", "compute and sampling of one more sequence"));
+    public static final Setting<Long> DECODE_NS_PER_CONTEXT_TOKEN = declare(engine(
+            Setting.of("decode-ns-per-context-token", LONG, TIMING.decodeNanosPerContextToken()).check(atLeast(0)),
+            "Decode step cost per token of context in the batch.", "128 KiB of KV read at 3.35 TB/s"));
+
+    public static final Setting<Long> ENGINE_SEED = declare(Setting.of("seed", LONG, ENGINE.seed())
+            .help("Seed of the output words and the fault dice.", "the engine model's: answers repeat run to run")
+            .in(FAULTS, SIM_ENGINE));
+    public static final Setting<Double> FAIL_RATE = declare(fault(Setting.of("fail-rate", NUMBER, NO_FAULTS.failRate())
+            .check(between(0, 1)), "Share of inference requests that fail at once."));
+    public static final Setting<Integer> FAIL_STATUS = declare(Setting.of("fail-status", INTEGER,
+            NO_FAULTS.failStatus()).check(between(400, 599)).in(FAULTS, SIM_ENGINE)
+            .help("HTTP status of those failures.", "a worker failure, which the gateway retries"));
+    public static final Setting<Integer> STALL_AFTER_TOKENS = declare(fault(Setting.of("stall-after-tokens", INTEGER,
+            NO_FAULTS.stallAfterTokens()), "Stop sending after this many output tokens, keeping the connection open "
+            + "(0: off)."));
+    public static final Setting<Integer> RESET_AFTER_TOKENS = declare(fault(Setting.of("reset-after-tokens", INTEGER,
+            NO_FAULTS.resetAfterTokens()), "Close the connection after this many output tokens (0: off)."));
+    public static final Setting<Integer> DIE_AFTER_REQUESTS = declare(fault(
+            Setting.of("die-after-requests", INTEGER, NO_FAULTS.dieAfterRequests()),
+            "Stop listening after this many inference requests (0: off)."));
+    public static final Setting<Long> SLOW_HEALTH_MS = declare(fault(Setting.of("slow-health-ms", LONG,
+            NO_FAULTS.slowHealthMillis()), "Delay health answers by this much (0: off)."));
+    public static final Setting<Path> RECORD_REQUEST_IDS = declare(Setting.file("record-request-ids").label("FILE")
+            .help("Append the x-request-id of each fully answered request to FILE, one a line (default: off).",
+                    "off: only the fault suite counts answers").in(FAULTS, SIM_ENGINE));
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // homing simulate and homing compare: the offline simulator (the engine model and the policies above too)
+
+    public static final Setting<String> WORKLOAD = declare(Setting.of("workload", TEXT, null).label("NAME")
+            .help("mooncake, generated-shared-prefix, multi-turn, azure or mtbench (default: mooncake with --trace, "
+                    + "generated-shared-prefix without).", "the trace when one is given, else a workload that needs "
+                    + "no file").in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Path> TRACE = declare(Setting.file("trace").label("FILE")
+            .help("Trace file: Mooncake JSONL, Azure CSV or MT-Bench question.jsonl.", "none: generated workloads "
+                    + "need no file").in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Double> RATE_SCALE = declare(Setting.of("rate-scale", NUMBER, 1.0).label("X")
+            .check(above(0)).help("Replay a trace X times faster than recorded.", "the load the trace recorded")
+            .in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Boolean> SPREAD_BUCKETS = declare(Setting.of("spread-buckets", ValueType.SWITCH, true)
+            .help("Spread the Mooncake trace's requests evenly over its 3 s timestamp buckets instead of sending each "
+                    + "bucket at once.", "a bucket's requests did not arrive in one instant")
+            .in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Integer> REQUESTS = declare(Setting.of("requests", INTEGER, null).label("N")
+            .help("Send at most N conversations (default: the whole trace; 200 for multi-turn).", "the whole "
+                    + "workload").in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Long> DURATION_SECS = declare(Setting.of("duration-secs", LONG, null).label("S")
+            .help("Start no conversation after S seconds.", "the whole workload").in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Double> REQUEST_RATE = declare(Setting.of("request-rate", NUMBER, null).label("R")
+            .help("Conversations started per second for generated workloads (default: all at once for "
+                    + "generated-shared-prefix, 2 for multi-turn, 1 for mtbench).", "each workload's own pace")
+            .in(Group.WORKLOAD, SIMULATE));
+    public static final Setting<Integer> GROUPS = declare(sharedPrefix("groups", 64, "groups"));
+    public static final Setting<Integer> PROMPTS_PER_GROUP = declare(sharedPrefix("prompts-per-group", 16,
+            "prompts per group"));
+    public static final Setting<Integer> SYSTEM_PROMPT_TOKENS = declare(sharedPrefix("system-prompt-tokens", 2048,
+            "shared prompt length"));
+    public static final Setting<Integer> QUESTION_TOKENS = declare(sharedPrefix("question-tokens", 128,
+            "question length"));
+    public static final Setting<Integer> OUTPUT_TOKENS = declare(sharedPrefix("output-tokens", 256, "answer length"));
+    public static final Setting<Long> SIMULATION_SEED = declare(Setting.of("seed", LONG, 1L)
+            .help("Seeds the workload, the policies and the engines' answers.", "any fixed seed: runs repeat")
+            .in(Group.WORKLOAD, SIMULATE));
+
+    public static final Setting<Integer> WORKERS = declare(Setting.of("workers", INTEGER, 8).check(atLeast(1))
+            .help("Simulated engines.", "a fleet large enough for balance to matter, small enough to run in "
+                    + "seconds").in(FLEET, SIMULATE));
+
+    public static final Setting<Double> LOAD_SAMPLE_INTERVAL_SECS = declare(
+            Setting.of("load-sample-interval-secs", NUMBER, 5.0).check(atLeast(0))
+                    .help("Simulated seconds between samples of each engine's load (KV tokens in use), which "
+                            + "power_of_two reads; 0 never samples.", "stale enough to show what a polled load "
+                            + "costs, fresh enough to be useful")
+                    .in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<Boolean> ROUTING_KEY = declare(Setting.of("routing-key", ValueType.SWITCH, true)
+            .help("Send each conversation's id as X-SMG-Routing-Key, read by manual and consistent_hashing.",
+                    "the header those two policies are for").in(SIMULATED_GATEWAY, SIMULATE));
+
+    public static final Setting<Path> OUTPUT = declare(Setting.file("output").label("DIR")
+            .help("Write the report (Markdown, JSON, SVG) here (compare: homing-compare without it).",
+                    "simulate prints its table only; compare is simulate with a report")
+            .in(REPORT, SIMULATE));
+    public static final Setting<Boolean> LIVE = declare(Setting.off("live")
+            .help("Compare against live engines over HTTP (not supported yet).", "simulated engines: the only kind "
+                    + "there is yet").in(REPORT, SIMULATE));
+
+    /** Every setting, in the order declared (which is the help's order within a group). */
+    public static final List<Setting<?>> ALL = List.copyOf(DECLARED);
+
+    private Settings() {
+    }
+
+    /** The settings of one scope, in the table's order. */
+    public static List<Setting<?>> in(Scope scope) {
+        return ALL.stream().filter(setting -> setting.appliesTo(scope)).toList();
+    }
+
+    /** A pod label selector item: {@code key=value}, one '=' with text on both sides. */
+    private static String labelProblem(String item) {
+        int eq = item.indexOf('=');
+        return eq <= 0 || eq == item.length() - 1 || item.indexOf('=', eq + 1) >= 0
+                ? "'" + item + "' is not key=value" : null;
+    }
+
+    private static <T> Setting<T> declare(Setting.Builder<T> declared) {
+        Setting<T> setting = declared.build(DECLARED.size());
+        DECLARED.add(setting);
+        return setting;
+    }
+
+    /**
+     * A reference flag of a feature Homing has not built: accepted at its default, which asks for nothing Homing
+     * lacks, and refused with any other value. Nothing reads it, so it has no constant; building the feature is
+     * giving it one, with its row.
+     */
+    private static void notYet(Group group, Setting.Builder<?> declared, String help) {
+        notYet(group, declared, help, null);
+    }
+
+    /** A history store's flags: its texts (where and who), then its pool's numbers, none with a default. */
+    private static void storage(String store, String prefix, List<String> texts, List<String> numbers) {
+        texts.forEach(name -> notYet(STORAGE, Setting.of(prefix + name, TEXT, null),
+                store + " history storage: " + name.replace('-', ' ') + "."));
+        numbers.forEach(name -> notYet(STORAGE, Setting.of(prefix + name, INTEGER, null),
+                store + " history storage: " + name.replace('-', ' ') + "."));
+    }
+
+    /** As {@link #notYet(Group, Setting.Builder, String)}, with notes for its row. */
+    private static void notYet(Group group, Setting.Builder<?> declared, String help, String notes) {
+        declare(declared.help(help, REFERENCE + "; at it the flag asks for nothing Homing lacks")
+                .gateway(group, Compatibility.notYet(notes)));
+    }
+
+    /** A limit on a client connection, in seconds (a Homing addition; nginx has the same three). */
+    private static Setting.Builder<Long> clientTimeout(String name, long seconds, String help, String why,
+                                                       String row) {
+        return Setting.of(name, LONG, seconds).check(above(0)).help(help + " (Homing).", why)
+                .gateway(SERVER, homing(row));
+    }
+
+    /** A setting of the reference's policies, the gateway's and the simulator's, at the reference's default. */
+    private static <T> Setting.Builder<T> policy(Setting.Builder<T> declared, String help, Compatibility row) {
+        return declared.help(help, REFERENCE).gateway(ROUTING_POLICY, row).alsoIn(SIMULATE);
+    }
+
+    /**
+     * A load_aware_affinity setting (a Homing addition, gateway and simulator alike).
+     *
+     * @param row the compatibility notes; null: the help text
+     */
+    private static <T> Setting.Builder<T> affinity(Setting.Builder<T> declared, String help, String why, String row) {
+        return declared.help("load_aware_affinity: " + help + " (Homing).", why)
+                .gateway(AFFINITY, homing(row != null ? row : help)).alsoIn(SIMULATE);
+    }
+
+    /** A setting of the engine model: the simulated engine's, and each of the simulator's engines. */
+    private static <T> Setting.Builder<T> engine(Setting.Builder<T> declared, String help, String why) {
+        return declared.help(help, why).in(ENGINE_MODEL, SIM_ENGINE, SIMULATE);
+    }
+
+    /** A fault the simulated engine injects for tests: off by default. */
+    private static <T> Setting.Builder<T> fault(Setting.Builder<T> declared, String help) {
+        return declared.help(help, "off: faults are for tests that ask for them").in(FAULTS, SIM_ENGINE);
+    }
+
+    /** A shape of the generated-shared-prefix workload: a count of at least one. */
+    private static Setting.Builder<Integer> sharedPrefix(String name, int defaultValue, String what) {
+        return Setting.of(name, INTEGER, defaultValue).check(positive())
+                .help("generated-shared-prefix: " + what + ".", SERVING_BENCHMARK).in(Group.WORKLOAD, SIMULATE);
+    }
+
+    private static String unknownPolicy(String name) {
+        return PolicyFactory.NAMES.contains(name) ? null
+                : "unknown policy '" + name + "'; valid policies: " + String.join(", ", PolicyFactory.NAMES);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.homing.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+
+class CommandOptionsTest {
+
+    @Command(name = "gateway", mixinStandardHelpOptions = true, modelTransformer = CommandOptions.Gateway.class)
+    static final class GatewayFlags {
+    }
+
+    @Command(name = "simulate", modelTransformer = CommandOptions.Simulate.class)
+    static final class SimulateFlags {
+    }
+
+    @TempDir
+    Path dir;
+
+    private static CommandOptions.Resolved gateway(String... args) {
+        CommandLine commandLine = new CommandLine(new GatewayFlags());
+        commandLine.parseArgs(args);
+        return CommandOptions.resolve(commandLine, Scope.GATEWAY);
+    }
+
+    private static Config simulate(String... args) {
+        CommandLine commandLine = new CommandLine(new SimulateFlags());
+        commandLine.parseArgs(args);
+        return CommandOptions.resolve(commandLine, Scope.SIMULATE).config();
+    }
+
+    @Test
+    void eachSettingOfTheScopeIsAnOptionUnderEveryOneOfItsFlags() {
+        List<String> options = new ArrayList<>();
+        for (OptionSpec option : new CommandLine(new GatewayFlags()).getCommandSpec().options()) {
+            if (!option.usageHelp() && !option.versionHelp()) {
+                options.addAll(List.of(option.names()));
+            }
+        }
+
+        assertThat(options).containsExactlyInAnyOrderElementsOf(
+                Settings.in(Scope.GATEWAY).stream().flatMap(s -> s.flags().stream()).toList());
+    }
+
+    @Test
+    void nothingGivenIsTheDefaults() {
+        CommandOptions.Resolved resolved = gateway();
+
+        assertThat(resolved.config()).isEqualTo(Config.defaults(Scope.GATEWAY));
+        assertThat(resolved.given()).isEmpty();
+    }
+
+    @Test
+    void aFlagSetsItsSettingUnderEachOfItsNames() {
+        assertThat(gateway("--eviction-interval", "60").config().get(Settings.EVICTION_INTERVAL)).isEqualTo(60L);
+        assertThat(gateway("--eviction-interval-secs=61").config().get(Settings.EVICTION_INTERVAL)).isEqualTo(61L);
+        assertThat(gateway("--runtime", "vllm").given()).containsExactly(Settings.BACKEND);
+    }
+
+    @Test
+    void aListTakesRepeatedFlagsAndCommas() {
+        Config config = gateway("--worker-urls", "http://a:1,http://b:2", "http://c:3", "--worker-urls",
+                "http://d:4").config();
+
+        assertThat(config.get(Settings.WORKER_URLS)).containsExactly("http://a:1", "http://b:2", "http://c:3",
+                "http://d:4");
+    }
+
+    @Test
+    void aSwitchTrueByDefaultIsTurnedOffByItsNegativeFlag() {
+        assertThat(simulate().get(Settings.SPREAD_BUCKETS)).isTrue();
+        assertThat(simulate("--no-spread-buckets").get(Settings.SPREAD_BUCKETS)).isFalse();
+        assertThat(simulate("--spread-buckets").get(Settings.SPREAD_BUCKETS)).isTrue();
+        assertThat(simulate("--no-routing-key").get(Settings.ROUTING_KEY)).isFalse();
+    }
+
+    @Test
+    void aNegativeNumberIsAValue() {
+        assertThat(gateway("--prometheus-port", "-1").config().get(Settings.PROMETHEUS_PORT)).isEqualTo(-1);
+    }
+
+    @Test
+    void aValueOfTheWrongTypeIsRefusedNamingItsFlag() {
+        assertThatThrownBy(() -> gateway("--port", "http", "--cache-threshold", "high"))
+                .isInstanceOf(ParameterException.class)
+                .hasMessage("--port must be an integer, got 'http'\n--cache-threshold must be a number, got 'high'");
+    }
+
+    @Test
+    void everyValueOutOfRangeIsListedAtOnce() {
+        assertThatThrownBy(() -> gateway("--port", "70000", "--queue-size", "-1"))
+                .hasMessage("--port must be 0..65535, got 70000\n--queue-size must be >= 0, got -1");
+    }
+
+    static Stream<Setting<?>> notYet() {
+        return Settings.in(Scope.GATEWAY).stream().filter(Setting::notYet);
+    }
+
+    /** A value of {@code setting}'s type other than its default. */
+    private static List<String> otherThanTheDefault(Setting<?> setting) {
+        if (setting.type() == ValueType.SWITCH) {
+            return List.of(setting.flag());
+        }
+        boolean number = setting.type() == ValueType.INTEGER || setting.type() == ValueType.LONG;
+        if (!number) {
+            return List.of(setting.flag(), "x");
+        }
+        Number value = (Number) setting.defaultValue();
+        String other = value == null ? "1" : String.valueOf(value.longValue() + 1);
+        return List.of(setting.flag(), other);
+    }
+
+    @ParameterizedTest
+    @MethodSource("notYet")
+    void aFlagOfAFeatureNotBuiltIsRefusedWithAnyValueButItsDefault(Setting<?> setting) {
+        assertThatThrownBy(() -> gateway(otherThanTheDefault(setting).toArray(String[]::new)))
+                .isInstanceOf(ParameterException.class)
+                .hasMessageStartingWith(setting.flag() + " is not supported by Homing yet (given");
+        if (setting.defaultValue() != null && !(setting.defaultValue() instanceof List<?>)) {
+            assertThat(gateway(setting.flag() + "=" + setting.defaultValue()).config()).isEqualTo(
+                    Config.defaults(Scope.GATEWAY));
+        }
+    }
+
+    @Test
+    void aFlagOfAFeatureNotBuiltIsRefusedFromTheFileToo() throws IOException {
+        Path file = Files.writeString(dir.resolve("homing.yaml"), "mesh:\n  port: 1\nenable-mesh: false\n");
+
+        assertThatThrownBy(() -> gateway("--config", file.toString()))
+                .hasMessage("--mesh-port is not supported by Homing yet (set in the config file to 1)");
+    }
+
+    @Test
+    void theCommandLineWinsOverTheFile() throws IOException {
+        Path file = Files.writeString(dir.resolve("homing.yaml"), "policy: random\ncache_threshold: 0.5\n");
+
+        CommandOptions.Resolved resolved = gateway("--config", file.toString(), "--policy", "cache_aware");
+
+        assertThat(resolved.config().get(Settings.POLICY)).isEqualTo("cache_aware");
+        assertThat(resolved.config().get(Settings.CACHE_THRESHOLD)).isEqualTo(0.5);
+        assertThat(resolved.given()).containsExactlyInAnyOrder(Settings.CONFIG, Settings.POLICY,
+                Settings.CACHE_THRESHOLD);
+    }
+
+    @Test
+    void aBadValueInTheFileNamesTheFile() throws IOException {
+        Path file = Files.writeString(dir.resolve("homing.yaml"), "port: high\n");
+
+        assertThatThrownBy(() -> gateway("--config", file.toString()))
+                .hasMessage("--port must be an integer, got 'high' (config file " + file + ")");
+    }
+
+    @Test
+    void helpShowsEachGroupAndDefault() {
+        StringWriter out = new StringWriter();
+        new CommandLine(new GatewayFlags()).usage(new PrintWriter(out));
+
+        assertThat(out.toString()).contains("Routing policy", "load_aware_affinity (Homing)",
+                "HA mesh (not supported yet)", "--eviction-interval, --eviction-interval-secs=<evictionInterval>",
+                "Default: load_aware_affinity", "Default: 0.001 ... 240");
+    }
+}
