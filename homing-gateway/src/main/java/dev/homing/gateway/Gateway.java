@@ -8,7 +8,8 @@ import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.http.InvalidRequests;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
-import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.proxy.InferenceAdmission;
+import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
@@ -126,11 +127,11 @@ public final class Gateway implements AutoCloseable {
                     });
             registry.onRemoved(worker -> breakers.remove(worker.id()));
             metrics.watchBreakers(breakers, registry);
-            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.requestTimeoutSecs(),
-                    config.retryPolicy(), !config.disableHealthCheck());
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
-            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
-                    admission, vertx);
+            InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
+                    config.maxPayloadSize(), Duration.ofSeconds(config.requestTimeoutSecs()), config.retryPolicy(),
+                    !config.disableHealthCheck());
+            GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.workerUrls()) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.apiKey()));

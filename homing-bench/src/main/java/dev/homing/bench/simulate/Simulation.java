@@ -21,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
@@ -221,7 +220,7 @@ public final class Simulation {
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
         RoutingRequest routed = new RoutingRequest(rendered.routingText(), routingKey, null, null);
-        Placer.Placed<SimulatedWorker, SimulatedWorker> outcome = placer.place(workers, routed, Set.of(),
+        Placer.Placed<SimulatedWorker, SimulatedWorker> outcome = placer.place(workers, routed,
                 Placer.Admission.always());
         branches.merge(outcome.decision().branch(), 1L, Long::sum);
         if (!outcome.found()) {

@@ -6,32 +6,33 @@ import dev.homing.core.policy.PendingPrefill;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 
-import java.util.function.LongSupplier;
+import java.util.Locale;
 
 /**
  * One request on the worker a policy placed it on, from the placement to its end: the placement protocol, written
  * once for both of its drivers (the gateway's exchange, in real time; the offline simulator, in virtual time).
  *
  * <pre>
- *            endHold (released, timed out, client gone)
- *   HELD ────────────────────┐
- *                            ▼
- *   (placed) ─────────────▶ PLACED ──sent──▶ SENT ──firstToken──▶ FIRST_TOKEN
- *                            │                 │                      │
- *                            │ abandoned       │ completed, failed    │ completed, failed
- *                            ▼                 ▼                      ▼
- *                          ENDED ◀─────────────┴──────────────────────┘
+ *   placed ─┬──────────────────────▶ PLACED ──sent──▶ SENT ──firstToken──▶ FIRST_TOKEN
+ *           │                          ▲   │             │                      │
+ *           └─▶ HELD ──endHold─────────┘   │ abandoned   │ completed,           │ completed,
+ *               (waits for a prefill)      │             │ endedWithoutReport   │ endedWithoutReport
+ *                                          ▼             ▼                      ▼
+ *                                        ENDED ◀─────────┴──────────────────────┘
  * </pre>
- * A placement starts {@link Phase#HELD} when its decision asks it to wait for an earlier request's prefill that is
- * not done yet, else {@link Phase#PLACED}. The driver owns the wait's timers (the gateway a Vert.x timer, the
- * simulator its event queue), reports the first of its endings, and sends the request when the wait is over.
+ * A first placement starts {@link Phase#HELD} when its decision asks it to wait for an earlier request's prefill
+ * that is not done yet, else (and always on a retry) {@link Phase#PLACED}. The driver owns the wait's timers (the
+ * gateway a Vert.x timer, the simulator its event queue), reports the first of its endings (released, timed out,
+ * client gone), and sends the request when the wait is over.
  *
  * <p>Invariants:
  * <ul>
  *   <li>The request counts on its worker's {@link InFlightCount} from construction until {@link Phase#ENDED}: one
  *       up, one down, whichever way it ends.
  *   <li>The policy hears {@link RoutingPolicy#onFirstToken} at most once and {@link RoutingPolicy#onCompleted}
- *       exactly once, before the end, and from here only: the report says whether the first token was told.
+ *       exactly once, at the end, whose report says whether the first token was told. Drivers never call the
+ *       policy's feedback themselves: only this class does (and {@link Placer}, for a choice the driver refused
+ *       before any placement existed).
  *   <li>A request whose client left while it was held is never sent.
  *   <li>Every transition is checked: one the diagram does not have throws {@link IllegalStateException}. That is a
  *       driver's bug, never a request's, so drivers check their own state before they call.
@@ -60,20 +61,15 @@ public final class Placement {
     /** How a hold ended, whichever came first; {@link #label()} is the metrics label. */
     public enum HoldEnding {
         /** The awaited prefill is done: the prefix is in the engine's cache. */
-        RELEASED("released"),
+        RELEASED,
         /** The awaited prefill took longer than the wait allows. */
-        TIMED_OUT("timed_out"),
+        TIMED_OUT,
         /** The client left while the request waited: it is never sent. */
-        CLIENT_GONE("client_gone");
+        CLIENT_GONE;
 
-        private final String label;
-
-        HoldEnding(String label) {
-            this.label = label;
-        }
-
+        /** {@code released}, {@code timed_out}, {@code client_gone}. */
         public String label() {
-            return label;
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -89,30 +85,33 @@ public final class Placement {
         }
     }
 
-    private final RoutingPolicy policy;
+    /** The step that made it: its policy is told, its clock times the hold. */
+    private final Placer placer;
     private final RoutingRequest request;
     private final Decision decision;
     private final String workerId;
     private final InFlightCount count;
-    private final LongSupplier nanoClock;
     /** The wait this placement started with; null when it was free to be sent at once. */
     private final Hold hold;
     private Phase phase;
     /** How the hold ended; null while held or when there was none. */
     private HoldEnding holdEnding;
 
-    /** Placed by {@link Placer}: counted on its worker from here. */
-    Placement(RoutingPolicy policy, RoutingRequest request, Decision decision, String workerId, InFlightCount count,
-              LongSupplier nanoClock) {
-        this.policy = policy;
+    /**
+     * Placed by {@link Placer}: counted on its worker from here.
+     *
+     * @param mayHold whether the decision's hold is honoured (a first placement) or not (a retry)
+     */
+    Placement(Placer placer, RoutingRequest request, Decision decision, String workerId, InFlightCount count,
+              boolean mayHold) {
+        this.placer = placer;
         this.request = request;
         this.decision = decision;
         this.workerId = workerId;
         this.count = count;
-        this.nanoClock = nanoClock;
         Decision.Hold asked = decision.hold();
-        this.hold = asked == null || asked.awaited().isDone() ? null
-                : new Hold(asked.awaited(), nanoClock.getAsLong(), asked.maxNanos());
+        this.hold = !mayHold || asked == null || asked.awaited().isDone() ? null
+                : new Hold(asked.awaited(), placer.nanoTime(), asked.maxNanos());
         this.phase = hold == null ? Phase.PLACED : Phase.HELD;
         count.placed();
     }
@@ -144,7 +143,7 @@ public final class Placement {
         require(phase == Phase.HELD, "end a hold");
         phase = Phase.PLACED;
         holdEnding = ending;
-        return nanoClock.getAsLong() - hold.sinceNanos();
+        return placer.nanoTime() - hold.sinceNanos();
     }
 
     /** PLACED to SENT: the request goes to its worker. */
@@ -157,7 +156,7 @@ public final class Placement {
     public void firstToken() {
         require(phase == Phase.SENT, "report a first token");
         phase = Phase.FIRST_TOKEN;
-        policy.onFirstToken(workerId, decision);
+        placer.policy().onFirstToken(workerId, decision);
     }
 
     /** Sent to ENDED: the engine answered and reported its prompt and cached tokens. */
@@ -167,8 +166,8 @@ public final class Placement {
     }
 
     /** Sent to ENDED with nothing reported: the attempt failed, was cut short, or its answer carried no usage. */
-    public void failed() {
-        requireSent("fail");
+    public void endedWithoutReport() {
+        requireSent("end");
         end(EngineReport.unknown(phase == Phase.FIRST_TOKEN));
     }
 
@@ -181,7 +180,7 @@ public final class Placement {
     private void end(EngineReport report) {
         phase = Phase.ENDED;
         count.ended();
-        policy.onCompleted(workerId, request, decision, report);
+        placer.policy().onCompleted(workerId, request, decision, report);
     }
 
     private void requireSent(String action) {

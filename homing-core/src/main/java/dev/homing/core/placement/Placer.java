@@ -18,15 +18,18 @@ import java.util.function.LongSupplier;
  *
  * <ol>
  *   <li>Each worker is shown as its own view says, but unavailable when the driver does not offer it
- *       ({@link Admission#offers}: the gateway's open circuits) or when it is in the request's set to avoid (the
- *       workers that already failed it).
+ *       ({@link Admission#offers}: the gateway's open circuits), and on a retry when it already failed the request.
  *   <li>The driver takes its permit for the chosen worker ({@link Admission#admit}: the gateway's circuit-breaker
  *       lease). Refused (another request took the last half-open probe place meanwhile), the placement ends unsent:
  *       the policy hears {@code onCompleted} with nothing reported, which also lets go any request waiting for the
  *       prefill it announced; that worker is shown unavailable and the policy asked again, at most once per worker.
- *   <li>No worker found while some were avoided: the step runs once more avoiding none, so a request may go back to
- *       a worker that failed it rather than fail. A worker found: counted on it from here ({@link Placement}).
+ *   <li>A worker found: the request is counted on it from here ({@link Placement}); a first placement may be held
+ *       for an earlier request's prefill, as the decision says.
  * </ol>
+ * A retry is a placement of its own ({@link #placeAgain}): the failed attempt has ended (its placement told the
+ * policy and gave its count back), and the new one avoids the workers that failed the request, unless no other is
+ * available: then it may go back to one of them rather than fail. It is never held: the awaited prefill has had its
+ * chance.
  *
  * <p>Thread-safe when the policy is (the gateway places from every event loop at once): a step keeps its state on
  * the stack.
@@ -87,19 +90,36 @@ public final class Placer {
         return policy;
     }
 
+    /** The time on this step's clock. */
+    long nanoTime() {
+        return nanoClock.getAsLong();
+    }
+
     /**
-     * Places {@code request} on one of {@code workers}, avoiding the ids in {@code avoid} unless no other worker is
-     * available; the outcome is not {@linkplain Placed#found found} when no worker is available at all.
+     * Places a new {@code request} on one of {@code workers}; the outcome is not {@linkplain Placed#found found} when
+     * no worker is available at all.
      */
     public <W extends PlacementTarget, P> Placed<W, P> place(List<W> workers, RoutingRequest request,
-                                                             Set<String> avoid, Admission<? super W, P> admission) {
-        Placed<W, P> placed = placeAvoiding(workers, request, avoid, admission);
-        return placed.found() || avoid.isEmpty() ? placed : placeAvoiding(workers, request, Set.of(), admission);
+                                                             Admission<? super W, P> admission) {
+        return placeAvoiding(workers, request, Set.of(), admission, true);
+    }
+
+    /**
+     * Places {@code request} again after failed attempts, avoiding the ids in {@code failed} unless no other worker
+     * is available; never held. Not found when no worker is available at all.
+     */
+    public <W extends PlacementTarget, P> Placed<W, P> placeAgain(List<W> workers, RoutingRequest request,
+                                                                  Set<String> failed,
+                                                                  Admission<? super W, P> admission) {
+        Placed<W, P> placed = placeAvoiding(workers, request, failed, admission, false);
+        return placed.found() || failed.isEmpty() ? placed
+                : placeAvoiding(workers, request, Set.of(), admission, false);
     }
 
     private <W extends PlacementTarget, P> Placed<W, P> placeAvoiding(List<W> workers, RoutingRequest request,
                                                                       Set<String> avoid,
-                                                                      Admission<? super W, P> admission) {
+                                                                      Admission<? super W, P> admission,
+                                                                      boolean mayHold) {
         Set<String> refused = new HashSet<>();
         Decision decision = Decision.noHealthyWorkers();
         for (int round = 0; round <= workers.size(); round++) {
@@ -124,7 +144,7 @@ public final class Placer {
                 continue;
             }
             return new Placed<>(decision, chosen, permit,
-                    new Placement(policy, request, decision, chosenId, chosen.inFlightCount(), nanoClock));
+                    new Placement(this, request, decision, chosenId, chosen.inFlightCount(), mayHold));
         }
         return new Placed<>(decision, null, null, null);
     }

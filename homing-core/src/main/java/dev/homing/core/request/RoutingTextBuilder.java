@@ -44,7 +44,7 @@ public final class RoutingTextBuilder {
         return text;
     }
 
-    /** Generate's {@code input_ids}: a new value, replacing an earlier one; the text only when {@code text} is empty. */
+    /** Generate's {@code input_ids}: a new value, replacing an earlier one; used when {@code text} gave none. */
     public FieldText inputIds() {
         requireKind(kind == RequestKind.GENERATE, "input ids");
         inputIds = new FieldText(16);

@@ -18,8 +18,8 @@ class PlacementTest {
     private final TestWorker worker = new TestWorker("w0");
 
     private Placement place(Decision decision) {
-        return new Placement(policy, RoutingRequest.ofText("hi"), decision, worker.id(), worker.inFlightCount(),
-                clock);
+        return new Placement(new Placer(policy, clock), RoutingRequest.ofText("hi"), decision, worker.id(),
+                worker.inFlightCount(), true);
     }
 
     private Placement place() {
@@ -41,7 +41,7 @@ class PlacementTest {
         assertThat(policy.events).containsExactly("first token w0",
                 "completed w0 " + new EngineReport(100, 64, true));
         assertThat(placement.phase()).isEqualTo(Placement.Phase.ENDED);
-        assertThatThrownBy(placement::failed).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(placement::endedWithoutReport).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(placement::firstToken).isInstanceOf(IllegalStateException.class);
     }
 
@@ -53,8 +53,8 @@ class PlacementTest {
         afterAToken.sent();
         afterAToken.firstToken();
 
-        beforeAnyToken.failed();
-        afterAToken.failed();
+        beforeAnyToken.endedWithoutReport();
+        afterAToken.endedWithoutReport();
 
         assertThat(policy.events).containsExactly("first token w0", "completed w0 " + EngineReport.unknown(false),
                 "completed w0 " + EngineReport.unknown(true));
@@ -70,7 +70,7 @@ class PlacementTest {
         second.sent();
         assertThat(worker.inFlightCount().get()).isEqualTo(1);
 
-        second.failed();
+        second.endedWithoutReport();
         assertThat(worker.inFlightCount().get()).isZero();
     }
 

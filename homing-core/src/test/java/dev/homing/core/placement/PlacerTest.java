@@ -2,7 +2,9 @@ package dev.homing.core.placement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.EngineReport;
+import dev.homing.core.policy.PendingPrefill;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
 import java.util.HashSet;
@@ -34,8 +36,12 @@ class PlacerTest {
 
     private final ScriptedAdmission admission = new ScriptedAdmission();
 
-    private Placer.Placed<TestWorker, String> place(Set<String> avoid) {
-        return placer.place(workers, RoutingRequest.ofText("hello"), avoid, admission);
+    private Placer.Placed<TestWorker, String> place() {
+        return placer.place(workers, RoutingRequest.ofText("hello"), admission);
+    }
+
+    private Placer.Placed<TestWorker, String> placeAgain(Set<String> failed) {
+        return placer.placeAgain(workers, RoutingRequest.ofText("hello"), failed, admission);
     }
 
     private static List<Boolean> availability(List<WorkerView> views) {
@@ -44,14 +50,14 @@ class PlacerTest {
 
     @Test
     void aPlacedRequestCarriesTheDriversPermitAndCountsOnItsWorker() {
-        Placer.Placed<TestWorker, String> placed = place(Set.of());
+        Placer.Placed<TestWorker, String> placed = place();
 
         assertThat(placed.found()).isTrue();
         assertThat(placed.worker()).isSameAs(workers.getFirst());
         assertThat(placed.permit()).isEqualTo("permit for w0");
         assertThat(placed.placement().workerId()).isEqualTo("w0");
         assertThat(workers.getFirst().inFlightCount().get()).isEqualTo(1);
-        assertThat(place(Set.of()).placement().decision().branch()).isEqualTo("first_available");
+        assertThat(place().placement().decision().branch()).isEqualTo("first_available");
         assertThat(policy.views.get(1).getFirst().inFlight()).as("the second placement sees the first").isEqualTo(1);
     }
 
@@ -59,7 +65,7 @@ class PlacerTest {
     void aChoiceTheDriverRefusesIsReportedEndedBeforeThePolicyIsAskedAgainOncePerWorker() {
         admission.refusing.addAll(Set.of("w0", "w1"));
 
-        Placer.Placed<TestWorker, String> placed = place(Set.of());
+        Placer.Placed<TestWorker, String> placed = place();
 
         assertThat(placed.worker()).isSameAs(workers.get(2));
         assertThat(policy.events).containsExactly("select w0", "completed w0 " + EngineReport.unknown(false),
@@ -73,21 +79,21 @@ class PlacerTest {
     void workersTheDriverDoesNotOfferAreShownUnavailable() {
         admission.closed.add("w0");
 
-        assertThat(place(Set.of()).worker()).isSameAs(workers.get(1));
+        assertThat(place().worker()).isSameAs(workers.get(1));
         assertThat(availability(policy.views.getFirst())).containsExactly(false, true, true);
     }
 
     @Test
-    void workersThatFailedTheRequestAreAvoidedWhileAnotherIsAvailable() {
-        assertThat(place(Set.of("w0", "w1")).worker()).isSameAs(workers.get(2));
+    void aRetryAvoidsTheWorkersThatFailedTheRequestWhileAnotherIsAvailable() {
+        assertThat(placeAgain(Set.of("w0", "w1")).worker()).isSameAs(workers.get(2));
         assertThat(policy.views).hasSize(1);
     }
 
     @Test
-    void whenOnlyWorkersThatFailedTheRequestAreLeftItMayGoBackToOne() {
+    void whenOnlyWorkersThatFailedTheRequestAreLeftARetryMayGoBackToOne() {
         admission.closed.add("w2");
 
-        Placer.Placed<TestWorker, String> placed = place(Set.of("w0", "w1"));
+        Placer.Placed<TestWorker, String> placed = placeAgain(Set.of("w0", "w1"));
 
         assertThat(placed.worker()).isSameAs(workers.getFirst());
         assertThat(availability(policy.views.get(0))).containsExactly(false, false, false);
@@ -98,7 +104,7 @@ class PlacerTest {
     void withNoWorkerAvailableNothingIsPlacedAndThePolicyIsAskedOnce() {
         admission.closed.addAll(Set.of("w0", "w1", "w2"));
 
-        Placer.Placed<TestWorker, String> placed = place(Set.of());
+        Placer.Placed<TestWorker, String> placed = place();
 
         assertThat(placed.found()).isFalse();
         assertThat(placed.decision().branch()).isEqualTo("no_healthy_workers");
@@ -108,10 +114,25 @@ class PlacerTest {
 
     @Test
     void theSimulatorsAdmissionTakesEveryWorkerAndEveryChoice() {
-        Placer.Placed<TestWorker, TestWorker> placed = placer.place(workers, RoutingRequest.ofText("x"), Set.of(),
+        Placer.Placed<TestWorker, TestWorker> placed = placer.place(workers, RoutingRequest.ofText("x"),
                 Placer.Admission.always());
 
         assertThat(placed.permit()).isSameAs(workers.getFirst());
         assertThat(availability(policy.views.getFirst())).containsExactly(true, true, true);
+    }
+
+    @Test
+    void aFirstPlacementMayBeHeldForAPendingPrefillButARetryIsNever() {
+        PendingPrefill pending = new PendingPrefill();
+        RecordingPolicy holding = new RecordingPolicy((views, call) ->
+                new Decision(0, "hit", 0, 0, null, new Decision.Hold(pending, 1_000)));
+        Placer holdingPlacer = new Placer(holding, () -> 0L);
+
+        Placement first = holdingPlacer.place(workers, RoutingRequest.ofText("x"), admission).placement();
+        Placement retry = holdingPlacer.placeAgain(workers, RoutingRequest.ofText("x"), Set.of("w1"), admission)
+                .placement();
+
+        assertThat(first.phase()).isEqualTo(Placement.Phase.HELD);
+        assertThat(retry.phase()).isEqualTo(Placement.Phase.PLACED);
     }
 }
