@@ -104,6 +104,7 @@ public final class Placement {
      */
     Placement(Placer placer, RoutingRequest request, Decision decision, String workerId, InFlightCount count,
               boolean mayHold) {
+        count.placed();
         this.placer = placer;
         this.request = request;
         this.decision = decision;
@@ -113,7 +114,6 @@ public final class Placement {
         this.hold = !mayHold || asked == null || asked.awaited().isDone() ? null
                 : new Hold(asked.awaited(), placer.nanoTime(), asked.maxNanos());
         this.phase = hold == null ? Phase.PLACED : Phase.HELD;
-        count.placed();
     }
 
     public Phase phase() {
