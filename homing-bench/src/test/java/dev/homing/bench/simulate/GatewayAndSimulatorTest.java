@@ -159,8 +159,8 @@ class GatewayAndSimulatorTest {
         SimulationSettings settings = new SimulationSettings(2, ENGINE, POLICY,
                 SimulationSettings.MAINTAIN_INTERVAL_NANOS, 0, false);
         Recorder recorder = new Recorder(List.of("http://worker-0", "http://worker-1"));
-        SimulationResult result = Simulation.run(settings, RequestShape.CHAT, new FixedWorkload("both-drivers", conversations),
-                LoadAwareAffinityPolicy.NAME, recorder::watch);
+        SimulationResult result = Simulation.run(settings, RequestShape.CHAT,
+                new FixedWorkload("both-drivers", conversations), LoadAwareAffinityPolicy.NAME, recorder::watch);
         assertThat(result.errors()).isZero();
         return recorder.events;
     }

@@ -38,7 +38,8 @@ class InferenceExchangeTest {
         }
 
         await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics().contains(CLIENT_GONE));
-        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_http_responses_total{error_code=\"\",status_code=\"200\"}");
+        assertThat(gateway.scrapeMetrics())
+                .doesNotContain("smg_http_responses_total{error_code=\"\",status_code=\"200\"}");
         await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
     }
 
