@@ -64,7 +64,7 @@ public final class RoutingText {
             if (!f.hasRequired) {
                 throw new BadRequestException(requiredFieldMessage(route));
             }
-            return new SniffedRequest(f.model, f.stream, f.text.build());
+            return new SniffedRequest(f.model, f.stream, f.routingText.build());
         } catch (JacksonException e) {
             throw new BadRequestException("malformed JSON: " + e.getOriginalMessage());
         }
@@ -90,7 +90,7 @@ public final class RoutingText {
     /** Field values gathered during one parse; not thread-safe. */
     private static final class Fields {
         final ByteSlice body;
-        final RoutingTextBuilder text;
+        final RoutingTextBuilder routingText;
         String model;
         boolean stream;
         /** The endpoint's required field was present (for chat: a non-empty messages array). */
@@ -98,7 +98,7 @@ public final class RoutingText {
 
         Fields(ByteSlice body, RequestKind kind) {
             this.body = body;
-            this.text = RoutingTextBuilder.of(kind);
+            this.routingText = RoutingTextBuilder.of(kind);
         }
     }
 
@@ -107,13 +107,14 @@ public final class RoutingText {
             case "model" -> f.model = optionalString(p, "model");
             case "stream" -> f.stream = optionalBoolean(p, "stream");
             default -> {
+                FieldText text = f.routingText.text();
                 boolean read = switch (route) {
-                    case GENERATE -> readGenerate(name, p, f.text);
+                    case GENERATE -> readGenerate(name, p, f.routingText);
                     case CHAT -> readChat(name, p, f);
-                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, "prompt", f.text.text());
-                    case RESPONSES -> readResponses(name, p, f.text);
-                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", f.text.text());
-                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", f.text.text());
+                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, "prompt", text);
+                    case RESPONSES -> readResponses(name, p, f.routingText);
+                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", text);
+                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", text);
                 };
                 if (read) {
                     f.hasRequired |= isRequired(route, name, f);
@@ -127,7 +128,7 @@ public final class RoutingText {
     /** Whether {@code name}, just read, is what the endpoint cannot work without. */
     private static boolean isRequired(InferenceRoute route, String name, Fields f) {
         return switch (route) {
-            case CHAT -> name.equals("messages") && !f.text.text().isEmpty();
+            case CHAT -> name.equals("messages") && !f.routingText.text().isEmpty();
             case GENERATE -> name.equals("text") || name.equals("input_ids");
             case COMPLETIONS -> name.equals("prompt");
             case EMBEDDINGS, CLASSIFY, RESPONSES -> name.equals("input");
@@ -157,7 +158,7 @@ public final class RoutingText {
 
     private static boolean readChat(String name, JsonParser p, Fields f) {
         if (name.equals("tools")) {
-            f.text.tools(rawJson(p, f.body, "tools"));
+            f.routingText.tools(rawJson(p, f.body, "tools"));
             return true;
         }
         if (!name.equals("messages")) {
@@ -165,7 +166,7 @@ public final class RoutingText {
         }
         expect(p, JsonToken.START_ARRAY, "messages", "an array");
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            appendMessage(p, "messages[]", f.text);
+            appendMessage(p, "messages[]", f.routingText);
         }
         return true;
     }
