@@ -64,9 +64,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       client's response ends. A worker that breaks off a stream gets the stream ended with an SSE error event, so
  *       the client sees an error, not a short answer.
  *   <li>The client goes away, in any phase: the leg ends without blame, the upstream request is reset so the engine
- *       sees the connection close and stops generating, and the exchange is {@code DONE} (499).
+ *       sees the connection close and stops generating, and the exchange is {@code DONE}, recorded as 499.
  *   <li>{@code --request-timeout-secs} passes: the upstream request is reset; the client gets 504 if nothing was
- *       sent yet, an SSE error event or a closed connection if the answer had started.
+ *       sent yet (503 when the gateway never had a socket for it), an SSE error event or a closed connection if the
+ *       answer had started.
  * </ol>
  * <pre>
  *   worker ──chunk──▶ upstream.handler ──write──▶ client response ──▶ client
@@ -76,10 +77,12 @@ import java.util.concurrent.ThreadLocalRandom;
  *   client closes ──▶ closeHandler ──▶ leg dropped, upstream request reset() ──▶ worker sees the close
  * </pre>
  *
- * <p>Invariants: the exchange enters {@code DONE} once, and it is the only place that writes its record and releases
- * its admission permit; every leg ends exactly once before the exchange is done or moves to another leg; the
- * request timer runs exactly while {@link Phase#underRequestTimeout} holds and a phase's own timer exactly while
- * {@link Phase#hasPhaseTimer} holds ({@link #moveTo} cancels it on the way out).
+ * <p>Invariants: the exchange enters {@code DONE} once, and only there are its record written and its admission
+ * permit released; every leg ends exactly once before the exchange is done or moves to another leg; the request
+ * timer runs exactly while {@link Phase#underRequestTimeout} holds and a phase's own timer exactly while
+ * {@link Phase#hasPhaseTimer} holds. Guarded by the phase check at the top of every event, by {@link #moveTo}
+ * (which cancels a phase's timer on the way out and refuses to leave {@code DONE}), and by the legs' placements,
+ * which refuse a second ending.
  */
 final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamLeg.Listener, SseRelay.Listener {
 
@@ -421,7 +424,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     @Override
     public void firstByte() {
-        leg.firstByte();
+        leg.placement().firstToken();
         record.firstByte();
         proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
     }

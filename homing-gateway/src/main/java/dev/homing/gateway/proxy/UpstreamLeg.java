@@ -24,6 +24,9 @@ import io.vertx.core.http.RequestOptions;
  * a request split into a prefill and a decode part would be one exchange with two legs at once, each placed by its
  * own policy.
  *
+ * <p>The exchange moves the placement through its hold, its send and its first token itself; the placement's end
+ * goes through the leg, because the lease goes back with it.
+ *
  * <p>Invariant: a leg ends exactly once, {@linkplain #answered answered}, {@linkplain #failed failed} or
  * {@linkplain #dropped dropped}: its lease goes back to the breaker (with the worker's outcome, or without news of
  * the worker) and its placement ends, which gives the worker's in-flight count back and tells the policy. A leg that
@@ -140,11 +143,6 @@ final class UpstreamLeg {
                         listener.attemptFailed(this, error);
                     }
                 });
-    }
-
-    /** The worker's first response byte: its prefill is done. */
-    void firstByte() {
-        placement.firstToken();
     }
 
     /**
