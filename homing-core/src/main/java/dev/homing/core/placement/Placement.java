@@ -124,10 +124,6 @@ public final class Placement {
         return decision;
     }
 
-    public RoutingRequest request() {
-        return request;
-    }
-
     /** The worker's id as the policy knows it (its view's id). */
     public String workerId() {
         return workerId;
