@@ -89,6 +89,7 @@ public final class Placement {
     private final Placer placer;
     private final RoutingRequest request;
     private final Decision decision;
+    /** The worker's id as the policy knows it (its view's id). */
     private final String workerId;
     private final InFlightCount count;
     /** The wait this placement started with; null when it was free to be sent at once. */
@@ -118,15 +119,6 @@ public final class Placement {
 
     public Phase phase() {
         return phase;
-    }
-
-    public Decision decision() {
-        return decision;
-    }
-
-    /** The worker's id as the policy knows it (its view's id). */
-    public String workerId() {
-        return workerId;
     }
 
     /** The wait this placement started with, or null when it was free to be sent at once. */

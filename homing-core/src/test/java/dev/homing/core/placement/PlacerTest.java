@@ -55,10 +55,14 @@ class PlacerTest {
         assertThat(placed.found()).isTrue();
         assertThat(placed.worker()).isSameAs(workers.getFirst());
         assertThat(placed.permit()).isEqualTo("permit for w0");
-        assertThat(placed.placement().workerId()).isEqualTo("w0");
+        assertThat(placed.decision().branch()).isEqualTo("first_available");
         assertThat(workers.getFirst().inFlightCount().get()).isEqualTo(1);
-        assertThat(place().placement().decision().branch()).isEqualTo("first_available");
+        place();
         assertThat(policy.views.get(1).getFirst().inFlight()).as("the second placement sees the first").isEqualTo(1);
+
+        placed.placement().abandoned();
+        assertThat(policy.events).last().isEqualTo("completed w0 " + EngineReport.unknown(false));
+        assertThat(workers.getFirst().inFlightCount().get()).isEqualTo(1);
     }
 
     @Test
