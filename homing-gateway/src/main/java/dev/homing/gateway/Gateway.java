@@ -12,7 +12,8 @@ import dev.homing.gateway.http.InvalidRequests;
 import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
-import dev.homing.gateway.proxy.UpstreamProxy;
+import dev.homing.gateway.proxy.InferenceAdmission;
+import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
@@ -155,11 +156,12 @@ public final class Gateway implements AutoCloseable {
                     });
             registry.onRemoved(worker -> breakers.remove(worker.id()));
             metrics.watchBreakers(breakers, registry);
-            UpstreamProxy proxy = new UpstreamProxy(vertx, client, metrics, config.get(Settings.REQUEST_TIMEOUT_SECS),
-                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
-            GatewayServer handler = new GatewayServer(config, registry, lifecycle, proxy, client, metrics, breakers,
-                    admission, vertx, new RequestFraming(refusals), resolver);
+            InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
+                    config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
+                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
+            GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
+                    new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.get(Settings.WORKER_URLS)) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.get(Settings.API_KEY)));

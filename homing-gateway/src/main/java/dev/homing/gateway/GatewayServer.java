@@ -1,35 +1,24 @@
 package dev.homing.gateway;
 
 import dev.homing.config.Settings;
-import dev.homing.core.policy.Decision;
-import dev.homing.core.policy.RoutingRequest;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
-import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.Cors;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
-import dev.homing.gateway.proxy.BadRequestException;
 import dev.homing.gateway.proxy.ForwardedHeaders;
+import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.proxy.InferenceRoute;
-import dev.homing.gateway.proxy.PrefillWait;
-import dev.homing.gateway.proxy.RoutingText;
-import dev.homing.gateway.proxy.SniffedRequest;
-import dev.homing.gateway.proxy.UpstreamProxy;
-import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.RouteAccess;
 import dev.homing.gateway.security.WorkerHostAllowList;
-import dev.homing.gateway.workers.ModelPool;
-import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -42,12 +31,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
  * proxied info routes, the fan-out admin routes and the worker API, after {@link RouteAccess} has let the request
- * through (and, for inference, admission control). Handlers run on event loops and never block.
+ * through. An inference request is handed to its exchange ({@link InferenceProxy}), which owns it from admission to
+ * its access-log line; every other request is recorded when its response ends. Handlers run on event loops and never
+ * block.
  */
 final class GatewayServer implements Handler<HttpServerRequest> {
 
@@ -67,7 +57,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final GatewayConfig config;
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
-    private final UpstreamProxy proxy;
+    private final InferenceProxy inference;
     private final HttpClient client;
     private final GatewayMetrics metrics;
     private final RequestIds requestIds;
@@ -76,23 +66,17 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final RouteAccess routeAccess;
     private final FanOutRoutes fanOut;
     private final WorkerApi workerApi;
-    private final CircuitBreakers breakers;
-    private final InferenceAdmission admission;
-    private final Vertx vertx;
     /** HTTP/1.x framing rules (Transfer-Encoding, Host); checked before anything else reads the request. */
     private final RequestFraming framing;
 
-    GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, UpstreamProxy proxy,
-                  HttpClient client, GatewayMetrics metrics, CircuitBreakers breakers, InferenceAdmission admission,
-                  Vertx vertx, RequestFraming framing, WorkerHostAllowList.Resolver resolver) {
+    GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
+                  HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
+                  WorkerHostAllowList.Resolver resolver) {
         this.framing = framing;
-        this.breakers = breakers;
-        this.admission = admission;
-        this.vertx = vertx;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
-        this.proxy = proxy;
+        this.inference = inference;
         this.client = client;
         this.metrics = metrics;
         this.requestIds = new RequestIds(config.get(Settings.REQUEST_ID_HEADERS));
@@ -118,31 +102,27 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 req.method().name(), route != null ? path : metricPath(path));
         HttpServerResponse response = req.response();
         response.putHeader("x-request-id", record.requestId());
+        HttpMethod method = req.method();
+        RouteAccess.Verdict access = routeAccess.check(path, req.getHeader("authorization"));
+        if (route != null && method == HttpMethod.POST && !(access instanceof RouteAccess.Refused)) {
+            // A POST is never a preflight: CORS only adds its headers. The exchange owns the rest.
+            cors.apply(req);
+            inference.handle(req, route, record);
+            return;
+        }
         response.endHandler(v -> complete(record, response));
         if (cors.apply(req)) {
             return;
         }
-        if (routeAccess.check(path, req.getHeader("authorization")) instanceof RouteAccess.Refused refused) {
+        if (access instanceof RouteAccess.Refused refused) {
             if (refused.status() == 401) {
                 response.putHeader("www-authenticate", "Bearer");
             }
             fail(req, new ApiError(refused.status(), refused.code(), refused.message()));
             return;
         }
-        HttpMethod method = req.method();
         if (route != null) {
-            if (method != HttpMethod.POST) {
-                ApiError.sendMethodNotAllowed(response, path, "POST");
-            } else {
-                admission.admit(req, permit -> {
-                    response.endHandler(v -> {
-                        complete(record, response);
-                        admission.release(permit);
-                    });
-                    BodyReader.read(req, config.get(Settings.MAX_PAYLOAD_SIZE),
-                            body -> route(req, body, route, record));
-                });
-            }
+            ApiError.sendMethodNotAllowed(response, path, "POST");
             return;
         }
         if (method == HttpMethod.GET) {
@@ -219,58 +199,6 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     private static void fail(HttpServerRequest req, ApiError error) {
         error.send(req.response());
-    }
-
-    private void route(HttpServerRequest req, Buffer body, InferenceRoute route, RequestRecord record) {
-        if (req.response().closed()) {
-            return;
-        }
-        SniffedRequest sniffed;
-        try {
-            sniffed = RoutingText.sniff(route, body);
-        } catch (BadRequestException e) {
-            fail(req, ApiError.badRequest(e.getMessage()));
-            return;
-        }
-        ModelPool pool;
-        try {
-            pool = registry.resolve(sniffed.model());
-        } catch (NoRouteException e) {
-            fail(req, new ApiError(e.status(), e.code(), e.getMessage()));
-            return;
-        }
-        RoutingRequest routing = new RoutingRequest(sniffed.routingText(), req.getHeader("x-smg-routing-key"),
-                req.getHeader("x-smg-target-worker"), implicitKey(req));
-        ModelPool.Selection selection = pool.select(routing, Set.of(), breakers);
-        if (!selection.found()) {
-            fail(req, new ApiError(503, "no_available_workers",
-                    "No available workers (all circuits open, unhealthy or draining) for model " + pool.model()));
-            return;
-        }
-        String policy = pool.policy().name();
-        record.routed(pool.model(), selection.slot().worker().url(), selection.decision().branch(),
-                selection.decision().textChars() > 0 ? selection.decision().matchRatio() : -1);
-        metrics.routed(pool.model(), selection.slot().worker().url(), route.path(), sniffed.stream(), policy,
-                selection.decision());
-        // Retries place the request again and never wait: by then the awaited prefill has had its chance.
-        Runnable forward = () -> proxy.forward(req, body, route, sniffed, selection, record,
-                failedWorkerIds -> pool.select(routing, failedWorkerIds, breakers));
-        Decision.Hold hold = selection.decision().hold();
-        if (hold == null || hold.awaited().isDone()) {
-            forward.run();
-            return;
-        }
-        // The slot and lease stay taken while the request waits: its worker's load counts it, as it should.
-        PrefillWait.start(vertx, hold, req.response(), (outcome, heldNanos) -> {
-            metrics.prefillWait(pool.model(), outcome.label(), heldNanos);
-            // A client gone meanwhile: the exchange finds its response closed, sends nothing and releases the slot.
-            forward.run();
-        });
-    }
-
-    private static String implicitKey(HttpServerRequest req) {
-        return RoutingRequest.implicitKey(req.getHeader("authorization"), req.getHeader("x-forwarded-for"),
-                req.getHeader("cookie"));
     }
 
     private void readiness(HttpServerResponse response) {

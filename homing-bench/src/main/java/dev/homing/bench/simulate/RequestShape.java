@@ -1,6 +1,8 @@
 package dev.homing.bench.simulate;
 
 import dev.homing.bench.workload.ChatMessage;
+import dev.homing.core.request.RequestKind;
+import dev.homing.core.request.RoutingTextBuilder;
 import dev.homing.sim.model.ChatTemplate;
 import dev.homing.sim.model.Tokenizer;
 import java.util.ArrayList;
@@ -13,9 +15,9 @@ import java.util.List;
  *   <li>{@link #COMPLETION}: {@code /v1/completions} with the one user message as {@code prompt}. The engine
  *       tokenizes the text alone; the routing text is the prompt text itself. Used for trace text (Mooncake), whose
  *       characters map one to one onto the trace's tokens.</li>
- *   <li>{@link #CHAT}: {@code /v1/chat/completions}. The engine applies its chat template; the routing text is the
- *       gateway's rule for chat bodies without tools: each message as {@code <|role|>} followed by its content.</li>
+ *   <li>{@link #CHAT}: {@code /v1/chat/completions} without tools. The engine applies its chat template.</li>
  * </ul>
+ * The routing text comes from the gateway's own rule for the request kind ({@link RoutingTextBuilder}).
  * Stateless and thread-safe.
  */
 public enum RequestShape {
@@ -27,7 +29,9 @@ public enum RequestShape {
                         + messages.size() + " messages");
             }
             String text = messages.getFirst().content();
-            return new RenderedRequest(text, Tokenizer.encode(text));
+            RoutingTextBuilder routingText = RoutingTextBuilder.of(RequestKind.COMPLETION);
+            routingText.text().append(text);
+            return new RenderedRequest(routingText.build(), Tokenizer.encode(text));
         }
     },
     CHAT {
@@ -39,11 +43,11 @@ public enum RequestShape {
                 engineMessages.add(new dev.homing.sim.model.ChatMessage(m.role(), m.content()));
                 length += m.role().length() + m.content().length() + 4;
             }
-            StringBuilder routingText = new StringBuilder(length);
+            RoutingTextBuilder routingText = RoutingTextBuilder.of(RequestKind.CHAT, length);
             for (ChatMessage m : messages) {
-                routingText.append("<|").append(m.role()).append("|>").append(m.content());
+                routingText.message(m.role(), m.content());
             }
-            return new RenderedRequest(routingText.toString(), ChatTemplate.encode(engineMessages));
+            return new RenderedRequest(routingText.build(), ChatTemplate.encode(engineMessages));
         }
     };
 

@@ -5,13 +5,11 @@ import dev.homing.bench.simulate.RequestShape.RenderedRequest;
 import dev.homing.bench.workload.ChatHistory;
 import dev.homing.bench.workload.Turn;
 import dev.homing.bench.workload.Workload;
-import dev.homing.core.policy.Decision;
-import dev.homing.core.policy.EngineReport;
+import dev.homing.core.placement.Placement;
+import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
-import dev.homing.core.policy.WorkerView;
-import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
@@ -24,22 +22,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * One workload through one routing policy in front of simulated engines, in simulated time: a discrete-event loop
- * over the very {@link Engine} objects the HTTP simulated engine drives in real time, and the very policy objects the
- * gateway runs.
+ * over the very {@link dev.homing.sim.model.Engine} objects the HTTP simulated engine drives in real time, and the
+ * very policy objects and placement protocol ({@link Placer}, {@link Placement}) the gateway runs.
  *
  * <p>The simulated gateway behaves as the live one does:
  * <ol>
  *   <li>A turn arrives at its time ({@link ArrivalQueue}); it is rendered as the client would send it
  *       ({@link RequestShape}), which gives the routing text and the engine's prompt tokens.</li>
- *   <li>The policy sees one {@link WorkerView} per engine: {@code inFlight} counts requests sent to that engine and
- *       not yet finished; {@code reportedLoad} is the engine's KV tokens in use at the last load sample (every
- *       {@code loadSampleIntervalNanos}), or unknown when sampling is off.</li>
- *   <li>The request is submitted to the chosen engine at its arrival time. TTFT is the first token's time minus the
- *       arrival; when the answer finishes, the conversation's next turn (if any) is queued with the engine's own
- *       answer text ({@link EngineAnswer}) in its history. A turn that no worker took ends its conversation.</li>
+ *   <li>It is placed as the gateway places it ({@link Placer}; every engine is available and admits every request).
+ *       The policy sees one view per engine: {@code inFlight} counts requests placed there and not yet finished
+ *       (a held request counts from its placement); {@code reportedLoad} is the engine's KV tokens in use at the last
+ *       load sample (every {@code loadSampleIntervalNanos}), or unknown when sampling is off.</li>
+ *   <li>A placement held for an earlier request's prefill is sent when that prefill is done or its wait runs out;
+ *       any other is submitted to its engine at its arrival time. An engine that refuses a request (a prompt larger
+ *       than its KV pool) is an error, and the placement ends unsent.</li>
+ *   <li>TTFT is the first token's time minus the arrival; when the answer finishes, the conversation's next turn (if
+ *       any) is queued with the engine's own answer text ({@link EngineAnswer}) in its history. A turn that no worker
+ *       took ends its conversation.</li>
  *   <li>{@link RoutingPolicy#maintain()} runs every {@code maintainIntervalNanos} of simulated time.</li>
  * </ol>
  * The cache bounds see the same requests at the same moments ({@link SequenceBounds}).
@@ -53,10 +56,8 @@ public final class Simulation {
     private final SimulationSettings settings;
     private final RequestShape shape;
     private final RoutingPolicy policy;
-    private final Engine[] engines;
-    private final String[] workerIds;
-    private final int[] inFlight;
-    private final long[] reportedLoad;
+    private final Placer placer;
+    private final List<SimulatedWorker> workers;
     private final List<Map<Long, Sent>> sent;
     private final SequenceBounds bounds;
     private final Map<String, Long> branches = new TreeMap<>();
@@ -70,38 +71,37 @@ public final class Simulation {
     private long firstArrival = -1;
     private long lastFinish;
     /** Held requests by the time their wait runs out, and those whose awaited prefill is done (sent at once). */
-    private final PriorityQueue<Placed> held = new PriorityQueue<>(Comparator.comparingLong(Placed::untilNanos));
+    private final PriorityQueue<Placed> held = new PriorityQueue<>(
+            Comparator.comparingLong(placed -> placed.placement().hold().untilNanos()));
     private final List<Placed> released = new ArrayList<>();
     private long holds;
     private long holdsTimedOut;
 
     /** A request the gateway has sent and not yet seen finish; TTFT counts from its arrival at the gateway. */
-    private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, RoutingRequest routed,
-                        Decision decision, long arrivedNanos) {
+    private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, Placement placement,
+                        long arrivedNanos) {
     }
 
-    /** A routed request not yet sent: new at its arrival, or held for an earlier request's prefill (until). */
-    private record Placed(TurnArrival arrival, int[] tokens, RoutingRequest routed, Decision decision,
-                          long arrivedNanos, long untilNanos) {
+    /** A placed request not yet sent: new at its arrival, or held for an earlier request's prefill. */
+    private record Placed(TurnArrival arrival, int[] tokens, SimulatedWorker worker, Placement placement,
+                          long arrivedNanos) {
     }
 
-    private Simulation(SimulationSettings settings, RequestShape shape, String policyName) {
+    private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
+                       UnaryOperator<RoutingPolicy> watch) {
         this.settings = settings;
         this.shape = shape;
-        this.policy = PolicyFactory.create(policyName, settings.policy(), () -> now);
+        this.policy = watch.apply(PolicyFactory.create(policyName, settings.policy(), () -> now));
+        this.placer = new Placer(policy, () -> now);
         int n = settings.workers();
-        this.engines = new Engine[n];
-        this.workerIds = new String[n];
+        this.workers = new ArrayList<>(n);
         this.sent = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            engines[i] = new Engine(settings.engine());
-            workerIds[i] = "http://worker-" + i;
+            SimulatedWorker worker = new SimulatedWorker(i, settings.engine());
+            workers.add(worker);
             sent.add(new HashMap<>());
-            policy.onWorkerCapacity(workerIds[i], settings.engine().kvTokens());
+            policy.onWorkerCapacity(worker.id(), settings.engine().kvTokens());
         }
-        this.inFlight = new int[n];
-        this.reportedLoad = new long[n];
-        Arrays.fill(reportedLoad, WorkerView.UNKNOWN_LOAD);
         this.requestsPerWorker = new long[n];
         this.promptTokensPerWorker = new long[n];
         this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
@@ -114,8 +114,14 @@ public final class Simulation {
      */
     public static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
                                        String policyName) {
+        return run(settings, shape, workload, policyName, UnaryOperator.identity());
+    }
+
+    /** As {@link #run(SimulationSettings, RequestShape, Workload, String)}, the policy seen through {@code watch}. */
+    static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload, String policyName,
+                                UnaryOperator<RoutingPolicy> watch) {
         long wallStart = System.nanoTime();
-        Simulation simulation = new Simulation(settings, shape, policyName);
+        Simulation simulation = new Simulation(settings, shape, policyName, watch);
         try (ArrivalQueue arrivals = new ArrivalQueue(workload)) {
             simulation.loop(arrivals);
         }
@@ -130,25 +136,25 @@ public final class Simulation {
         long nextMaintain = settings.maintainIntervalNanos();
         long nextSample = settings.loadSampleIntervalNanos() > 0 ? 0 : Long.MAX_VALUE;
         while (true) {
-            int engine = earliestEngine();
-            long engineAt = engine < 0 ? Long.MAX_VALUE : engines[engine].nextEventNanos();
+            SimulatedWorker engine = earliestEngine();
+            long engineAt = engine == null ? Long.MAX_VALUE : engine.engine().nextEventNanos();
             long arrivalAt = arrivals.nextNanos();
-            long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().untilNanos();
+            long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().placement().hold().untilNanos();
             if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE) {
                 return;
             }
             long timerAt = Math.min(Math.min(nextMaintain, nextSample), heldUntil);
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
-                deliver(engine, engines[engine].advanceTo(engineAt), arrivals);
+                deliver(engine, engine.engine().advanceTo(engineAt), arrivals);
             } else if (timerAt <= arrivalAt) {
                 now = timerAt;
                 if (timerAt == heldUntil) {
                     holdsTimedOut++;
-                    send(held.poll());
+                    sendAfterHold(held.poll(), Placement.HoldEnding.TIMED_OUT);
                 }
                 if (timerAt == nextSample) {
-                    sampleLoads();
+                    workers.forEach(SimulatedWorker::sampleLoad);
                     nextSample += settings.loadSampleIntervalNanos();
                 }
                 if (timerAt == nextMaintain) {
@@ -164,34 +170,33 @@ public final class Simulation {
         }
     }
 
-    private int earliestEngine() {
-        int earliest = -1;
+    private SimulatedWorker earliestEngine() {
+        SimulatedWorker earliest = null;
         long at = Long.MAX_VALUE;
-        for (int i = 0; i < engines.length; i++) {
-            long next = engines[i].nextEventNanos();
+        for (SimulatedWorker worker : workers) {
+            long next = worker.engine().nextEventNanos();
             if (next < at) {
                 at = next;
-                earliest = i;
+                earliest = worker;
             }
         }
         return earliest;
     }
 
-    private void deliver(int worker, List<Progress> progress, ArrivalQueue arrivals) {
+    private void deliver(SimulatedWorker worker, List<Progress> progress, ArrivalQueue arrivals) {
+        Map<Long, Sent> onWorker = sent.get(worker.index());
         for (Progress p : progress) {
-            Sent request = p.finished() ? sent.get(worker).remove(p.requestId()) : sent.get(worker).get(p.requestId());
+            Sent request = p.finished() ? onWorker.remove(p.requestId()) : onWorker.get(p.requestId());
             if (p.isFirstToken() || (p.finished() && p.completionTokens() == 0)) {
                 recordTtft(p.atNanos() - request.arrivedNanos());
             }
             if (p.isFirstToken()) {
-                policy.onFirstToken(workerIds[worker], request.decision());
+                request.placement().firstToken();
             }
             if (!p.finished()) {
                 continue;
             }
-            policy.onCompleted(workerIds[worker], request.routed(), request.decision(),
-                    new EngineReport(p.promptTokens(), p.cachedTokens(), p.isFirstToken() || p.completionTokens() > 1));
-            inFlight[worker]--;
+            request.placement().completed(p.promptTokens(), p.cachedTokens());
             lastFinish = Math.max(lastFinish, p.atNanos());
             if (request.arrival().hasNextTurn()) {
                 String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens(),
@@ -215,20 +220,21 @@ public final class Simulation {
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
         RoutingRequest routed = new RoutingRequest(rendered.routingText(), routingKey, null, null);
-        Decision decision = policy.select(views(), routed);
-        branches.merge(decision.branch(), 1L, Long::sum);
-        if (!decision.found()) {
+        Placer.Placed<SimulatedWorker, SimulatedWorker> outcome = placer.place(workers, routed,
+                Placer.Admission.always());
+        branches.merge(outcome.decision().branch(), 1L, Long::sum);
+        if (!outcome.found()) {
             errors++;
             return;
         }
-        Decision.Hold hold = decision.hold();
-        if (hold == null || hold.awaited().isDone()) {
-            send(new Placed(arrival, tokens, routed, decision, now, now));
+        Placed placed = new Placed(arrival, tokens, outcome.worker(), outcome.placement(), now);
+        Placement.Hold hold = placed.placement().hold();
+        if (hold == null) {
+            send(placed);
             return;
         }
         // Held as the gateway holds it: sent when the awaited prefill is done, or when the wait runs out.
         holds++;
-        Placed placed = new Placed(arrival, tokens, routed, decision, now, now + hold.maxNanos());
         held.add(placed);
         hold.awaited().whenDone(() -> {
             if (held.remove(placed)) {
@@ -240,43 +246,34 @@ public final class Simulation {
     /** Sends the held requests whose awaited prefill finished in the event just taken (a send may add more). */
     private void sendReleased() {
         for (int i = 0; i < released.size(); i++) {
-            send(released.get(i));
+            sendAfterHold(released.get(i), Placement.HoldEnding.RELEASED);
         }
         released.clear();
     }
 
+    private void sendAfterHold(Placed placed, Placement.HoldEnding ending) {
+        placed.placement().endHold(ending);
+        send(placed);
+    }
+
     private void send(Placed placed) {
-        int worker = placed.decision().workerIndex();
+        SimulatedWorker worker = placed.worker();
         Turn turn = placed.arrival().conversation().turns().get(placed.arrival().turn());
         long id;
         try {
-            id = engines[worker].submit(new GenerationRequest(placed.tokens(), turn.maxOutputTokens()), now);
+            id = worker.engine().submit(new GenerationRequest(placed.tokens(), turn.maxOutputTokens()), now);
         } catch (IllegalArgumentException refused) {
             errors++;
-            policy.onCompleted(workerIds[worker], placed.routed(), placed.decision(), EngineReport.unknown(false));
+            placed.placement().abandoned();
             return;
         }
-        inFlight[worker]++;
-        requestsPerWorker[worker]++;
-        promptTokensPerWorker[worker] += placed.tokens().length;
+        placed.placement().sent();
+        requestsPerWorker[worker.index()]++;
+        promptTokensPerWorker[worker.index()] += placed.tokens().length;
         // Only a conversation with a next turn needs the prompt again, to compute the answer text.
         TurnArrival arrival = placed.arrival();
-        sent.get(worker).put(id, new Sent(arrival, arrival.hasNextTurn() ? placed.tokens() : null,
-                turn.maxOutputTokens(), placed.routed(), placed.decision(), placed.arrivedNanos()));
-    }
-
-    private List<WorkerView> views() {
-        List<WorkerView> views = new ArrayList<>(engines.length);
-        for (int i = 0; i < engines.length; i++) {
-            views.add(new WorkerView(workerIds[i], true, inFlight[i], reportedLoad[i]));
-        }
-        return views;
-    }
-
-    private void sampleLoads() {
-        for (int i = 0; i < engines.length; i++) {
-            reportedLoad[i] = engines[i].stats().usedTokens();
-        }
+        sent.get(worker.index()).put(id, new Sent(arrival, arrival.hasNextTurn() ? placed.tokens() : null,
+                turn.maxOutputTokens(), placed.placement(), placed.arrivedNanos()));
     }
 
     private void recordTtft(long nanos) {
@@ -290,8 +287,8 @@ public final class Simulation {
         long prompt = 0;
         long cached = 0;
         long output = 0;
-        for (Engine engine : engines) {
-            EngineStats stats = engine.stats();
+        for (SimulatedWorker worker : workers) {
+            EngineStats stats = worker.engine().stats();
             prompt += stats.promptTokensTotal();
             cached += stats.cachedTokensTotal();
             output += stats.generationTokensTotal();

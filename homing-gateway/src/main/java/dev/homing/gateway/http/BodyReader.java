@@ -16,15 +16,24 @@ public final class BodyReader {
      * client declared it) and the connection is closed so the rest is not read.
      */
     public static void read(HttpServerRequest req, long limit, Handler<Buffer> onBody) {
+        read(req, limit, onBody, error -> error.send(req.response()));
+    }
+
+    /**
+     * As {@link #read(HttpServerRequest, long, Handler)}, but a body refused (400 for a bad Content-Length, 413 for
+     * one too large) goes to {@code onRefused} to be answered, rather than answered here; the response already
+     * carries what the refusal needs ({@code connection: close} after a 413 on HTTP/1.1).
+     */
+    public static void read(HttpServerRequest req, long limit, Handler<Buffer> onBody, Handler<ApiError> onRefused) {
         String declared = req.getHeader("content-length");
         if (declared != null) {
             try {
                 if (Long.parseLong(declared.trim()) > limit) {
-                    tooLarge(req, limit);
+                    tooLarge(req, limit, onRefused);
                     return;
                 }
             } catch (NumberFormatException e) {
-                failWith(req, ApiError.badRequest("invalid Content-Length"));
+                onRefused.handle(ApiError.badRequest("invalid Content-Length"));
                 return;
             }
         }
@@ -35,7 +44,7 @@ public final class BodyReader {
             }
             if ((long) body.length() + chunk.length() > limit) {
                 body.over = true;
-                tooLarge(req, limit);
+                tooLarge(req, limit, onRefused);
             } else {
                 body.add(chunk);
             }
@@ -81,15 +90,11 @@ public final class BodyReader {
         }
     }
 
-    private static void tooLarge(HttpServerRequest req, long limit) {
+    private static void tooLarge(HttpServerRequest req, long limit, Handler<ApiError> onRefused) {
         if (req.version() != HttpVersion.HTTP_2) {
             // HTTP/1.1 cannot skip the rest of an upload on a live connection; HTTP/2 resets just the stream.
             req.response().putHeader("connection", "close");
         }
-        failWith(req, new ApiError(413, "payload_too_large", "Request body is larger than " + limit + " bytes"));
-    }
-
-    private static void failWith(HttpServerRequest req, ApiError error) {
-        error.send(req.response());
+        onRefused.handle(new ApiError(413, "payload_too_large", "Request body is larger than " + limit + " bytes"));
     }
 }

@@ -1,5 +1,8 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.core.request.RequestKind;
+import dev.homing.core.request.RoutingTextBuilder;
+import dev.homing.core.request.RoutingTextBuilder.FieldText;
 import io.vertx.core.buffer.Buffer;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -9,22 +12,12 @@ import tools.jackson.databind.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads a request body once with a streaming parser (no tree is built) and returns the fields routing needs. Every
- * rule for what text a policy matches lives here, one method per endpoint:
+ * Reads a request body once with a streaming parser (no tree is built) and returns the fields routing needs: the
+ * model, the stream flag, and the routing text, fed field by field to the core's rule for the route's kind of
+ * request ({@link RoutingTextBuilder}; each kind's rule is written at {@link RequestKind}). Here lives only which
+ * JSON field carries what, and what shape it must have.
  *
- * <ul>
- *   <li>{@code /generate}: {@code text} (a batch joined with spaces), else {@code input_ids} as decimal ids;</li>
- *   <li>{@code /v1/chat/completions}: the raw JSON of {@code tools} first (as a chat template puts them first), then
- *       each message as {@code <|role|>} followed by its text parts and reasoning, so conversations that differ
- *       only in roles, system prompt or tools do not share a prefix;</li>
- *   <li>{@code /v1/completions}: {@code prompt}, a list joined with spaces, token ids as decimals;</li>
- *   <li>{@code /v1/responses}: {@code instructions} as a system turn, then {@code input} (text, or items rendered like
- *       chat messages);</li>
- *   <li>{@code /v1/embeddings}, {@code /v1/classify}: {@code input}, a list joined with spaces;</li>
- *   <li>{@code /v1/rerank}, {@code /rerank}: {@code query}.</li>
- * </ul>
- *
- * The whole document is parsed, so malformed JSON is refused here and never reaches a worker. Fields the gateway
+ * <p>The whole document is parsed, so malformed JSON is refused here and never reaches a worker. Fields the gateway
  * reads must have the right JSON type; all other fields are skipped unread. Stateless and thread-safe.
  */
 public final class RoutingText {
@@ -59,7 +52,7 @@ public final class RoutingText {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new BadRequestException("request body must be a JSON object");
             }
-            Fields f = new Fields(body);
+            Fields f = new Fields(body, route.kind());
             while (p.nextToken() == JsonToken.PROPERTY_NAME) {
                 String name = p.currentName();
                 p.nextToken();
@@ -71,7 +64,7 @@ public final class RoutingText {
             if (!f.hasRequired) {
                 throw new BadRequestException(requiredFieldMessage(route));
             }
-            return new SniffedRequest(f.model, f.stream, f.text(route));
+            return new SniffedRequest(f.model, f.stream, f.routingText.build());
         } catch (JacksonException e) {
             throw new BadRequestException("malformed JSON: " + e.getOriginalMessage());
         }
@@ -97,26 +90,15 @@ public final class RoutingText {
     /** Field values gathered during one parse; not thread-safe. */
     private static final class Fields {
         final ByteSlice body;
+        final RoutingTextBuilder routingText;
         String model;
         boolean stream;
-        String tools = "";
-        String instructions = "";
-        final StringBuilder main = new StringBuilder();
-        String inputIds = "";
         /** The endpoint's required field was present (for chat: a non-empty messages array). */
         boolean hasRequired;
 
-        Fields(ByteSlice body) {
+        Fields(ByteSlice body, RequestKind kind) {
             this.body = body;
-        }
-
-        String text(InferenceRoute route) {
-            return switch (route) {
-                case CHAT -> tools.isEmpty() ? main.toString() : "<|tools|>" + tools + main;
-                case GENERATE -> main.isEmpty() ? inputIds : main.toString();
-                case RESPONSES -> instructions.isEmpty() ? main.toString() : "<|system|>" + instructions + main;
-                default -> main.toString();
-            };
+            this.routingText = RoutingTextBuilder.of(kind);
         }
     }
 
@@ -125,13 +107,14 @@ public final class RoutingText {
             case "model" -> f.model = optionalString(p, "model");
             case "stream" -> f.stream = optionalBoolean(p, "stream");
             default -> {
+                FieldText text = f.routingText.text();
                 boolean read = switch (route) {
-                    case GENERATE -> readGenerate(name, p, f);
+                    case GENERATE -> readGenerate(name, p, f.routingText);
                     case CHAT -> readChat(name, p, f);
-                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, "prompt", f.main);
-                    case RESPONSES -> readResponses(name, p, f);
-                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", f.main);
-                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", f.main);
+                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, "prompt", text);
+                    case RESPONSES -> readResponses(name, p, f.routingText);
+                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", text);
+                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", text);
                 };
                 if (read) {
                     f.hasRequired |= isRequired(route, name, f);
@@ -145,7 +128,7 @@ public final class RoutingText {
     /** Whether {@code name}, just read, is what the endpoint cannot work without. */
     private static boolean isRequired(InferenceRoute route, String name, Fields f) {
         return switch (route) {
-            case CHAT -> name.equals("messages") && !f.main.isEmpty();
+            case CHAT -> name.equals("messages") && !f.routingText.text().isEmpty();
             case GENERATE -> name.equals("text") || name.equals("input_ids");
             case COMPLETIONS -> name.equals("prompt");
             case EMBEDDINGS, CLASSIFY, RESPONSES -> name.equals("input");
@@ -163,22 +146,19 @@ public final class RoutingText {
         };
     }
 
-    private static boolean readGenerate(String name, JsonParser p, Fields f) {
+    private static boolean readGenerate(String name, JsonParser p, RoutingTextBuilder text) {
         if (name.equals("text")) {
-            return appendTextOrIds(p, "text", f.main);
+            return appendTextOrIds(p, "text", text.text());
         }
         if (name.equals("input_ids")) {
-            StringBuilder ids = new StringBuilder();
-            appendTextOrIds(p, "input_ids", ids);
-            f.inputIds = ids.toString();
-            return true;
+            return appendTextOrIds(p, "input_ids", text.inputIds());
         }
         return false;
     }
 
     private static boolean readChat(String name, JsonParser p, Fields f) {
         if (name.equals("tools")) {
-            f.tools = rawJson(p, f.body, "tools");
+            f.routingText.tools(rawJson(p, f.body, "tools"));
             return true;
         }
         if (!name.equals("messages")) {
@@ -186,37 +166,37 @@ public final class RoutingText {
         }
         expect(p, JsonToken.START_ARRAY, "messages", "an array");
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            appendMessage(p, "messages[]", f.main);
+            appendMessage(p, "messages[]", f.routingText);
         }
         return true;
     }
 
-    private static boolean readResponses(String name, JsonParser p, Fields f) {
+    private static boolean readResponses(String name, JsonParser p, RoutingTextBuilder text) {
         if (name.equals("instructions")) {
             String s = optionalString(p, "instructions");
-            f.instructions = s == null ? "" : s;
+            text.instructions(s == null ? "" : s);
             return true;
         }
         if (!name.equals("input")) {
             return false;
         }
         if (p.currentToken() == JsonToken.VALUE_STRING) {
-            f.main.append(p.getString());
+            text.text().append(p.getString());
         } else {
             expect(p, JsonToken.START_ARRAY, "input", "a string or an array");
             while (p.nextToken() != JsonToken.END_ARRAY) {
                 if (p.currentToken() == JsonToken.VALUE_STRING) {
-                    f.main.append(p.getString());
+                    text.text().append(p.getString());
                 } else {
-                    appendMessage(p, "input[]", f.main);
+                    appendMessage(p, "input[]", text);
                 }
             }
         }
         return true;
     }
 
-    /** Appends one message object as {@code <|role|>text}; the parser is on its START_OBJECT. */
-    private static void appendMessage(JsonParser p, String what, StringBuilder out) {
+    /** Appends one message object (its role, its text parts and reasoning); the parser is on its START_OBJECT. */
+    private static void appendMessage(JsonParser p, String what, RoutingTextBuilder out) {
         expect(p, JsonToken.START_OBJECT, what, "an object");
         String role = "";
         StringBuilder text = new StringBuilder();
@@ -232,7 +212,7 @@ public final class RoutingText {
                 default -> p.skipChildren();
             }
         }
-        out.append("<|").append(role).append("|>").append(text);
+        out.message(role, text);
     }
 
     /** Message content: a string, null, or an array of parts whose {@code text} parts count. */
@@ -266,7 +246,7 @@ public final class RoutingText {
      * A string, or an array of strings joined with spaces, or token ids (an array of integers, or an array of such
      * arrays for a batch) as decimals joined with spaces. Null appends nothing.
      */
-    private static boolean appendTextOrIds(JsonParser p, String what, StringBuilder out) {
+    private static boolean appendTextOrIds(JsonParser p, String what, FieldText out) {
         switch (p.currentToken()) {
             case VALUE_STRING -> out.append(p.getString());
             case VALUE_NULL -> { }
@@ -276,25 +256,18 @@ public final class RoutingText {
         return true;
     }
 
-    private static void appendArray(JsonParser p, String what, StringBuilder out) {
+    private static void appendArray(JsonParser p, String what, FieldText out) {
         while (p.nextToken() != JsonToken.END_ARRAY) {
             switch (p.currentToken()) {
-                case VALUE_STRING -> separate(out).append(p.getString());
-                case VALUE_NUMBER_INT -> separate(out).append(p.getLongValue());
+                case VALUE_STRING -> out.item(p.getString());
+                case VALUE_NUMBER_INT -> out.item(p.getLongValue());
                 case START_ARRAY -> appendArray(p, what, out);
                 default -> throw new FieldTypeException(what + " must hold strings or integers");
             }
         }
     }
 
-    private static StringBuilder separate(StringBuilder out) {
-        if (!out.isEmpty()) {
-            out.append(' ');
-        }
-        return out;
-    }
-
-    private static boolean appendString(JsonParser p, String what, StringBuilder out) {
+    private static boolean appendString(JsonParser p, String what, FieldText out) {
         String s = optionalString(p, what);
         if (s != null) {
             out.append(s);

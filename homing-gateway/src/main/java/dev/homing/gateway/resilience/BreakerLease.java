@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One attempt's permit from its worker's circuit breaker, paired with that breaker, handed back exactly once:
  * {@link #record} and {@link #release} are idempotent, so every ending path of an attempt may call one of them
- * without bookkeeping (the same contract as the in-flight slot). Thread-safe.
+ * without bookkeeping. Thread-safe.
  */
 public final class BreakerLease {
 

@@ -9,8 +9,8 @@
  *  client ─▶ RouteAccess ─▶ AdmissionQueue.tryAcquire ─▶ read body, sniff ─▶ select worker (skip open circuits,
  *            (security)      Admitted / Queued / 429       skip RetryState.excludedWorkerIds) ─▶ breaker.tryAcquire
  *     ─▶ send ─▶ outcome (UpstreamOutcome) ─▶ breaker.record ─▶ RetryState.failed? ─▶ timer ─▶ select again
- *     ─▶ relay (RetryState.firstByteSent before the head) ─▶ end: release the breaker permit's outcome, the
- *        in-flight slot and the admission permit
+ *     ─▶ relay (RetryState.firstByteSent before the head) ─▶ end: the breaker permit's outcome, the placement's
+ *        in-flight count and the admission permit handed back
  * </pre>
  *
  * <h2>No worker available</h2>

@@ -1,18 +1,20 @@
 package dev.homing.gateway.workers;
 
+import dev.homing.core.placement.InFlightCount;
+import dev.homing.core.placement.PlacementTarget;
 import dev.homing.core.policy.WorkerView;
 
 import java.net.InetAddress;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A registered worker and its live state. The in-flight count only moves through {@link InFlightSlot}s, so it
- * cannot drift. Its target's address is fixed once ({@link #pin}, or at construction), before the worker can become
- * active: every connection to an active worker goes to that one address. Fields are volatile or atomic: the data
- * plane reads them from every event loop, the health checker and the registry write them.
+ * A registered worker and its live state. The in-flight count only moves through the placements made on it (the
+ * core's {@code Placement}), so it cannot drift. Its target's address is fixed once ({@link #pin}, or at
+ * construction), before the worker can become active: every connection to an active worker goes to that one
+ * address. Fields are volatile or atomic: the data plane reads them from every event loop, the health checker and
+ * the registry write them.
  */
-public final class Worker {
+public final class Worker implements PlacementTarget {
 
     /** Where a worker is in its life. */
     public enum State {
@@ -33,7 +35,7 @@ public final class Worker {
     private final ConnectGate connectGate = new ConnectGate(ConnectGate.DEFAULT_LIMIT);
     private volatile Map<String, String> labels;
     private volatile int priority;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final InFlightCount inFlight = new InFlightCount();
     private volatile String modelId;
     private volatile State state = State.PENDING;
     private volatile boolean healthy;
@@ -57,6 +59,7 @@ public final class Worker {
         this.modelId = spec.modelId();
     }
 
+    @Override
     public String id() {
         return id;
     }
@@ -137,8 +140,14 @@ public final class Worker {
         return state == State.ACTIVE && healthy;
     }
 
+    /** Requests placed on this worker and not yet ended, held ones included. */
     public int inFlight() {
         return inFlight.get();
+    }
+
+    @Override
+    public InFlightCount inFlightCount() {
+        return inFlight;
     }
 
     public long reportedLoad() {
@@ -147,21 +156,6 @@ public final class Worker {
 
     void reportedLoad(long load) {
         this.reportedLoad = load;
-    }
-
-    /** Counts one more request in flight; the slot gives it back. */
-    public InFlightSlot startRequest() {
-        return startRequest(PolicyFeedback.NONE);
-    }
-
-    /** As {@link #startRequest()}, for a request a policy placed: the slot reports its ending to that policy. */
-    InFlightSlot startRequest(PolicyFeedback feedback) {
-        inFlight.incrementAndGet();
-        return new InFlightSlot(this, feedback);
-    }
-
-    void finishRequest() {
-        inFlight.decrementAndGet();
     }
 
     /**
@@ -193,7 +187,9 @@ public final class Worker {
         return null;
     }
 
-    WorkerView view() {
+    /** The worker as a policy sees it: its URL is its id there. */
+    @Override
+    public WorkerView view() {
         return new WorkerView(url, available(), inFlight.get(), reportedLoad);
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Every worker the gateway knows, grouped into one {@link ModelPool} per model. Mutations (add, activate, drain,
@@ -25,6 +26,8 @@ public final class WorkerRegistry {
     private final Map<String, ModelPool> pools = new ConcurrentHashMap<>();
     /** Told of each removed worker, so state kept per worker elsewhere (its circuit breaker) goes with it. */
     private volatile java.util.function.Consumer<Worker> removalListener = w -> { };
+    /** Builds the policy of each model as its first worker activates: by name, with a fresh seed. */
+    private volatile Supplier<RoutingPolicy> policySource = this::newPolicy;
 
     public WorkerRegistry(String policyName, PolicyConfig policyConfig) {
         this.policyName = policyName;
@@ -69,7 +72,7 @@ public final class WorkerRegistry {
         worker.modelId(model);
         worker.healthy(true);
         worker.state(Worker.State.ACTIVE);
-        pools.computeIfAbsent(model, m -> new ModelPool(m, newPolicy())).add(worker);
+        pools.computeIfAbsent(model, m -> new ModelPool(m, policySource.get())).add(worker);
     }
 
     private RoutingPolicy newPolicy() {
@@ -132,6 +135,14 @@ public final class WorkerRegistry {
         }
         removalListener.accept(worker);
         return worker;
+    }
+
+    /**
+     * Replaces where the policy of each model activated from now on comes from: a test that watches what a policy is
+     * told gives its own (start the gateway without workers, set this, then add them).
+     */
+    public void policySource(Supplier<RoutingPolicy> source) {
+        this.policySource = source;
     }
 
     /** Sets the one listener told of each removed worker, after it has left the registry. */

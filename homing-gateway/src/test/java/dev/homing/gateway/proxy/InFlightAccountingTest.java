@@ -85,7 +85,7 @@ class InFlightAccountingTest {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("data: {\"choices\"")
                 .endsWith("data: {\"error\":{\"message\":\"The worker did not finish within 2 s\","
-                        + "\"type\":\"call_upstream_timeout\",\"code\":504}}\n\n");
+                        + "\"type\":\"server_error\",\"param\":null,\"code\":\"call_upstream_timeout\"}}\n\n");
         await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
     }
 

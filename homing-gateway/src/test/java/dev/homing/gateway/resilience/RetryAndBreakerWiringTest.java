@@ -204,7 +204,7 @@ class RetryAndBreakerWiringTest {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith(FakeWorker.STREAM_EVENTS.getFirst())
                 .endsWith("data: {\"error\":{\"message\":\"The worker broke off the stream\","
-                        + "\"type\":\"upstream_stream_failed\",\"code\":502}}\n\n");
+                        + "\"type\":\"server_error\",\"param\":null,\"code\":\"upstream_stream_failed\"}}\n\n");
         assertThat(worker.received()).hasSize(1);
         await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
     }

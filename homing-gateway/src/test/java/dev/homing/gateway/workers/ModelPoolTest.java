@@ -2,18 +2,19 @@ package dev.homing.gateway.workers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.EngineReport;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
+import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.resilience.UpstreamOutcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -75,10 +76,10 @@ class ModelPoolTest {
         pool.add(second);
         breakers.tryLease("w0").record(UpstreamOutcome.CONNECTION_FAILED); // open, then half-open at once
 
-        ModelPool.Selection selection = pool.select(RoutingRequest.ofText("hello"), Set.of(), breakers);
+        Placer.Placed<Worker, BreakerLease> placed = pool.place(RoutingRequest.ofText("hello"), breakers);
 
-        assertThat(selection.found()).isTrue();
-        assertThat(selection.slot().worker()).isSameAs(second);
+        assertThat(placed.found()).isTrue();
+        assertThat(placed.worker()).isSameAs(second);
         assertThat(policy.decisions).hasSize(2);
         assertThat(policy.completed).containsExactly(policy.decisions.getFirst());
         assertThat(policy.completedOn).containsExactly(first.url());

@@ -1,0 +1,75 @@
+package dev.homing.core.request;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class RoutingTextBuilderTest {
+
+    @Test
+    void aChatIsEachMessageAfterItsRole() {
+        RoutingTextBuilder chat = RoutingTextBuilder.of(RequestKind.CHAT)
+                .message("system", "Be brief.").message("user", "Hi");
+
+        assertThat(chat.build()).isEqualTo("<|system|>Be brief.<|user|>Hi");
+    }
+
+    @Test
+    void aChatsToolsComeFirstAsTheyWereSent() {
+        RoutingTextBuilder chat = RoutingTextBuilder.of(RequestKind.CHAT).message("user", "hi")
+                .tools("[{\"type\":\"function\"}]");
+
+        assertThat(chat.build()).isEqualTo("<|tools|>[{\"type\":\"function\"}]<|user|>hi");
+    }
+
+    @Test
+    void aPromptOfOneStringIsThatStringItself() {
+        String prompt = "Once upon a time";
+        RoutingTextBuilder completion = RoutingTextBuilder.of(RequestKind.COMPLETION);
+        completion.text().append(prompt);
+
+        assertThat(completion.build()).isSameAs(prompt);
+    }
+
+    @Test
+    void listValuesAreJoinedWithSpacesAndTokenIdsWrittenAsDecimals() {
+        RoutingTextBuilder completion = RoutingTextBuilder.of(RequestKind.COMPLETION);
+        completion.text().item("a b").item("c").item(42);
+
+        assertThat(completion.build()).isEqualTo("a b c 42");
+    }
+
+    @Test
+    void generateMatchesItsTokenIdsOnlyWithoutText() {
+        RoutingTextBuilder ids = RoutingTextBuilder.of(RequestKind.GENERATE);
+        ids.inputIds().item(9);
+        ids.inputIds().item(1).item(2);
+        RoutingTextBuilder both = RoutingTextBuilder.of(RequestKind.GENERATE);
+        both.inputIds().item(1);
+        both.text().append("words");
+
+        assertThat(ids.build()).as("the last input_ids value counts").isEqualTo("1 2");
+        assertThat(both.build()).isEqualTo("words");
+    }
+
+    @Test
+    void responsesPutTheirInstructionsFirstAsASystemTurn() {
+        RoutingTextBuilder responses = RoutingTextBuilder.of(RequestKind.RESPONSES).instructions("Be kind.")
+                .message("user", "hi");
+        RoutingTextBuilder plain = RoutingTextBuilder.of(RequestKind.RESPONSES);
+        plain.text().append("plain");
+
+        assertThat(responses.build()).isEqualTo("<|system|>Be kind.<|user|>hi");
+        assertThat(plain.build()).isEqualTo("plain");
+    }
+
+    @Test
+    void aFieldAKindDoesNotHaveIsRefused() {
+        assertThatThrownBy(() -> RoutingTextBuilder.of(RequestKind.COMPLETION).tools("[]"))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> RoutingTextBuilder.of(RequestKind.RERANK).message("user", "q"))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(RoutingTextBuilder.of(RequestKind.EMBEDDING).build()).isEmpty();
+    }
+}

@@ -1,0 +1,565 @@
+package dev.homing.gateway.proxy;
+
+import dev.homing.core.placement.Placement;
+import dev.homing.core.placement.Placer;
+import dev.homing.core.policy.Decision;
+import dev.homing.core.policy.RoutingRequest;
+import dev.homing.gateway.http.ApiError;
+import dev.homing.gateway.http.BodyReader;
+import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.resilience.AdmissionQueue;
+import dev.homing.gateway.resilience.BreakerLease;
+import dev.homing.gateway.resilience.RetryState;
+import dev.homing.gateway.resilience.UpstreamOutcome;
+import dev.homing.gateway.workers.ModelPool;
+import dev.homing.gateway.workers.NoRouteException;
+import dev.homing.gateway.workers.Worker;
+import io.netty.channel.ConnectTimeoutException;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+
+import java.net.ConnectException;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One inference request through the gateway, from its admission to its access-log line, as an explicit state
+ * machine: its {@link Phase} says what it waits for. It installs the client's close handler once, at its start, and
+ * every event (the client leaving, the admission queue, the body, the prefill wait, the worker's answer, the timers)
+ * is dispatched by phase; an event its phase does not expect is dropped. The access-log line and the request's
+ * metrics are written once, on the way into {@link Phase#DONE}. The request's attempts at workers are
+ * {@link UpstreamLeg}s, each with its core {@link Placement}; a retry is a transition to a new leg, not a callback.
+ *
+ * <p>The streaming path. Everything of one exchange runs on the client connection's event loop, so an exchange
+ * needs no locks.
+ * <ol>
+ *   <li>{@code ADMISSION_WAIT}: admission control gives the request a permit at once, queues it (paused: its body
+ *       stays in the socket), or refuses it (429 queue full, 408 waited too long).
+ *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
+ *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
+ *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
+ *       at once when no worker is available. From here the request counts on its worker.
+ *   <li>{@code HELD}: the policy may hold the request until an earlier request's prefill of the same prefix on that
+ *       worker is done (its first token), at most the wait it gave; a client that leaves meanwhile is never sent.
+ *   <li>{@code CONNECTING}: the original body bytes go to the worker on its keep-alive pool, through its connect
+ *       gate ({@code SOCKET_WAIT}: the gateway is out of file descriptors; the same attempt connects again after a
+ *       pause, blaming no worker); {@code AWAITING_HEAD} once it has a connection. The request timeout starts at
+ *       the first send and keeps running across attempts.
+ *   <li>Retry. The connection fails, or the worker answers a retryable status (429, 408, 500, 502, 503, 504) while
+ *       nothing has reached the client yet: its answer is drained and dropped, the leg ends (its outcome goes to
+ *       the worker's circuit breaker, its placement gives its count back and tells the policy), and after the
+ *       backoff of {@link RetryState} ({@code RETRY_BACKOFF}) the request is placed again, avoiding the workers that
+ *       failed it, and this step repeats. No worker available at all: 503 at once.
+ *   <li>{@code RELAYING}: the worker's status and headers are copied (minus hop-by-hop) and the head is written at
+ *       once, so the client sees its stream start before the first token. From here nothing is retried.
+ *   <li>{@link SseRelay} writes each chunk to the client as it arrives, unchanged: SSE events pass through with no
+ *       re-framing. The first chunk is the worker's first token for the policy.
+ *   <li>A slow client fills its write queue: the worker's response is paused, Netty stops reading that socket, and
+ *       TCP flow control pushes back to the engine. Gateway memory per stream stays bounded by the write queue.
+ *   <li>The client drains: the worker's response resumes.
+ *   <li>The worker's response ends: the engine's usage is read from the answer's tail ({@link UsageTail}), the leg
+ *       ends with it (the policy hears what the engine really cached), the exchange is {@code DONE}, and then the
+ *       client's response ends. A worker that breaks off a stream gets the stream ended with an SSE error event, so
+ *       the client sees an error, not a short answer.
+ *   <li>The client goes away, in any phase: the leg ends without blame, the upstream request is reset so the engine
+ *       sees the connection close and stops generating, and the exchange is {@code DONE}, recorded as 499.
+ *   <li>{@code --request-timeout-secs} passes: the upstream request is reset; the client gets 504 if nothing was
+ *       sent yet (503 when the gateway never had a socket for it), an SSE error event or a closed connection if the
+ *       answer had started.
+ * </ol>
+ * <pre>
+ *   worker ──chunk──▶ upstream.handler ──write──▶ client response ──▶ client
+ *     ▲                                                 │ writeQueueFull()
+ *     └────────── upstream.pause() ◀────────────────────┘
+ *     └────────── upstream.resume() ◀── drainHandler ◀──┘ (client caught up)
+ *   client closes ──▶ closeHandler ──▶ leg dropped, upstream request reset() ──▶ worker sees the close
+ * </pre>
+ *
+ * <p>Invariants: the exchange enters {@code DONE} once, and only there are its record written and its admission
+ * permit released; every leg ends exactly once before the exchange is done or moves to another leg; the request
+ * timer runs exactly while {@link Phase#underRequestTimeout} holds and a phase's own timer exactly while
+ * {@link Phase#hasPhaseTimer} holds. Guarded by the phase check at the top of every event, by {@link #moveTo}
+ * (which cancels a phase's timer on the way out and refuses to leave {@code DONE}), and by the legs' placements,
+ * which refuse a second ending.
+ */
+final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamLeg.Listener, SseRelay.Listener {
+
+    /** The first wait for a free socket once the gateway ran out of them; it doubles up to the maximum. */
+    private static final long SOCKET_WAIT_FIRST_MS = 50;
+    private static final long SOCKET_WAIT_MAX_MS = 1_000;
+
+    /** What the exchange waits for; see the numbered streaming path above. */
+    enum Phase {
+        /** For a permit from admission control. */
+        ADMISSION_WAIT,
+        /** For the whole body; routing happens as it ends. */
+        READING_BODY,
+        /** For an earlier request's prefill on the chosen worker, or the end of the wait. */
+        HELD,
+        /** For a connection to the worker (its connect gate, then its pool). */
+        CONNECTING,
+        /** For a moment to pass before connecting again: the gateway had no socket to give. */
+        SOCKET_WAIT,
+        /** For the worker's status and headers. */
+        AWAITING_HEAD,
+        /** For the end of the worker's answer, relayed as it comes. */
+        RELAYING,
+        /** For the backoff before the next attempt, the last one having failed before any byte reached the client. */
+        RETRY_BACKOFF,
+        /** Nothing: answered or abandoned, recorded. */
+        DONE;
+
+        /** A worker was chosen: the exchange has a leg (over already in RETRY_BACKOFF). */
+        boolean placed() {
+            return this != ADMISSION_WAIT && this != READING_BODY && this != DONE;
+        }
+
+        /** The current leg has not ended. */
+        boolean legLive() {
+            return placed() && this != RETRY_BACKOFF;
+        }
+
+        /** The request has been sent at least once: the request timeout runs. */
+        boolean underRequestTimeout() {
+            return placed() && this != HELD;
+        }
+
+        /** The phase ends by a timer of its own when nothing else ends it first. */
+        boolean hasPhaseTimer() {
+            return this == HELD || this == SOCKET_WAIT || this == RETRY_BACKOFF;
+        }
+    }
+
+    private final InferenceProxy proxy;
+    private final HttpServerRequest request;
+    private final HttpServerResponse response;
+    private final InferenceRoute route;
+    private final RequestRecord record;
+    private final Context context;
+    private Phase phase = Phase.ADMISSION_WAIT;
+    /** Set when the request joins the admission queue: its place there, given up if the client leaves. */
+    private AdmissionQueue.Ticket ticket;
+    /** From admission to DONE: the admission permit (null when admission control is off). */
+    private AdmissionQueue.Permit permit;
+    /** Set at placement: the body to forward, the model's pool, and what the policy routes on. */
+    private Buffer body;
+    private ModelPool pool;
+    private RoutingRequest routing;
+    /** Set at placement: the attempts so far, and whether the client has seen a byte. */
+    private RetryState retry;
+    /** Set at placement: the current attempt; in RETRY_BACKOFF the one that failed, already over. */
+    private UpstreamLeg leg;
+    /** RELAYING: the worker's status, and its answer's body on the way to the client. */
+    private int answerStatus;
+    private SseRelay relay;
+    /** While {@link Phase#underRequestTimeout}: the request timeout. */
+    private long requestTimer;
+    /** While {@link Phase#hasPhaseTimer}: the timer that ends the phase (the hold's limit, the pause). */
+    private long phaseTimer;
+    /** Times this exchange found the gateway out of sockets (file descriptors) for its worker connection. */
+    private int socketWaits;
+
+    /** Call on the request's event loop: the exchange stays on it. */
+    InferenceExchange(InferenceProxy proxy, HttpServerRequest request, InferenceRoute route, RequestRecord record) {
+        this.proxy = proxy;
+        this.request = request;
+        this.response = request.response();
+        this.route = route;
+        this.record = record;
+        this.context = proxy.vertx().getOrCreateContext();
+    }
+
+    /** Installs the client's close handler, the only one the request gets, and asks for admission. */
+    void start() {
+        response.closeHandler(v -> clientClosed());
+        proxy.admission().admit(request, this);
+    }
+
+    // ADMISSION_WAIT
+
+    @Override
+    public void queued(AdmissionQueue.Ticket place) {
+        ticket = place;
+    }
+
+    @Override
+    public void admitted(AdmissionQueue.Permit granted) {
+        if (phase != Phase.ADMISSION_WAIT) {
+            proxy.admission().release(granted);
+            return;
+        }
+        permit = granted;
+        moveTo(Phase.READING_BODY);
+        BodyReader.read(request, proxy.maxPayloadBytes(), this::bodyRead, this::bodyRefused);
+    }
+
+    @Override
+    public void refused(ApiError error, long retryAfterSeconds) {
+        if (phase == Phase.ADMISSION_WAIT) {
+            response.putHeader("retry-after", String.valueOf(retryAfterSeconds));
+            answer(error);
+        }
+    }
+
+    // READING_BODY: the body is whole; sniff, resolve and place
+
+    private void bodyRead(Buffer received) {
+        if (phase != Phase.READING_BODY) {
+            return;
+        }
+        SniffedRequest sniffed;
+        try {
+            sniffed = RoutingText.sniff(route, received);
+        } catch (BadRequestException e) {
+            answer(ApiError.badRequest(e.getMessage()));
+            return;
+        }
+        try {
+            pool = proxy.registry().resolve(sniffed.model());
+        } catch (NoRouteException e) {
+            answer(new ApiError(e.status(), e.code(), e.getMessage()));
+            return;
+        }
+        routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),
+                request.getHeader("x-smg-target-worker"), implicitKey(request));
+        Placer.Placed<Worker, BreakerLease> placed = pool.place(routing, proxy.breakers());
+        if (!placed.found()) {
+            answer(new ApiError(503, "no_available_workers",
+                    "No available workers (all circuits open, unhealthy or draining) for model " + pool.model()));
+            return;
+        }
+        body = received;
+        retry = proxy.retryPolicy().start();
+        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics());
+        Decision decision = placed.decision();
+        record.routed(pool.model(), leg.worker().url(), decision.branch(),
+                decision.textChars() > 0 ? decision.matchRatio() : -1);
+        proxy.metrics().routed(pool.model(), leg.worker().url(), route.path(), sniffed.stream(), pool.policy().name(),
+                decision);
+        Placement.Hold hold = leg.placement().hold();
+        if (hold == null) {
+            sendFirst();
+            return;
+        }
+        // The placement stays counted and the lease taken while the request waits: its worker's load counts it.
+        moveTo(Phase.HELD);
+        phaseTimer = proxy.vertx().setTimer(Math.max(1, (hold.maxNanos() + 999_999) / 1_000_000),
+                id -> holdEnded(Placement.HoldEnding.TIMED_OUT));
+        // Reported from whichever thread saw the first token: it hops onto this exchange's event loop.
+        hold.awaited().whenDone(() -> context.runOnContext(v -> holdEnded(Placement.HoldEnding.RELEASED)));
+    }
+
+    /** 400 for a bad Content-Length, 413 for a body over the limit. */
+    private void bodyRefused(ApiError error) {
+        if (phase == Phase.READING_BODY) {
+            answer(error);
+        }
+    }
+
+    private static String implicitKey(HttpServerRequest req) {
+        return RoutingRequest.implicitKey(req.getHeader("authorization"), req.getHeader("x-forwarded-for"),
+                req.getHeader("cookie"));
+    }
+
+    // HELD
+
+    private void holdEnded(Placement.HoldEnding ending) {
+        if (phase == Phase.HELD) {
+            endHold(ending);
+            sendFirst();
+        }
+    }
+
+    private void endHold(Placement.HoldEnding ending) {
+        proxy.metrics().prefillWait(pool.model(), ending.label(), leg.placement().endHold(ending));
+    }
+
+    // CONNECTING, SOCKET_WAIT, AWAITING_HEAD: an attempt goes out
+
+    /** The first attempt: the request timeout starts here, so time held for a prefill does not count against it. */
+    private void sendFirst() {
+        requestTimer = proxy.vertx().setTimer(proxy.requestTimeout().toMillis(), id -> timedOut());
+        send();
+    }
+
+    /** An attempt on the current leg. */
+    private void send() {
+        retry.attemptStarted();
+        leg.placement().sent();
+        connect();
+    }
+
+    private void connect() {
+        moveTo(Phase.CONNECTING);
+        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), body, this);
+    }
+
+    @Override
+    public void connected(UpstreamLeg connectedLeg) {
+        if (phase == Phase.CONNECTING) {
+            moveTo(Phase.AWAITING_HEAD);
+        }
+    }
+
+    @Override
+    public void attemptFailed(UpstreamLeg failedLeg, Throwable err) {
+        if (phase != Phase.CONNECTING && phase != Phase.AWAITING_HEAD) {
+            return;
+        }
+        if (UpstreamOutcome.isGatewayExhaustion(err)) {
+            waitForSocket();
+            return;
+        }
+        // Netty's connect timeout is a ConnectException too; only a refusal says nothing listens.
+        boolean connect = isA(err, ConnectException.class);
+        boolean refused = connect && !isA(err, ConnectTimeoutException.class);
+        ApiError error = connect
+                ? new ApiError(502, "call_upstream_connection_failed",
+                        "Could not connect to worker " + leg.worker().url() + ": " + err.getMessage())
+                : new ApiError(502, "call_upstream_failed",
+                        "Request to worker " + leg.worker().url() + " failed: " + err.getMessage());
+        proxy.metrics().workerError(connect ? "connection_failed" : "request_failed");
+        if (refused && proxy.markUnreachable()) {
+            // A worker that refuses is down (restarting, crashed). One that is slow to accept may only be busy:
+            // that is for its circuit breaker and health checks to judge over several attempts, not one.
+            leg.worker().markUnreachable();
+        }
+        if (retryElsewhere(UpstreamOutcome.CONNECTION_FAILED, 0)) {
+            return;
+        }
+        // Ended before answering, so a client that sees the error sees the worker's load already down.
+        leg.failed(UpstreamOutcome.CONNECTION_FAILED);
+        answer(error);
+    }
+
+    /** The gateway had no socket to give the attempt: it connects again after a pause; no worker is blamed. */
+    private void waitForSocket() {
+        proxy.metrics().workerError("gateway_exhausted");
+        // Every worker would fail alike, and sockets come back as other exchanges end: the same attempt waits for
+        // one, within the request's own timeout, and no worker is blamed or retried away from.
+        long delayMillis = Math.min(SOCKET_WAIT_MAX_MS, SOCKET_WAIT_FIRST_MS << Math.min(socketWaits, 5));
+        socketWaits++;
+        moveTo(Phase.SOCKET_WAIT);
+        phaseTimer = proxy.vertx().setTimer(delayMillis, id -> {
+            if (phase == Phase.SOCKET_WAIT) {
+                connect();
+            }
+        });
+    }
+
+    @Override
+    public void headArrived(UpstreamLeg answeringLeg, HttpClientResponse upstream) {
+        if (phase != Phase.AWAITING_HEAD) {
+            return;
+        }
+        int status = upstream.statusCode();
+        proxy.metrics().upstreamResponse(status);
+        UpstreamOutcome outcome = UpstreamOutcome.ofStatus(status);
+        if (UpstreamOutcome.isRetryable(outcome, status) && retryElsewhere(outcome, status)) {
+            // Drained so its connection goes back to the pool; nothing of it reaches the client.
+            upstream.exceptionHandler(err -> { });
+            upstream.handler(chunk -> { });
+            return;
+        }
+        retry.firstByteSent();
+        moveTo(Phase.RELAYING);
+        answerStatus = status;
+        response.setStatusCode(status);
+        ForwardedHeaders.toClient(upstream.headers(), response.headers());
+        response.putHeader("x-request-id", record.requestId());
+        if (!upstream.headers().contains("content-length")) {
+            response.setChunked(true);
+        }
+        relay = new SseRelay(upstream, response, this);
+        // Write the head now so a streaming client sees the stream open before the first token.
+        response.writeHead();
+    }
+
+    // RETRY_BACKOFF
+
+    /**
+     * The current attempt failed with {@code outcome}: when the retry state allows, ends its leg and schedules the
+     * next attempt, and returns true; else returns false and the caller answers the client with this failure.
+     */
+    private boolean retryElsewhere(UpstreamOutcome outcome, int status) {
+        RetryState.Decision decision = retry.failed(leg.worker().id(), outcome, status, ThreadLocalRandom.current());
+        if (!(decision instanceof RetryState.RetryAfter after)) {
+            if (decision instanceof RetryState.GiveUp(String reason) && reason.equals("retries_exhausted")) {
+                proxy.metrics().retriesExhausted(route.path());
+            }
+            return false;
+        }
+        // The policy hears of the abandoned attempt as of a request the engine reported nothing for.
+        leg.failed(outcome);
+        proxy.metrics().retried(route.path(), after.retry(), after.delayMillis());
+        moveTo(Phase.RETRY_BACKOFF);
+        phaseTimer = proxy.vertx().setTimer(after.delayMillis(), id -> attemptAgain());
+        return true;
+    }
+
+    private void attemptAgain() {
+        if (phase != Phase.RETRY_BACKOFF) {
+            return;
+        }
+        Placer.Placed<Worker, BreakerLease> next = pool.placeAgain(routing, retry.excludedWorkerIds(),
+                proxy.breakers());
+        if (!next.found()) {
+            // Every worker is down or its circuit open: say so now rather than wait out more backoff.
+            answer(new ApiError(503, "no_available_workers", "No available workers (all circuits open or unhealthy)"));
+            return;
+        }
+        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics());
+        record.rerouted(leg.worker().url());
+        send();
+    }
+
+    // RELAYING
+
+    @Override
+    public void firstByte() {
+        leg.placement().firstToken();
+        record.firstByte();
+        proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
+    }
+
+    @Override
+    public void relayEnded() {
+        UsageTail.Usage usage = null;
+        if (answerStatus / 100 == 2) {
+            usage = relay.usage();
+            if (usage != null) {
+                record.usage(usage.promptTokens(), usage.cachedTokens());
+                proxy.metrics().usage(record.model(), leg.worker().url(), usage.promptTokens(), usage.cachedTokens());
+            }
+        }
+        leg.answered(UpstreamOutcome.ofStatus(answerStatus), usage);
+        // Done before ending: on HTTP/2 ending the response closes the stream, which runs the close handler at once,
+        // and that must not read as a client disconnect.
+        finish(answerStatus, answerStatus >= 400 ? "upstream_" + answerStatus : null, null);
+        response.end();
+    }
+
+    @Override
+    public void relayBroken(Throwable error) {
+        proxy.metrics().workerError("stream_error");
+        leg.failed(UpstreamOutcome.CONNECTION_FAILED);
+        finish(502, "upstream_stream_failed", "stream_error");
+        if (relay.isEventStream()) {
+            // The status is out; an event the client parses is the only way to say the answer is cut short rather
+            // than finished.
+            response.end(new ApiError(502, "upstream_stream_failed", "The worker broke off the stream").sseEvent());
+        } else {
+            // Headers are out and the body has no framing of its own: closing is the only honest signal.
+            response.reset();
+        }
+    }
+
+    // Any phase: the client leaves, the request times out
+
+    private void clientClosed() {
+        switch (phase) {
+            case DONE -> { }
+            case ADMISSION_WAIT -> {
+                // A close comes only once admission was asked, and a request still waiting then was queued.
+                proxy.admission().cancel(ticket);
+                clientGone();
+            }
+            case READING_BODY, RETRY_BACKOFF -> clientGone();
+            case HELD -> {
+                endHold(Placement.HoldEnding.CLIENT_GONE);
+                leg.dropped();
+                clientGone();
+            }
+            case CONNECTING, SOCKET_WAIT, AWAITING_HEAD, RELAYING -> {
+                leg.dropped();
+                // Done first: resetting the upstream fails its future at once, and that path must find it done.
+                clientGone();
+                leg.reset();
+            }
+        }
+    }
+
+    private void clientGone() {
+        finish(499, "client_disconnected", "client_disconnected");
+    }
+
+    private void timedOut() {
+        if (!phase.underRequestTimeout()) {
+            return;
+        }
+        Phase from = phase;
+        long seconds = proxy.requestTimeout().toSeconds();
+        if (socketWaits > 0 && from != Phase.AWAITING_HEAD && from != Phase.RELAYING) {
+            // Never sent: the gateway, not the worker, is to blame.
+            if (from.legLive()) {
+                leg.dropped();
+            }
+            answer(new ApiError(503, "gateway_out_of_sockets", "The gateway had no socket free to connect to a "
+                    + "worker within " + seconds + " s; raise its open-file limit"));
+            return;
+        }
+        proxy.metrics().workerError("timeout");
+        if (from.legLive()) {
+            leg.failed(UpstreamOutcome.TIMEOUT);
+        }
+        finish(504, "call_upstream_timeout", "timeout");
+        if (from == Phase.RELAYING && relay.isEventStream()) {
+            // As for a broken stream: the client must be able to tell a cut answer from a finished one.
+            response.end(new ApiError(504, "call_upstream_timeout",
+                    "The worker did not finish within " + seconds + " s").sseEvent());
+        } else if (from == Phase.RELAYING) {
+            response.reset();
+        } else {
+            new ApiError(504, "call_upstream_timeout", "Worker " + leg.worker().url() + " did not answer within "
+                    + seconds + " s").send(response);
+        }
+        if (from.legLive()) {
+            leg.reset();
+        }
+    }
+
+    // DONE
+
+    /** Answers with an error of the gateway's own; any leg has ended already. */
+    private void answer(ApiError error) {
+        finish(error.status(), error.code(), error.code());
+        error.send(response);
+    }
+
+    /**
+     * Enters DONE, once: stops the timers and the relay, gives the admission permit back, and writes the record and
+     * the routed request's metrics ({@code errorType} null: no error).
+     */
+    private void finish(int status, String errorCode, String errorType) {
+        Phase from = phase;
+        moveTo(Phase.DONE);
+        if (from.underRequestTimeout()) {
+            proxy.vertx().cancelTimer(requestTimer);
+        }
+        if (from == Phase.RELAYING) {
+            relay.stop();
+        }
+        proxy.admission().release(permit);
+        if (from.placed()) {
+            proxy.metrics().routedFinished(record.model(), route.path(), System.nanoTime() - record.startNanos(),
+                    errorType);
+        }
+        record.complete(status, errorCode);
+    }
+
+    private void moveTo(Phase next) {
+        if (phase == Phase.DONE) {
+            throw new IllegalStateException("exchange " + record.requestId() + " is done; cannot move to " + next);
+        }
+        if (phase.hasPhaseTimer()) {
+            proxy.vertx().cancelTimer(phaseTimer);
+        }
+        phase = next;
+    }
+
+    private static boolean isA(Throwable err, Class<? extends Throwable> type) {
+        return type.isInstance(err) || type.isInstance(err.getCause());
+    }
+}

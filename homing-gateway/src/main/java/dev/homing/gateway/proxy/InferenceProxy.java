@@ -1,0 +1,36 @@
+package dev.homing.gateway.proxy;
+
+import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.metrics.GatewayMetrics;
+import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.workers.WorkerRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpServerRequest;
+
+import java.time.Duration;
+
+/**
+ * The proxy behind the inference routes: one {@link InferenceExchange} per request, from its admission to its
+ * access-log line, and what all exchanges share: admission control, the worker registry and circuit breakers, the
+ * HTTP client to the workers, metrics and the limits. Immutable; every part it holds is thread-safe.
+ *
+ * @param maxPayloadBytes the largest request body read ({@code --max-payload-size}); larger gets 413
+ * @param requestTimeout  how long a request may take from when it is first sent until its answer ends
+ * @param retryPolicy     when and after how long a failed attempt is tried again
+ * @param markUnreachable take a worker that refuses a connection out of rotation until health probes bring it back;
+ *                        false when health checks are off, as nothing would bring it back
+ */
+public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
+                             CircuitBreakers breakers, InferenceAdmission admission, long maxPayloadBytes,
+                             Duration requestTimeout, RetryPolicy retryPolicy, boolean markUnreachable) {
+
+    /**
+     * Takes over an inference request that passed the route checks: from here its exchange answers it and writes
+     * {@code record} once. Call on the request's event loop.
+     */
+    public void handle(HttpServerRequest request, InferenceRoute route, RequestRecord record) {
+        new InferenceExchange(this, request, route, record).start();
+    }
+}
