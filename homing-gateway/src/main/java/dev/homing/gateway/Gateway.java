@@ -16,6 +16,7 @@ import dev.homing.gateway.proxy.InferenceAdmission;
 import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -121,6 +122,7 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver) {
         WorkerRegistry registry = new WorkerRegistry(config.get(Settings.POLICY), config.policyConfig(0));
+        ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
@@ -146,7 +148,7 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.HEALTH_FAILURE_THRESHOLD),
                             config.get(Settings.HEALTH_SUCCESS_THRESHOLD),
                             config.get(Settings.POLICY).equals("power_of_two"),
-                            config.get(Settings.EVICTION_INTERVAL)), resolver);
+                            config.get(Settings.EVICTION_INTERVAL)), resolver, thisGateway);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
                         Worker worker = registry.find(id);
@@ -161,7 +163,7 @@ public final class Gateway implements AutoCloseable {
                     config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
-                    new RequestFraming(refusals), resolver);
+                    new RequestFraming(refusals), resolver, thisGateway);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.get(Settings.WORKER_URLS)) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.get(Settings.API_KEY)));
@@ -176,6 +178,7 @@ public final class Gateway implements AutoCloseable {
                 servers.add(server);
             }
             HttpServer first = servers.getFirst();
+            thisGateway.bound(first.actualPort());
             MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
                     : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
                             config.get(Settings.PROMETHEUS_PORT)));
