@@ -40,7 +40,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
  *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
  *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
- *       at once when no worker is available. From here the request counts on its worker.
+ *       at once when no worker is available ({@code workers_at_capacity} with Retry-After when those up are only
+ *       recovering, their half-open probe places taken). From here the request counts on its worker.
  *   <li>{@code HELD}: the policy may hold the request until an earlier request's prefill of the same prefix on that
  *       worker is done (its first token), at most the wait it gave; a client that leaves meanwhile is never sent.
  *   <li>{@code CONNECTING}: the original body bytes go to the worker on its keep-alive pool, through its connect
@@ -89,6 +90,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     /** The first wait for a free socket once the gateway ran out of them; it doubles up to the maximum. */
     private static final long SOCKET_WAIT_FIRST_MS = 50;
     private static final long SOCKET_WAIT_MAX_MS = 1_000;
+    /** A probe place frees when a probe request ends, which for a short request is well within a second. */
+    private static final int PROBE_RETRY_AFTER_SECS = 1;
 
     /** What the exchange waits for; see the numbered streaming path above. */
     enum Phase {
@@ -226,8 +229,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 request.getHeader("x-smg-target-worker"), implicitKey(request));
         Placer.Placed<Worker, BreakerLease> placed = pool.place(routing, proxy.breakers());
         if (!placed.found()) {
-            answer(new ApiError(503, "no_available_workers",
-                    "No available workers (all circuits open, unhealthy or draining) for model " + pool.model()));
+            noWorker("No available workers (all circuits open, unhealthy or draining) for model " + pool.model());
             return;
         }
         body = received;
@@ -407,7 +409,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 proxy.breakers());
         if (!next.found()) {
             // Every worker is down or its circuit open: say so now rather than wait out more backoff.
-            answer(new ApiError(503, "no_available_workers", "No available workers (all circuits open or unhealthy)"));
+            noWorker("No available workers (all circuits open or unhealthy)");
             return;
         }
         leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics());
@@ -518,6 +520,21 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (from.legLive()) {
             leg.reset();
         }
+    }
+
+    /**
+     * No worker took the request: 503 {@code no_available_workers} for an outage, or {@code workers_at_capacity}
+     * with Retry-After when a worker that is up only had its half-open probe places taken.
+     */
+    private void noWorker(String outage) {
+        if (!pool.probePlacesFull(proxy.breakers())) {
+            answer(new ApiError(503, "no_available_workers", outage));
+            return;
+        }
+        response.putHeader("retry-after", String.valueOf(PROBE_RETRY_AFTER_SECS));
+        answer(new ApiError(503, "workers_at_capacity", "Every available worker for model " + pool.model()
+                + " is recovering and takes only a few probe requests at once; retry after "
+                + PROBE_RETRY_AFTER_SECS + " s"));
     }
 
     // DONE
