@@ -20,6 +20,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 
 import java.net.ConnectException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -157,6 +158,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     /** RELAYING: the worker's status, and its answer's body on the way to the client. */
     private int answerStatus;
     private SseRelay relay;
+    /** RELAYING: an HTTP/1.0 client's answer of unknown length, whose end is the connection's close. */
+    private boolean closeDelimited;
     /** While {@link Phase#underRequestTimeout}: the request timeout. */
     private long requestTimer;
     /** While {@link Phase#hasPhaseTimer}: the timer that ends the phase (the hold's limit, the pause). */
@@ -371,12 +374,18 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         response.setStatusCode(status);
         ForwardedHeaders.toClient(upstream.headers(), response.headers());
         response.putHeader("x-request-id", record.requestId());
-        if (!upstream.headers().contains("content-length")) {
+        boolean sized = upstream.headers().contains("content-length");
+        // HTTP/1.0 has no chunked framing: an answer of unknown length ends with the connection, and its head
+        // goes out with its first chunk (Vert.x writes no head it cannot frame).
+        closeDelimited = !sized && request.version() == HttpVersion.HTTP_1_0;
+        if (!sized) {
             response.setChunked(true);
         }
         relay = new SseRelay(upstream, response, this);
-        // Write the head now so a streaming client sees the stream open before the first token.
-        response.writeHead();
+        if (!closeDelimited) {
+            // Write the head now so a streaming client sees the stream open before the first token.
+            response.writeHead();
+        }
     }
 
     // RETRY_BACKOFF
@@ -440,7 +449,12 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         // Done before ending: on HTTP/2 ending the response closes the stream, which runs the close handler at once,
         // and that must not read as a client disconnect.
         finish(answerStatus, answerStatus >= 400 ? "upstream_" + answerStatus : null, null);
-        response.end();
+        if (closeDelimited) {
+            // Even on a keep-alive HTTP/1.0 connection: the close is all that tells the client the answer is whole.
+            response.end().onComplete(v -> request.connection().close());
+        } else {
+            response.end();
+        }
     }
 
     @Override
