@@ -5,6 +5,8 @@ import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
+import dev.homing.gateway.http.BodyMemory;
+import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.EdgeRefusals;
@@ -25,6 +27,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -64,6 +67,11 @@ public final class Gateway implements AutoCloseable {
      */
     private static final int WORKER_CONNECT_TIMEOUT_MS = 10_000;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Streams one HTTP/2 connection may have open at once (Vert.x's default, and about nginx's 128): each is a
+     * request with its own admission permit, so a bound per connection keeps one client from opening thousands.
+     */
+    private static final int HTTP2_MAX_STREAMS = 100;
     /** As many servers as cores: each runs on its own event loop, so client I/O uses every core. */
     private static final int SERVER_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
 
@@ -159,8 +167,13 @@ public final class Gateway implements AutoCloseable {
             registry.onRemoved(worker -> breakers.remove(worker.id()));
             metrics.watchBreakers(breakers, registry);
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
+            BodyMemory bodyMemory = new BodyMemory(config.bodyMemoryBytes());
+            metrics.watchBodyMemory(bodyMemory);
+            BodyReader bodies = new BodyReader(vertx, bodyMemory,
+                    Duration.ofSeconds(config.get(Settings.CLIENT_BODY_TIMEOUT_SECS)));
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
-                    config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
+                    bodies, config.get(Settings.MAX_PAYLOAD_SIZE),
+                    Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway);
@@ -181,7 +194,7 @@ public final class Gateway implements AutoCloseable {
             thisGateway.bound(first.actualPort());
             MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
                     : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
-                            config.get(Settings.PROMETHEUS_PORT)));
+                            config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)));
             lifecycle.start();
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
@@ -202,10 +215,11 @@ public final class Gateway implements AutoCloseable {
     private static HttpServer newServer(Vertx vertx, GatewayConfig config, GatewayServer handler,
                                         GatewayMetrics metrics, EdgeRefusals refusals) {
         // Vert.x's default head limits (4096-byte request line, 8192-byte head) stay; InvalidRequests answers them.
+        // HTTP/2 keeps its default windows (64 KiB a stream and a connection): little unread upload per connection.
         HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
-                // The idle handler is where ClientDeadlines goes in the pipeline; ClientDeadlines decides what idle is.
-                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)))
-                .setIdleTimeoutUnit(TimeUnit.SECONDS);
+                .setHttp2ClearTextEnabled(!config.get(Settings.DISABLE_H2C))
+                .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(HTTP2_MAX_STREAMS));
+        clientDeadlines(options, config);
         if (config.tls()) {
             options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
                     .setCertPath(config.get(Settings.TLS_CERT_PATH)).setKeyPath(config.get(Settings.TLS_KEY_PATH)));
@@ -218,6 +232,15 @@ public final class Gateway implements AutoCloseable {
         server.requestHandler(handler);
         server.invalidRequestHandler(new InvalidRequests(refusals));
         return server;
+    }
+
+    /**
+     * Gives a listener's connections the client deadlines: the idle handler that comes with an idle timeout is where
+     * the transport puts {@link ClientDeadlines} in the pipeline, and ClientDeadlines decides what idle is.
+     */
+    private static HttpServerOptions clientDeadlines(HttpServerOptions options, GatewayConfig config) {
+        return options.setIdleTimeoutUnit(TimeUnit.SECONDS)
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)));
     }
 
     private static <T> T await(Future<T> future) {

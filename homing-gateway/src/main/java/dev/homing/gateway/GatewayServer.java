@@ -89,7 +89,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         List<String> allowList = config.get(Settings.WORKER_HOST_ALLOW_LIST);
         this.workerApi = new WorkerApi(vertx, registry, lifecycle, allowList.isEmpty()
                 ? WorkerHostAllowList.defaults(config.get(Settings.WORKER_URLS), resolver)
-                : WorkerHostAllowList.of(allowList, resolver), thisGateway);
+                : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
     }
 
     @Override

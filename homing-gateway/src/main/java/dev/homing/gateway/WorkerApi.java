@@ -44,10 +44,12 @@ final class WorkerApi {
     private final WorkerLifecycle lifecycle;
     private final WorkerHostAllowList allowList;
     private final ThisGateway thisGateway;
+    private final BodyReader bodies;
 
     WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, WorkerHostAllowList allowList,
-              ThisGateway thisGateway) {
+              ThisGateway thisGateway, BodyReader bodies) {
         this.thisGateway = thisGateway;
+        this.bodies = bodies;
         this.vertx = vertx;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -62,7 +64,7 @@ final class WorkerApi {
                 List<Map<String, Object>> list = registry.workers().stream().map(WorkerApi::describe).toList();
                 JsonResponses.send(response, 200, Map.of("workers", list, "total", list.size()));
             } else if (method == HttpMethod.POST) {
-                BodyReader.read(req, BODY_LIMIT, body -> addWorker(req, body));
+                bodies.read(req, BODY_LIMIT, body -> addWorker(req, body));
             } else {
                 ApiError.sendMethodNotAllowed(req.response(), "/workers", "GET, POST");
             }
@@ -82,7 +84,7 @@ final class WorkerApi {
             body.put("status", "removed");
             JsonResponses.send(response, 200, body);
         } else if (method == HttpMethod.PUT) {
-            BodyReader.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
+            bodies.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
         } else {
             ApiError.sendMethodNotAllowed(req.response(), "/workers/{id}", "GET, PUT, DELETE");
         }

@@ -16,7 +16,6 @@ import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Context;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -38,7 +37,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <ol>
  *   <li>{@code ADMISSION_WAIT}: admission control gives the request a permit at once, queues it (paused: its body
  *       stays in the socket), or refuses it (429 queue full, 408 waited too long).
- *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
+ *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413, and by the
+ *       gateway's body memory: 503, see {@link BodyReader}), sniffed
  *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
  *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
  *       at once when no worker is available ({@code workers_at_capacity} with Retry-After when those up are only
@@ -147,8 +147,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private AdmissionQueue.Ticket ticket;
     /** From admission to DONE: the admission permit (null when admission control is off). */
     private AdmissionQueue.Permit permit;
-    /** Set at placement: the body to forward, the model's pool, and what the policy routes on. */
-    private Buffer body;
+    /**
+     * Set once read: the body to forward, counted in the body memory until the answer is relayed or the exchange
+     * is done; then, at placement, the model's pool and what the policy routes on.
+     */
+    private BodyReader.Body body;
     private ModelPool pool;
     private RoutingRequest routing;
     /** Set at placement: the attempts so far, and whether the client has seen a byte. */
@@ -198,7 +201,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
         permit = granted;
         moveTo(Phase.READING_BODY);
-        BodyReader.read(request, proxy.maxPayloadBytes(), this::bodyRead, this::bodyRefused);
+        proxy.bodies().read(request, proxy.maxPayloadBytes(), this::bodyRead, this::bodyRefused);
     }
 
     @Override
@@ -211,13 +214,15 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     // READING_BODY: the body is whole; sniff, resolve and place
 
-    private void bodyRead(Buffer received) {
+    private void bodyRead(BodyReader.Body received) {
         if (phase != Phase.READING_BODY) {
+            received.release();
             return;
         }
+        body = received;
         SniffedRequest sniffed;
         try {
-            sniffed = RoutingText.sniff(route, received);
+            sniffed = RoutingText.sniff(route, received.bytes());
         } catch (BadRequestException e) {
             answer(ApiError.badRequest(e.getMessage()));
             return;
@@ -235,7 +240,6 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             noWorker("No available workers (all circuits open, unhealthy or draining) for model " + pool.model());
             return;
         }
-        body = received;
         retry = proxy.retryPolicy().start();
         leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics());
         Decision decision = placed.decision();
@@ -256,7 +260,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         hold.awaited().whenDone(() -> context.runOnContext(v -> holdEnded(Placement.HoldEnding.RELEASED)));
     }
 
-    /** 400 for a bad Content-Length, 413 for a body over the limit. */
+    /** 400 for a bad Content-Length, 413 for a body over the limit, 503 with the body memory full, 408 stalled. */
     private void bodyRefused(ApiError error) {
         if (phase == Phase.READING_BODY) {
             answer(error);
@@ -298,7 +302,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     private void connect() {
         moveTo(Phase.CONNECTING);
-        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), body, this);
+        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), body.bytes(), this);
     }
 
     @Override
@@ -369,6 +373,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         retry.firstByteSent();
+        // Nothing more will be sent: the body's memory goes back while the answer streams.
+        body.release();
         moveTo(Phase.RELAYING);
         answerStatus = status;
         response.setStatusCode(status);
@@ -560,8 +566,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     /**
-     * Enters DONE, once: stops the timers and the relay, gives the admission permit back, and writes the record and
-     * the routed request's metrics ({@code errorType} null: no error).
+     * Enters DONE, once: stops the timers and the relay, gives the admission permit and the body's memory back, and
+     * writes the record and the routed request's metrics ({@code errorType} null: no error).
      */
     private void finish(int status, String errorCode, String errorType) {
         Phase from = phase;
@@ -573,6 +579,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             relay.stop();
         }
         proxy.admission().release(permit);
+        if (body != null) {
+            body.release();
+        }
         if (from.placed()) {
             proxy.metrics().routedFinished(record.model(), route.path(), System.nanoTime() - record.startNanos(),
                     errorType);
