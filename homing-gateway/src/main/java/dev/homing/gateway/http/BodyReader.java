@@ -55,10 +55,13 @@ public final class BodyReader {
         return memory;
     }
 
-    /** A request body read whole: its bytes, counted in the body memory until released. Not thread-safe. */
+    /**
+     * A request body read whole: its bytes, counted in the body memory until released, and no longer held by it
+     * then, so that what the budget counts is what the body keeps alive. Not thread-safe.
+     */
     public static final class Body {
         private final BodyMemory memory;
-        private final Buffer bytes;
+        private Buffer bytes;
         private long reserved;
 
         private Body(BodyMemory memory, Buffer bytes, long reserved) {
@@ -67,14 +70,22 @@ public final class BodyReader {
             this.reserved = reserved;
         }
 
+        /** The body; not to be asked once released. */
         public Buffer bytes() {
+            if (bytes == null) {
+                throw new IllegalStateException("body already released");
+            }
             return bytes;
         }
 
-        /** Gives the body's memory back, once nothing more will be sent of it; later calls do nothing. */
+        /**
+         * Gives the body's memory back and lets its bytes go, once nothing more will be sent of it; later calls do
+         * nothing.
+         */
         public void release() {
             memory.release(reserved);
             reserved = 0;
+            bytes = null;
         }
     }
 
