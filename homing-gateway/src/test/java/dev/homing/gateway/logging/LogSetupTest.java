@@ -33,6 +33,6 @@ class LogSetupTest {
         LoggerFactory.getLogger("homing.test").warn("disk {} is {}", "d1", "full");
 
         String written = Files.readString(dir.resolve("homing.log"));
-        assertThat(written).startsWith("{").contains("\"formattedMessage\":\"disk d1 is full\"");
+        assertThat(written).startsWith("{").contains("\"message\":\"disk d1 is full\"");
     }
 }

@@ -2,6 +2,7 @@ package dev.homing.sim.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,18 +19,25 @@ import java.util.concurrent.TimeoutException;
 public final class SimEngineServer implements AutoCloseable {
     private static final long START_STOP_SECONDS = 30;
 
+    /** The trace context an inference request came with: its {@code x-request-id} (or null) and {@code traceparent}. */
+    public record ReceivedTrace(String requestId, String traceparent) {
+    }
+
     private final Vertx vertx;
     private final boolean ownsVertx;
     private final String deploymentId;
     private final String host;
     private final int port;
+    private final ReceivedTraceContexts traceContexts;
 
-    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port) {
+    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port,
+                            ReceivedTraceContexts traceContexts) {
         this.vertx = vertx;
         this.ownsVertx = ownsVertx;
         this.deploymentId = deploymentId;
         this.host = host;
         this.port = port;
+        this.traceContexts = traceContexts;
     }
 
     /** Starts an engine on a Vert.x instance of its own, closed with it. */
@@ -51,7 +59,8 @@ public final class SimEngineServer implements AutoCloseable {
     private static SimEngineServer start(Vertx vertx, SimEngineOptions options, boolean ownsVertx) {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
-        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort());
+        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort(),
+            verticle.traceContexts());
     }
 
     public int port() {
@@ -62,6 +71,11 @@ public final class SimEngineServer implements AutoCloseable {
     public String url() {
         String literal = host.contains(":") ? "[" + host + "]" : host;
         return "http://" + literal + ":" + port;
+    }
+
+    /** The trace contexts of the latest inference requests that carried a {@code traceparent}, oldest first. */
+    public List<ReceivedTrace> receivedTraces() {
+        return traceContexts.snapshot();
     }
 
     @Override
