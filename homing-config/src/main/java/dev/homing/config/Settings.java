@@ -343,7 +343,9 @@ public final class Settings {
                     + "detail").gateway(LOGGING, same()));
     public static final Setting<Boolean> LOG_JSON = declare(Setting.off("log-json")
             .help("Write one JSON object per log line (Homing).", "plain lines, for people; log shippers opt in")
-            .gateway(LOGGING, homing(null)));
+            .gateway(LOGGING, homing("one flat JSON object a line: `time`, `level`, `logger`, `thread`, `message`, "
+                    + "and the access log's fields (`request_id`, `route`, `model`, `worker`, `branch`, `status`, "
+                    + "`total_ms`, ...; `trace_id` when traced), numbers as numbers")));
 
     public static final Setting<String> PROMETHEUS_HOST = declare(Setting.of("prometheus-host", TEXT, "0.0.0.0")
             .help("Address of the metrics listener.", "all interfaces, for a scraper on another machine")
