@@ -59,16 +59,17 @@ public final class LogSetup {
      * them is dropped where it is made rather than built and handed over.
      */
     private static void bridgeJavaUtilLogging(LoggerContext context) {
-        if (SLF4JBridgeHandler.isInstalled()) {
-            return;
+        if (context.getCopyOfListenerList().stream().noneMatch(LevelChangePropagator.class::isInstance)) {
+            LevelChangePropagator levels = new LevelChangePropagator();
+            levels.setContext(context);
+            levels.setResetJUL(true);
+            levels.start();
+            context.addListener(levels);
         }
-        LevelChangePropagator levels = new LevelChangePropagator();
-        levels.setContext(context);
-        levels.setResetJUL(true);
-        levels.start();
-        context.addListener(levels);
-        SLF4JBridgeHandler.removeHandlersForRootLogger();
-        SLF4JBridgeHandler.install();
+        if (!SLF4JBridgeHandler.isInstalled()) {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
+        }
     }
 
     private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
