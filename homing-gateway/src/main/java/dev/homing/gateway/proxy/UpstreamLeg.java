@@ -32,8 +32,8 @@ import io.vertx.core.http.RequestOptions;
  * <p>Invariant: a leg ends exactly once, {@linkplain #answered answered}, {@linkplain #failed failed} or
  * {@linkplain #dropped dropped}: its lease goes back to the breaker (with the worker's outcome, or without news of
  * the worker), its placement ends, which gives the worker's in-flight count back and tells the policy, and its trace
- * span, started at its first send, ends. A leg that
- * has ended tells its listener nothing more; guarded by its placement's phase, which also refuses a second ending.
+ * span, started at its first send, ends. A leg that has ended tells its listener nothing more; guarded by its
+ * placement's phase, which also refuses a second ending.
  *
  * <p>Not thread-safe: confined to its exchange's event loop (a connect gate opened from another loop hops back).
  */
