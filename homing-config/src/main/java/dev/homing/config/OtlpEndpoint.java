@@ -15,6 +15,7 @@ public final class OtlpEndpoint {
     /** OTLP/gRPC's port (the reference's default): a receiver there does not answer OTLP/HTTP. */
     public static final int GRPC_PORT = 4317;
     private static final String TRACES_PATH = "/v1/traces";
+    private static final int MAX_PORT = 65_535;
     private static final String REQUIREMENT = "must be host:port or an http:// or https:// URL";
 
     private OtlpEndpoint() {
@@ -49,6 +50,7 @@ public final class OtlpEndpoint {
         String path = uri.getRawPath() == null ? "" : uri.getRawPath();
         boolean web = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
         if (!web || uri.getHost() == null || uri.getRawUserInfo() != null || uri.getRawFragment() != null
+                || uri.getPort() > MAX_PORT
                 || bare && (uri.getPort() < 0 || !path.isEmpty() || uri.getRawQuery() != null)) {
             return null;
         }

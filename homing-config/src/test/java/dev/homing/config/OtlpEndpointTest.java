@@ -24,7 +24,8 @@ class OtlpEndpointTest {
     @Test
     void anythingElseIsRefusedNamingTheFlag() {
         for (String bad : new String[] {"localhost", "grpc://collector:4317", "collector:4318/v1/traces", "not a url",
-            "http://user@collector:4318"}) {
+            "http://user@collector:4318",
+            "localhost:70000", "localhost:0x10"}) {
             assertThat(OtlpEndpoint.problem(bad)).as(bad).isNotNull();
         }
         Config config = Config.defaults(Scope.GATEWAY).with(Settings.OTLP_TRACES_ENDPOINT, "grpc://collector:4317");
