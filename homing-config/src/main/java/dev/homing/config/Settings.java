@@ -300,8 +300,10 @@ public final class Settings {
                     + "namespaced Role).", REFERENCE).gateway(DISCOVERY, same()));
 
     static {
-        notYet(DISCOVERY, Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"), "Prefill pods.");
-        notYet(DISCOVERY, Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"), "Decode pods.");
+        notYet(DISCOVERY, Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"),
+                "Prefill pods (prefill/decode mode: not supported yet).");
+        notYet(DISCOVERY, Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"),
+                "Decode pods (prefill/decode mode: not supported yet).");
     }
 
     public static final Setting<String> BOOTSTRAP_PORT_ANNOTATION = declare(Setting.of("bootstrap-port-annotation",

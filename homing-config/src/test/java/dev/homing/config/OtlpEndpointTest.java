@@ -15,7 +15,8 @@ class OtlpEndpointTest {
 
     @Test
     void aUrlWithoutAPathGetsTheTracesPathAndOneWithAPathIsKept() {
-        assertThat(OtlpEndpoint.url("https://collector.example:443")).hasToString("https://collector.example:443/v1/traces");
+        assertThat(OtlpEndpoint.url("https://collector.example:443"))
+                .hasToString("https://collector.example:443/v1/traces");
         assertThat(OtlpEndpoint.url("http://collector/")).hasToString("http://collector/v1/traces");
         assertThat(OtlpEndpoint.url("http://collector:4318/otlp/v1/traces"))
                 .hasToString("http://collector:4318/otlp/v1/traces");

@@ -128,7 +128,8 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * As {@link #start(GatewayConfig, DiscoverySettings, WorkerHostAllowList.Resolver)}, with the requests' spans
-     * going to {@code tracing} (in place of what {@code --enable-trace} asks for), which the gateway closes with itself.
+     * going to {@code tracing} (in place of what {@code --enable-trace} asks for), which the gateway closes with
+     * itself.
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver, Tracing tracing) {

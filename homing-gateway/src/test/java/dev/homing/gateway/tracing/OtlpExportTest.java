@@ -12,6 +12,7 @@ import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineServer;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.vertx.core.buffer.Buffer;
@@ -88,12 +89,16 @@ class OtlpExportTest {
     }
 
     private static Map<String, String> attributes(List<KeyValue> attributes) {
-        return attributes.stream().collect(Collectors.toMap(KeyValue::getKey, kv -> switch (kv.getValue().getValueCase()) {
-            case STRING_VALUE -> kv.getValue().getStringValue();
-            case INT_VALUE -> Long.toString(kv.getValue().getIntValue());
-            case DOUBLE_VALUE -> Double.toString(kv.getValue().getDoubleValue());
-            default -> kv.getValue().toString();
-        }));
+        return attributes.stream().collect(Collectors.toMap(KeyValue::getKey, kv -> text(kv.getValue())));
+    }
+
+    private static String text(AnyValue value) {
+        return switch (value.getValueCase()) {
+            case STRING_VALUE -> value.getStringValue();
+            case INT_VALUE -> Long.toString(value.getIntValue());
+            case DOUBLE_VALUE -> Double.toString(value.getDoubleValue());
+            default -> value.toString();
+        };
     }
 
     private static String hex(ByteString id) {

@@ -188,7 +188,8 @@ class RequestTracingTest {
             worker.behaviour(FakeWorker.Behaviour.HANG);
             other.behaviour(FakeWorker.Behaviour.HANG);
             String prompt = "Clause one of the contract the two requests discuss. ".repeat(150);
-            try (Socket first = gateway.openPost("/v1/completions", "{\"prompt\":\"" + prompt + "\",\"max_tokens\":2}")) {
+            String body = "{\"prompt\":\"" + prompt + "\",\"max_tokens\":2}";
+            try (Socket first = gateway.openPost("/v1/completions", body)) {
                 await().atMost(WAIT).until(() -> worker.received().size() + other.received().size() == 1);
                 worker.behaviour(FakeWorker.Behaviour.NORMAL);
                 other.behaviour(FakeWorker.Behaviour.NORMAL);

@@ -18,8 +18,9 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * What tracing costs a request when it is off (the default): {@code hooksOff} makes every call an exchange and its
  * one attempt make on the tracer, in their order, with {@link Tracing#OFF}; {@code before} makes none of them, as the
- * request path did before tracing (what is left is JMH's own cost). Run with {@code -prof gc}: off must allocate nothing
- * ({@code gc.alloc.rate.norm} 0 B/op) and cost no more than the noise around {@code before}.
+ * request path did before tracing (what is left is JMH's own cost). Run with {@code -prof gc}: off must allocate
+ * nothing ({@code gc.alloc.rate.norm} 0 B/op) and cost no more than the noise around {@code before}
+ * (docs/BENCHMARKS.md).
  *
  * <p>The tracer is a field, not a constant, as in the gateway (the proxy's record holds it), so the JIT cannot fold
  * the check away. Off never reads the request, the worker or the headers, so they are null or empty here.
