@@ -1,13 +1,14 @@
 package dev.homing.cli.faults;
 
+import static dev.homing.cli.faults.ProcessFleet.LOAD_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 2 of the suite: of four engines one fails half its requests with 500 and one hangs. Their circuits open,
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.Test;
  */
 class FailingEngineIT {
 
-    private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     /** Open circuits wait this long before half-open probes: long enough to watch, short enough for a test. */
     private static final int OPEN_SECONDS = 4;
     /**
@@ -25,12 +25,8 @@ class FailingEngineIT {
      */
     private static final int REQUEST_TIMEOUT_SECONDS = 4;
 
-    private final ProcessFleet fleet = new ProcessFleet("failing-engines");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("failing-engines");
 
     @Test
     void circuitsOfAFlakyAndAHungEngineOpenTrafficMovesAndTheyCloseOnceTheFaultsAreCleared() throws Exception {

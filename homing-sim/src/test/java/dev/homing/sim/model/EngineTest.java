@@ -175,8 +175,9 @@ class EngineTest {
 
         engine.abort(a, engine.nowNanos());
 
-        assertThat(engine.cache().privateTokens()).isZero();
-        assertThat(engine.cache().evictableTokens()).isEqualTo(engine.cache().cachedTokens());
+        KvCache.Occupancy slots = engine.cache().occupancy();
+        assertThat(slots.privateTokens()).isZero();
+        assertThat(slots.evictableTokens()).isEqualTo(slots.cachedTokens());
     }
 
     @Test
