@@ -557,11 +557,7 @@ public final class PrefixTree {
         }
 
         PrefixMatch toMatch(int textChars, TenantRegistry registry) {
-            long[][] tenants = new long[size][];
-            for (int i = 0; i < size; i++) {
-                tenants[i] = nodes[i].tenants;
-            }
-            return new PrefixMatch(textChars, Arrays.copyOf(ends, size), tenants, registry);
+            return new PrefixMatch(textChars, nodes, ends, size, registry);
         }
     }
 }

@@ -156,8 +156,9 @@ public final class Engine {
                 ownTokens += sequence.prefilled + sequence.generated - sequence.lockedLength;
             }
         }
+        KvCache.Occupancy slots = cache.occupancy();
         return new EngineStats(active.size() - waiting.size(), waiting.size(),
-            (int) (cache.cachedTokens() + ownTokens), cache.cachedTokens(), cache.capacity(),
+            (int) (slots.cachedTokens() + ownTokens), slots.cachedTokens(), slots.capacity(),
             promptTokensTotal, cachedTokensTotal, generationTokensTotal, finishedRequestsTotal);
     }
 
