@@ -219,7 +219,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         try {
             pool = proxy.registry().resolve(sniffed.model());
         } catch (NoRouteException e) {
-            answer(new ApiError(e.status(), e.code(), e.getMessage()));
+            answer(e.error());
             return;
         }
         routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),

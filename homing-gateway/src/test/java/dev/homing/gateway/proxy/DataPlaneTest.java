@@ -94,9 +94,7 @@ class DataPlaneTest {
 
         assertThat(response.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
         assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
-        // The client may hold the whole body a moment before the gateway sees the worker's end.
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
-                .until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test

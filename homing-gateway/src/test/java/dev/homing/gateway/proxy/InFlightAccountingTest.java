@@ -32,7 +32,7 @@ class InFlightAccountingTest {
     void aSuccessfulRequestLeavesNothingInFlight() {
         setup.gateway().post("/v1/chat/completions", STREAM_BODY);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -43,7 +43,7 @@ class InFlightAccountingTest {
 
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(response.body()).contains("boom");
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -54,7 +54,7 @@ class InFlightAccountingTest {
 
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_timeout");
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -67,7 +67,7 @@ class InFlightAccountingTest {
         assertThat(response.body()).startsWith("data: {\"choices\"")
                 .endsWith("data: {\"error\":{\"message\":\"The worker did not finish within 2 s\","
                         + "\"type\":\"server_error\",\"param\":null,\"code\":\"call_upstream_timeout\"}}\n\n");
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -83,7 +83,7 @@ class InFlightAccountingTest {
         }
 
         await().atMost(Duration.ofSeconds(5)).until(() -> setup.worker().streamsCutByClient() == cutBefore + 1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -96,7 +96,7 @@ class InFlightAccountingTest {
             // gateway stopped reading from it instead of buffering without bound.
             await().atMost(Duration.ofSeconds(10)).until(setup.worker()::sawBackpressure);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -111,7 +111,7 @@ class InFlightAccountingTest {
 
             assertThat(response.statusCode()).isEqualTo(502);
             assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_connection_failed");
-            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+            other.awaitNothingInFlight();
         }
     }
 
@@ -129,7 +129,7 @@ class InFlightAccountingTest {
                 assertThat(response.headers().firstValue("x-worker")).hasValue(alive.url());
             }
             assertThat(other.gateway().registry().find(dead.url()).healthy()).isFalse();
-            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+            other.awaitNothingInFlight();
         }
     }
 

@@ -104,7 +104,7 @@ class AdmissionWiringTest {
         worker.behaviour(Behaviour.NORMAL);
         assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("every permit came back")
                 .isEqualTo(200);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -112,7 +112,7 @@ class AdmissionWiringTest {
         start(Behaviour.SLOW, 1, 5);
         assertThreeRequestsSentAtOnceAllAnswered();
         assertThat(gateway.scrapeMetrics()).contains("smg_http_rate_limit_total{result=\"allowed\"} 3.0");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -121,7 +121,7 @@ class AdmissionWiringTest {
         // the gateway's pump timer hands out well within the one-second queue timeout.
         start(Behaviour.NORMAL, 1, 5, 5);
         assertThreeRequestsSentAtOnceAllAnswered();
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -138,6 +138,6 @@ class AdmissionWiringTest {
         worker.behaviour(Behaviour.NORMAL);
         await().atMost(Duration.ofSeconds(5)).until(
                 () -> gateway.post("/v1/chat/completions", BODY).statusCode() == 200);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 }

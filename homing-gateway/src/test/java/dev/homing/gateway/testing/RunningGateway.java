@@ -165,6 +165,14 @@ public final class RunningGateway implements AutoCloseable {
         return gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum();
     }
 
+    /**
+     * Waits, up to 5 s, until no request is in flight: a client may hold a whole answer a moment before the gateway
+     * sees the worker's end of it.
+     */
+    public void awaitNothingInFlight() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight() == 0);
+    }
+
     @Override
     public void close() {
         gateway.close();

@@ -102,9 +102,7 @@ class WorkerApiTest {
             setup.gateway().post("/v1/chat/completions", CHAT);
             setup.gateway().post("/v1/chat/completions", CHAT);
             assertThat(leaving.received()).hasSize(afterRemoval);
-            // The client may hold the whole body a moment before the gateway sees the worker's end.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
-                    .until(() -> setup.gateway().inFlight() == 0);
+            setup.gateway().awaitNothingInFlight();
         }
     }
 

@@ -28,10 +28,11 @@ class ServiceEndpointsTest {
     }
 
     @Test
-    void modelsListsTheServedModel() {
-        JsonNode models = engine.getJson("/v1/models");
-
-        assertThat(models.at("/data/0/id").stringValue()).isEqualTo(SimEngineOptions.DEFAULT_MODEL);
+    void theModelListAndTheModelInfoNameTheServedModel() {
+        assertThat(engine.getJson("/v1/models").at("/data/0/id").stringValue())
+            .isEqualTo(SimEngineOptions.DEFAULT_MODEL);
+        assertThat(engine.getJson("/get_model_info").path("model_path").stringValue())
+            .isEqualTo(SimEngineOptions.DEFAULT_MODEL);
     }
 
     @Test
@@ -40,13 +41,6 @@ class ServiceEndpointsTest {
 
         assertThat(info.path("max_total_num_tokens").intValue()).isEqualTo(123_456);
         assertThat(info.path("page_size").intValue()).isEqualTo(1);
-    }
-
-    @Test
-    void modelInfoNamesTheModel() {
-        JsonNode info = engine.getJson("/get_model_info");
-
-        assertThat(info.path("model_path").stringValue()).isEqualTo(SimEngineOptions.DEFAULT_MODEL);
     }
 
     @Test
