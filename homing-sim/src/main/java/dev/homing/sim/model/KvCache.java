@@ -16,8 +16,8 @@ import java.util.TreeSet;
  * falls exactly where the match ends.
  *
  * <p><b>Pool.</b> Slots are in the tree ({@link Occupancy#cachedTokens()}) or held privately by requests
- * ({@link Occupancy#privateTokens()}: reserved for tokens not yet in the tree). {@link #commit} moves a request's private
- * tokens into the tree; tokens already present are freed, so one prefix is never stored twice.
+ * ({@link Occupancy#privateTokens()}: reserved for tokens not yet in the tree). {@link #commit} moves a request's
+ * private tokens into the tree; tokens already present are freed, so one prefix is never stored twice.
  *
  * <p><b>References and eviction.</b> A running request locks the node ending its cached prefix, which pins the whole
  * path to the root. Unlocked leaves are evicted in least-recently-used order (an access counter, not a clock), whole
@@ -25,7 +25,10 @@ import java.util.TreeSet;
  * Locked nodes are never evicted.
  *
  * <p>Invariants: {@code cachedTokens + privateTokens <= capacity}; a node's lock count is the number of locks held on
- * it or its descendants; exactly the unlocked leaves are in {@code evictable}. Not thread-safe: one engine owns it.
+ * it or its descendants; exactly the unlocked leaves are in {@code evictable}. Each public method leaves them true:
+ * {@link #reserve} refuses what cannot fit, and tree slots are freed only by eviction, which never takes a locked
+ * node; {@code KvCacheAgainstNaiveModelTest} checks them against a naive model step by step. Not thread-safe: one
+ * engine owns it.
  */
 public final class KvCache {
     private final int capacity;
