@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Off, the default, is {@link #OFF}: {@link #request} hands every exchange the shared {@link RequestSpan#OFF},
  * whose methods return at once, so the request path pays a few calls that do nothing: no allocation, no header
- * lookup, no clock read ({@code TracingOffBenchmark} in homing-bench measures it).
+ * lookup, no clock read ({@code TracingOffBenchmark}, in homing-gateway's tests, measures it).
  *
  * <p>Thread-safe. {@link #close} flushes what is queued, for at most {@link #FLUSH_SECONDS}.
  */
