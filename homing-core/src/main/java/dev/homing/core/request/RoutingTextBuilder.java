@@ -27,7 +27,8 @@ public final class RoutingTextBuilder {
      * The longest routing text. A policy matches the beginning of a prompt, and a million characters (some 256K
      * tokens at four a token) is more of it than telling prompts apart by their cached prefix needs, while it bounds
      * what one request costs on an event loop. The offline simulator's longest prompt, Mooncake's 126,195
-     * characters, is an eighth of it, so its routing is what it would be with no bound.
+     * characters, is an eighth of it, so its routing is what it would be with no bound. Against the tree, one
+     * request is at most a sixty-fourth of the default {@code --max-tree-size} (64 Mi characters) of its model.
      */
     public static final int MAX_CHARS = 1 << 20;
 

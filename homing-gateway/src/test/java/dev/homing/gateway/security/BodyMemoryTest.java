@@ -2,11 +2,10 @@ package dev.homing.gateway.security;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
-import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -16,7 +15,6 @@ import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,26 +30,13 @@ class BodyMemoryTest {
     private static final long BUDGET = 1 << 20;
     private static final String BODY_MEMORY = "homing_body_memory_bytes";
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).with(Settings.MAX_BODY_MEMORY, BUDGET));
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
-    }
+    @RegisterExtension
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
+            config -> config.with(Settings.MAX_BODY_MEMORY, BUDGET));
 
     @BeforeEach
     void clear() {
-        worker.clear();
-        worker.behaviour(FakeWorker.Behaviour.NORMAL);
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.metric(BODY_MEMORY) == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == 0);
     }
 
     @Test
@@ -66,7 +51,7 @@ class BodyMemoryTest {
             assertThat(answer.headers().get("x-smg-error-code")).isEqualTo("payload_too_large");
             assertClosed(socket);
         }
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
@@ -74,10 +59,10 @@ class BodyMemoryTest {
         String held = prompt(800 * 1024);
         try (Socket holder = connect()) {
             send(holder, head(held.length()) + held.substring(0, 1_000));
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.metric(BODY_MEMORY) == held.length());
+            await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == held.length());
 
             String other = prompt(400 * 1024);
-            HttpResponse<String> refused = gateway.post("/v1/completions", other);
+            HttpResponse<String> refused = setup.gateway().post("/v1/completions", other);
 
             assertThat(refused.statusCode()).isEqualTo(503);
             assertThat(refused.headers().firstValue("x-smg-error-code")).hasValue("body_memory_full");
@@ -85,14 +70,14 @@ class BodyMemoryTest {
 
             send(holder, held.substring(1_000));
             assertThat(RawHttp.read(holder.getInputStream()).status()).isEqualTo(200);
-            assertThat(gateway.post("/v1/completions", other).statusCode()).isEqualTo(200);
+            assertThat(setup.gateway().post("/v1/completions", other).statusCode()).isEqualTo(200);
         }
-        assertThat(worker.received()).hasSize(2);
+        assertThat(setup.worker().received()).hasSize(2);
     }
 
     @Test
     void aBodyLargerThanTheWholeBudgetGets413() {
-        HttpResponse<String> answer = gateway.post("/v1/completions", prompt((int) BUDGET + 1));
+        HttpResponse<String> answer = setup.gateway().post("/v1/completions", prompt((int) BUDGET + 1));
 
         assertThat(answer.statusCode()).isEqualTo(413);
         assertThat(answer.body()).contains("bytes of request bodies the gateway holds at once");
@@ -102,36 +87,34 @@ class BodyMemoryTest {
     void aChunkedBodyCountsTwiceWhileItIsReadSoOneOverHalfTheBudgetGets413() throws IOException {
         byte[] body = prompt(600 * 1024).getBytes(StandardCharsets.UTF_8);
 
-        RawHttp.Response answer = RawHttp.exchange(gateway.gateway().port(), "POST", "/v1/completions",
-                Map.of("content-type", "application/json"), body, true);
+        RawHttp.Response answer = postChunked(body);
 
         assertThat(answer.status()).isEqualTo(413);
         assertThat(answer.text()).contains("send its Content-Length");
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
     void aChunkedBodyWithinHalfTheBudgetReachesTheWorkerWhole() throws IOException {
         byte[] body = prompt(300 * 1024).getBytes(StandardCharsets.UTF_8);
 
-        RawHttp.Response answer = RawHttp.exchange(gateway.gateway().port(), "POST", "/v1/completions",
-                Map.of("content-type", "application/json"), body, true);
+        RawHttp.Response answer = postChunked(body);
 
         assertThat(answer.status()).isEqualTo(200);
-        assertThat(worker.received()).hasSize(1);
-        assertThat(worker.received().getFirst().body()).isEqualTo(body);
+        assertThat(setup.worker().received()).hasSize(1);
+        assertThat(setup.worker().received().getFirst().body()).isEqualTo(body);
     }
 
     @Test
     void aStreamingAnswerHoldsNoBodyMemoryWhileItRuns() throws IOException {
-        worker.behaviour(FakeWorker.Behaviour.ENDLESS_STREAM);
+        setup.worker().behaviour(FakeWorker.Behaviour.ENDLESS_STREAM);
         String body = prompt(200 * 1024);
         try (Socket socket = connect()) {
             send(socket, head(body.length()) + body);
-            await().atMost(Duration.ofSeconds(10)).until(() -> !worker.received().isEmpty());
+            await().atMost(Duration.ofSeconds(10)).until(() -> !setup.worker().received().isEmpty());
             assertThat(socket.getInputStream().read()).as("the stream has started").isPositive();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.metric(BODY_MEMORY) == 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == 0);
         }
     }
 
@@ -140,11 +123,11 @@ class BodyMemoryTest {
         String body = prompt(500 * 1024);
         try (Socket socket = connect()) {
             send(socket, head(body.length()) + body.substring(0, 10_000));
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.metric(BODY_MEMORY) == body.length());
+            await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == body.length());
         }
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.metric(BODY_MEMORY) == 0);
-        assertThat(gateway.metric("homing_body_memory_limit_bytes")).isEqualTo(BUDGET);
+        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == 0);
+        assertThat(setup.gateway().metric("homing_body_memory_limit_bytes")).isEqualTo(BUDGET);
     }
 
     /** A completions body of exactly {@code bytes} bytes. */
@@ -158,9 +141,14 @@ class BodyMemoryTest {
                 + "content-length: " + contentLength + "\r\n\r\n";
     }
 
+    private static RawHttp.Response postChunked(byte[] body) throws IOException {
+        return RawHttp.exchange(setup.gateway().gateway().port(), "POST", "/v1/completions",
+                Map.of("content-type", "application/json"), body, true);
+    }
+
     private static Socket connect() throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", gateway.gateway().port()), 5_000);
+        socket.connect(new InetSocketAddress("127.0.0.1", setup.gateway().gateway().port()), 5_000);
         socket.setSoTimeout(10_000);
         return socket;
     }

@@ -2,6 +2,7 @@ package dev.homing.gateway.security;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.testing.TestVertx;
 import io.vertx.core.Future;
@@ -16,11 +17,9 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.StreamResetException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,31 +49,13 @@ class Http2ClientTest {
     private static final String CHAT = "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
+    @RegisterExtension
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a", config -> config
+            .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L).with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L)
+            .with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L).with(Settings.MAX_CONCURRENT_REQUESTS, 1)
+            .with(Settings.QUEUE_SIZE, 10).with(Settings.QUEUE_TIMEOUT_SECS, 30L)
+            .with(Settings.MAX_PAYLOAD_SIZE, 64 * 1024L));
     private final List<HttpClient> clients = new ArrayList<>();
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L).with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L)
-                .with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L).with(Settings.MAX_CONCURRENT_REQUESTS, 1)
-                .with(Settings.QUEUE_SIZE, 10).with(Settings.QUEUE_TIMEOUT_SECS, 30L)
-                .with(Settings.MAX_PAYLOAD_SIZE, 64 * 1024L));
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
-    }
-
-    @BeforeEach
-    void clear() {
-        worker.clear();
-        worker.behaviour(FakeWorker.Behaviour.NORMAL);
-    }
 
     @AfterEach
     void closeClients() {
@@ -90,7 +71,7 @@ class Http2ClientTest {
 
             assertClosedBy(socket, Duration.ofSeconds(8));
         }
-        assertThat(gateway.scrapeMetrics())
+        assertThat(setup.gateway().scrapeMetrics())
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"client_header_timeout\"} [1-9]");
     }
 
@@ -124,7 +105,7 @@ class Http2ClientTest {
 
         assertThat(response.statusCode()).isEqualTo(408);
         assertThat(response.getHeader("x-smg-error-code")).isEqualTo("client_body_timeout");
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
         // The only permit: had the stalled stream kept it, this request would wait in the queue for 30 s.
         assertThat(join(client.request(post()).compose(r -> r.send(CHAT)).map(HttpClientResponse::statusCode)))
                 .isEqualTo(200);
@@ -132,7 +113,7 @@ class Http2ClientTest {
 
     @Test
     void eachStreamOfAConnectionHoldsAnAdmissionPermitOfItsOwn() {
-        worker.behaviour(FakeWorker.Behaviour.HANG);
+        setup.worker().behaviour(FakeWorker.Behaviour.HANG);
         HttpClient client = h2Client();
         List<HttpClientRequest> requests = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -141,14 +122,14 @@ class Http2ClientTest {
             requests.add(request);
         }
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.metric("smg_http_rate_limit_total{result=\"queued\"}")
-                >= 2);
-        assertThat(worker.received()).as("one permit, one stream at the worker").hasSize(1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> setup.gateway().metric("smg_http_rate_limit_total{result=\"queued\"}") >= 2);
+        assertThat(setup.worker().received()).as("one permit, one stream at the worker").hasSize(1);
         assertThat(requests).extracting(HttpClientRequest::connection).as("all on one connection")
                 .containsOnly(requests.getFirst().connection());
         // The waiting ones first, so no permit freed by the first reaches them.
         requests.reversed().forEach(HttpClientRequest::reset);
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().inFlight() == 0);
     }
 
     @Test
@@ -164,7 +145,7 @@ class Http2ClientTest {
         assertThat(join(answer).statusCode()).isEqualTo(413);
         assertThat(reset.orTimeout(10, TimeUnit.SECONDS).join()).isInstanceOfSatisfying(StreamResetException.class,
                 e -> assertThat(e.getCode()).as("NO_ERROR").isZero());
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
@@ -179,7 +160,7 @@ class Http2ClientTest {
 
     @Test
     void withH2cDisabledThePrefaceIsAnHttp2RequestLineRefusedWith505() throws IOException {
-        try (RunningGateway http1 = RunningGateway.start(RunningGateway.config(List.of(worker))
+        try (RunningGateway http1 = RunningGateway.start(RunningGateway.config(List.of(setup.worker()))
                 .with(Settings.DISABLE_H2C, true));
              Socket socket = new Socket("127.0.0.1", http1.gateway().port())) {
             socket.setSoTimeout(10_000);
@@ -206,7 +187,7 @@ class Http2ClientTest {
     }
 
     private static int port() {
-        return gateway.gateway().port();
+        return setup.gateway().gateway().port();
     }
 
     private static <T> T join(Future<T> future) {
