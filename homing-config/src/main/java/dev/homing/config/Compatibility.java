@@ -6,10 +6,16 @@ import java.util.Locale;
  * How a gateway setting compares with the reference gateway's flag of the same name: one row of
  * docs/COMPATIBILITY.md.
  *
- * @param status the row's status
- * @param notes  the row's notes; null for a {@link Status#SAME} row means its help description
+ * @param status  the row's status
+ * @param notes   the row's notes; null for a {@link Status#SAME} row means its help description
+ * @param instead for a flag Homing refuses because another of its features does the job, the sentence that names
+ *                it in the refusal; null otherwise
  */
-public record Compatibility(Status status, String notes) {
+public record Compatibility(Status status, String notes, String instead) {
+
+    public Compatibility(Status status, String notes) {
+        this(status, notes, null);
+    }
 
     /** The status column. */
     public enum Status {
@@ -43,6 +49,14 @@ public record Compatibility(Status status, String notes) {
 
     public static Compatibility notYet(String notes) {
         return new Compatibility(Status.NOT_YET, notes);
+    }
+
+    /**
+     * A reference flag Homing will not build because another feature does its job: refused like a {@link
+     * Status#NOT_YET} one, the refusal ending with {@code instead}, which is also the row's notes.
+     */
+    public static Compatibility replacedBy(String instead) {
+        return new Compatibility(Status.NOT_YET, instead, instead);
     }
 
     /** A Homing addition; the notes say what it does (null: nothing beyond "Homing addition"). */

@@ -131,7 +131,8 @@ class CommandOptionsTest {
     void aFlagOfAFeatureNotBuiltIsRefusedWithAnyValueButItsDefault(Setting<?> setting) {
         assertThatThrownBy(() -> gateway(otherThanTheDefault(setting).toArray(String[]::new)))
                 .isInstanceOf(ParameterException.class)
-                .hasMessageStartingWith(setting.flag() + " is not supported by Homing yet (given");
+                .hasMessageStartingWith(setting.flag() + (setting.compatibility().instead() == null
+                        ? " is not supported by Homing yet (given" : " is not supported by Homing (given"));
         if (setting.defaultValue() != null && !(setting.defaultValue() instanceof List<?>)) {
             assertThat(gateway(setting.flag() + "=" + setting.defaultValue()).config()).isEqualTo(
                     Config.defaults(Scope.GATEWAY));

@@ -70,6 +70,11 @@ final class SimulationRun {
                         100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
                         100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,
                         new TreeMap<>(result.branches()));
+                if (result.busDecisionEvents() > 0) {
+                    err.printf(Locale.ROOT, "  %-18s bus: %,.0f bytes a routed request (%,d events, %,d bytes)%n", "",
+                            (double) result.busBytes() / Math.max(1, result.requests()), result.busDecisionEvents(),
+                            result.busBytes());
+                }
                 if (result.held() > 0) {
                     err.printf(Locale.ROOT, "  %-18s %,d requests held for an earlier prefill of their prefix, %,d "
                             + "of them until the wait ran out%n", "", result.held(), result.heldUntilTimeout());

@@ -40,6 +40,9 @@ import java.util.Map;
  * @param bounds                the infinite-cache oracle and the pooled-memory bound of the requests that arrived
  * @param held                  requests held for an earlier request's prefill of their prefix (load_aware_affinity)
  * @param heldUntilTimeout      of those, the ones sent because the wait ran out
+ * @param busBytes              bytes the gateway replicas' decisions put on the bus (each event a frame of its own,
+ *                              loads not counted); 0 for one gateway
+ * @param busDecisionEvents     events those decisions published
  * @param wallNanos             real time the run took
  */
 public record SimulationResult(
@@ -57,6 +60,8 @@ public record SimulationResult(
         CacheBounds bounds,
         long held,
         long heldUntilTimeout,
+        long busBytes,
+        long busDecisionEvents,
         long wallNanos) {
 
     public SimulationResult {
