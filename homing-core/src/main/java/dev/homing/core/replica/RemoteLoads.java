@@ -54,6 +54,11 @@ public final class RemoteLoads {
         return resum(touched);
     }
 
+    /** The requests the other replicas have on {@code worker}, together. */
+    public synchronized int sum(String worker) {
+        return sums.getOrDefault(worker, 0);
+    }
+
     /** The replicas with a report that has not expired. */
     public synchronized int replicas() {
         return byReplica.size();
