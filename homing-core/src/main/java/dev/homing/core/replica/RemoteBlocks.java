@@ -177,7 +177,7 @@ final class RemoteBlocks {
             path.add(at);
             Block entry = all.get(at);
             if (entry == null) {
-                known = at == BlockChain.ROOT;
+                known = false; // the root, or a link this index no longer holds: not known to be below
                 break;
             }
             at = entry.parent;
