@@ -25,6 +25,8 @@ public record Compatibility(Status status, String notes, String instead) {
         DIFFERENT,
         /** The feature is not in Homing yet: accepted at its default, refused with any other value. */
         NOT_YET,
+        /** Another Homing feature does the job: refused like {@link #NOT_YET}, the refusal naming it. */
+        REPLACED,
         /** A Homing addition. */
         HOMING;
 
@@ -56,7 +58,7 @@ public record Compatibility(Status status, String notes, String instead) {
      * Status#NOT_YET} one, the refusal ending with {@code instead}, which is also the row's notes.
      */
     public static Compatibility replacedBy(String instead) {
-        return new Compatibility(Status.NOT_YET, instead, instead);
+        return new Compatibility(Status.REPLACED, instead, instead);
     }
 
     /** A Homing addition; the notes say what it does (null: nothing beyond "Homing addition"). */
@@ -69,7 +71,7 @@ public record Compatibility(Status status, String notes, String instead) {
         return switch (status) {
             case SAME -> notes == null ? setting.description() : notes;
             case HOMING -> notes == null ? "Homing addition" : "Homing addition: " + notes;
-            case DIFFERENT, NOT_YET -> notes == null ? "" : notes;
+            case DIFFERENT, NOT_YET, REPLACED -> notes == null ? "" : notes;
         };
     }
 }
