@@ -728,6 +728,10 @@ public final class Settings {
                     "round-robin").check(oneOf(List.of("round-robin", "random")))
             .help("How an L4 balancer spreads requests over the replicas: round-robin or random.", "a Kubernetes "
                     + "Service or HAProxy in its default mode").in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<Double> LATE_GATEWAY_SECS = declare(Setting.of("late-gateway-secs", NUMBER, 0.0)
+            .check(atLeast(0)).help("With --gateways above 1, the last replica joins this many simulated seconds in, "
+                    + "taking the first replica's snapshot; 0: every replica is there from the start.", "the fleet "
+                    + "as it runs most of the time").in(SIMULATED_GATEWAY, SIMULATE));
     public static final Setting<Double> BUS_DELAY_MS = declare(Setting.of("bus-delay-ms", NUMBER, 2.0)
             .check(atLeast(0)).help("Simulated time from a replica's decision to the others applying it.", "NATS "
                     + "on one network: well under a millisecond a hop, plus batching")

@@ -9,14 +9,17 @@ package dev.homing.bench.simulate;
  * @param busDelayNanos simulated time between a replica publishing an event and the others applying it
  * @param sync          whether the replicas publish their decisions and loads to each other (else independent)
  * @param blockChars    characters per block of the hashes that name prefixes on the bus
+ * @param lateJoinNanos when above 0, the last replica joins at this simulated time: it hears nothing and takes no
+ *                      request before, then takes the first replica's snapshot (with sync) and its share
  */
-public record GatewayReplicas(int gateways, boolean randomSplit, long busDelayNanos, boolean sync, int blockChars) {
+public record GatewayReplicas(int gateways, boolean randomSplit, long busDelayNanos, boolean sync, int blockChars,
+                              long lateJoinNanos) {
 
     /** One gateway. */
-    public static final GatewayReplicas ONE = new GatewayReplicas(1, false, 0, false, 256);
+    public static final GatewayReplicas ONE = new GatewayReplicas(1, false, 0, false, 256, 0);
 
     public GatewayReplicas {
-        if (gateways < 1 || busDelayNanos < 0 || blockChars < 1) {
+        if (gateways < 1 || busDelayNanos < 0 || blockChars < 1 || lateJoinNanos < 0) {
             throw new IllegalArgumentException("at least one gateway, a bus delay not negative and blocks of at least "
                     + "one character are needed");
         }
@@ -28,7 +31,12 @@ public record GatewayReplicas(int gateways, boolean randomSplit, long busDelayNa
     }
 
     GatewayReplicas withGateways(int n, boolean withSync) {
-        return new GatewayReplicas(n, randomSplit, busDelayNanos, withSync, blockChars);
+        return new GatewayReplicas(n, randomSplit, busDelayNanos, withSync, blockChars, n > 1 ? lateJoinNanos : 0);
+    }
+
+    /** Whether the last replica joins late. */
+    boolean lateJoin() {
+        return gateways > 1 && lateJoinNanos > 0;
     }
 
     /** What a run's label adds to its policy name: nothing for one gateway. */

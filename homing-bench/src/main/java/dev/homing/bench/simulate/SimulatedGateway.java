@@ -99,6 +99,11 @@ final class SimulatedGateway {
         return count;
     }
 
+    /** This replica's count on engine {@code worker} as last published. */
+    int publishedCount(int worker) {
+        return published[worker];
+    }
+
     /** Replica {@code from} now has {@code count} requests on engine {@code worker}. */
     void heard(int from, int worker, int count) {
         heard[from][worker] = count;

@@ -65,6 +65,8 @@ public final class Simulation {
 
     /** The one model a simulation serves: the key of its replicas' events. */
     private static final String MODEL = "simulated";
+    /** A late replica's hit rate is compared with the others' over its first this long, then after. */
+    static final long LATE_JOIN_WINDOW_NANOS = 10_000_000_000L;
 
     private final SimulationSettings settings;
     private final RequestShape shape;
@@ -96,6 +98,14 @@ public final class Simulation {
     private long busDecisionEvents;
     private long gatewayTurn;
     private final SplittableRandom split;
+    /** Whether the last replica has joined (always, unless it joins late). */
+    private boolean lateJoined;
+    /**
+     * With a late replica, prompt and cached tokens of the requests that arrived after it joined, by [late or
+     * the others][in its first 10 s or after].
+     */
+    private final long[][] joinPrompt = new long[2][2];
+    private final long[][] joinCached = new long[2][2];
 
     /** An event of one replica applied by another at {@code atNanos}. */
     private record Delivery(long atNanos, long sequence, Runnable apply) {
@@ -103,12 +113,12 @@ public final class Simulation {
 
     /** A request the gateway has sent and not yet seen finish; TTFT counts from its arrival at the gateway. */
     private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, Placement placement,
-                        long arrivedNanos) {
+                        long arrivedNanos, int gateway) {
     }
 
     /** A placed request not yet sent: new at its arrival, or held for an earlier request's prefill. */
     private record Placed(TurnArrival arrival, int[] tokens, SimulatedWorker worker, Placement placement,
-                          long arrivedNanos) {
+                          long arrivedNanos, int gateway) {
     }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
@@ -138,6 +148,7 @@ public final class Simulation {
             gateways.add(gateway);
         }
         this.split = new SplittableRandom(settings.policy().seed());
+        this.lateJoined = !replicas.lateJoin();
         this.requestsPerWorker = new long[n];
         this.promptTokensPerWorker = new long[n];
         this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
@@ -177,11 +188,12 @@ public final class Simulation {
             long arrivalAt = arrivals.nextNanos();
             long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().placement().hold().untilNanos();
             long busAt = bus.isEmpty() ? Long.MAX_VALUE : bus.peek().atNanos();
+            long joinAt = lateJoined ? Long.MAX_VALUE : settings.replicas().lateJoinNanos();
             if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE
                     && busAt == Long.MAX_VALUE) {
                 return;
             }
-            long timerAt = Math.min(Math.min(nextMaintain, nextSample), Math.min(heldUntil, busAt));
+            long timerAt = Math.min(Math.min(nextMaintain, nextSample), Math.min(Math.min(heldUntil, busAt), joinAt));
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
                 deliver(engine, engine.engine().advanceTo(engineAt), arrivals);
@@ -189,6 +201,9 @@ public final class Simulation {
                 now = timerAt;
                 while (!bus.isEmpty() && bus.peek().atNanos() == timerAt) {
                     bus.poll().apply().run();
+                }
+                if (timerAt == joinAt) {
+                    join(gateways.getLast());
                 }
                 if (timerAt == heldUntil) {
                     holdsTimedOut++;
@@ -214,13 +229,31 @@ public final class Simulation {
         }
     }
 
-    /** The L4 split: the replica that takes the next request. */
+    /** The L4 split: the replica that takes the next request (of those that have joined). */
     private SimulatedGateway nextGateway() {
-        int n = gateways.size();
+        int n = lateJoined ? gateways.size() : gateways.size() - 1;
         if (n == 1) {
             return gateways.getFirst();
         }
         return gateways.get(settings.replicas().randomSplit() ? split.nextInt(n) : (int) (gatewayTurn++ % n));
+    }
+
+    private boolean joined(SimulatedGateway gateway) {
+        return lateJoined || gateway != gateways.getLast();
+    }
+
+    /** The late replica joins: it takes the first replica's snapshot and the loads as last published. */
+    private void join(SimulatedGateway late) {
+        lateJoined = true;
+        if (!settings.replicas().synced()) {
+            return;
+        }
+        gateways.getFirst().replica().snapshot().forEach(late.replica()::apply);
+        for (SimulatedGateway other : gateways) {
+            for (int w = 0; other != late && w < workers.size(); w++) {
+                late.heard(other.index(), w, other.publishedCount(w));
+            }
+        }
     }
 
     /** A replica's event, delivered to every other replica after the bus delay; counted in bytes as it would travel. */
@@ -228,7 +261,7 @@ public final class Simulation {
         busBytes += ReplicaCodec.encode(from.index(), List.of(event)).length;
         busDecisionEvents++;
         for (SimulatedGateway to : gateways) {
-            if (to != from) {
+            if (to != from && joined(to)) {
                 deliver(() -> to.replica().apply(event));
             }
         }
@@ -244,7 +277,7 @@ public final class Simulation {
                 }
                 int worker = w;
                 for (SimulatedGateway to : gateways) {
-                    if (to != from) {
+                    if (to != from && joined(to)) {
                         deliver(() -> to.heard(from.index(), worker, count));
                     }
                 }
@@ -283,6 +316,7 @@ public final class Simulation {
                 continue;
             }
             request.placement().completed(p.promptTokens(), p.cachedTokens());
+            countAfterJoin(request, p.promptTokens(), p.cachedTokens());
             lastFinish = Math.max(lastFinish, p.atNanos());
             if (request.arrival().hasNextTurn()) {
                 String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens(),
@@ -314,7 +348,8 @@ public final class Simulation {
             errors++;
             return;
         }
-        Placed placed = new Placed(arrival, tokens, outcome.worker().worker(), outcome.placement(), now);
+        Placed placed = new Placed(arrival, tokens, outcome.worker().worker(), outcome.placement(), now,
+                gateway.index());
         Placement.Hold hold = placed.placement().hold();
         if (hold == null) {
             send(placed);
@@ -360,7 +395,31 @@ public final class Simulation {
         // Only a conversation with a next turn needs the prompt again, to compute the answer text.
         TurnArrival arrival = placed.arrival();
         sent.get(worker.index()).put(id, new Sent(arrival, arrival.hasNextTurn() ? placed.tokens() : null,
-                turn.maxOutputTokens(), placed.placement(), placed.arrivedNanos()));
+                turn.maxOutputTokens(), placed.placement(), placed.arrivedNanos(), placed.gateway()));
+    }
+
+    /** With a late replica: a finished request's tokens, by who placed it and when it arrived after the join. */
+    private void countAfterJoin(Sent request, int promptTokens, int cachedTokens) {
+        long join = settings.replicas().lateJoinNanos();
+        if (!settings.replicas().lateJoin() || request.arrivedNanos() < join) {
+            return;
+        }
+        int who = request.gateway() == gateways.size() - 1 ? 0 : 1;
+        int when = request.arrivedNanos() < join + LATE_JOIN_WINDOW_NANOS ? 0 : 1;
+        joinPrompt[who][when] += promptTokens;
+        joinCached[who][when] += cachedTokens;
+    }
+
+    private SimulationResult.LateJoin lateJoin() {
+        if (!settings.replicas().lateJoin()) {
+            return null;
+        }
+        double[] rates = new double[4];
+        for (int i = 0; i < 4; i++) {
+            long prompt = joinPrompt[i % 2][i / 2];
+            rates[i] = prompt == 0 ? 0 : (double) joinCached[i % 2][i / 2] / prompt;
+        }
+        return new SimulationResult.LateJoin(rates[0], rates[1], rates[2], rates[3]);
     }
 
     private void recordTtft(long nanos) {
@@ -385,6 +444,6 @@ public final class Simulation {
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
         return new SimulationResult(policyName + settings.replicas().label(), requests, errors, prompt, cached, output,
                 sortedTtft, span, requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds,
-                holdsTimedOut, busBytes, busDecisionEvents, wallNanos);
+                holdsTimedOut, busBytes, busDecisionEvents, lateJoin(), wallNanos);
     }
 }

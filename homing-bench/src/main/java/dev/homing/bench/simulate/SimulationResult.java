@@ -43,6 +43,7 @@ import java.util.Map;
  * @param busBytes              bytes the gateway replicas' decisions put on the bus (each event a frame of its own,
  *                              loads not counted); 0 for one gateway
  * @param busDecisionEvents     events those decisions published
+ * @param lateJoin              with a replica that joined late, its hit rate beside the others'; null otherwise
  * @param wallNanos             real time the run took
  */
 public record SimulationResult(
@@ -62,10 +63,18 @@ public record SimulationResult(
         long heldUntilTimeout,
         long busBytes,
         long busDecisionEvents,
+        LateJoin lateJoin,
         long wallNanos) {
 
     public SimulationResult {
         branches = Map.copyOf(branches);
+    }
+
+    /**
+     * The hit rate of the requests that arrived after a late replica joined, in its first 10 s and after: those it
+     * placed beside those the others placed.
+     */
+    public record LateJoin(double lateFirst, double othersFirst, double lateAfter, double othersAfter) {
     }
 
     public double hitRate() {

@@ -55,7 +55,8 @@ public record SimulationSettings(
         long seed = config.get(Settings.SIMULATION_SEED);
         GatewayReplicas replicas = new GatewayReplicas(config.get(Settings.GATEWAYS),
                 config.get(Settings.GATEWAY_SPLIT).equals("random"),
-                (long) (config.get(Settings.BUS_DELAY_MS) * 1e6), true, config.get(Settings.REPLICA_SYNC_BLOCK_CHARS));
+                (long) (config.get(Settings.BUS_DELAY_MS) * 1e6), true, config.get(Settings.REPLICA_SYNC_BLOCK_CHARS),
+                (long) (config.get(Settings.LATE_GATEWAY_SECS) * 1e9));
         return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
                 PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
                 (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY),

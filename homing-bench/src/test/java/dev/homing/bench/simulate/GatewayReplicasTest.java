@@ -14,7 +14,7 @@ class GatewayReplicasTest {
 
     private static final SimulationSettings EIGHT = SimulationSettings.defaults(8).withEngine(
             SimulationSettings.defaults(8).engine().withKvTokens(20_000));
-    private static final GatewayReplicas FOUR = new GatewayReplicas(4, false, 2_000_000, true, 256);
+    private static final GatewayReplicas FOUR = new GatewayReplicas(4, false, 2_000_000, true, 256, 0);
 
     private static Workload chats() {
         return new MultiTurnChat(MultiTurnChat.Shape.typical(2.0, Limits.conversations(60), 3));
@@ -50,7 +50,7 @@ class GatewayReplicasTest {
 
     @Test
     void aRandomSplitIsSeededSoRunsRepeat() {
-        GatewayReplicas random = new GatewayReplicas(4, true, 2_000_000, true, 256);
+        GatewayReplicas random = new GatewayReplicas(4, true, 2_000_000, true, 256, 0);
 
         assertThat(run(random, "cache_aware").cachedTokens()).isEqualTo(run(random, "cache_aware").cachedTokens());
     }
