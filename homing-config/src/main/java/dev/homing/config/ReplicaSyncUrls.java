@@ -1,7 +1,6 @@
 package dev.homing.config;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 
 /**
  * What a {@code --replica-sync} URL may look like: {@code nats://host:port} (or {@code tls://}), without credentials:
@@ -14,17 +13,12 @@ public final class ReplicaSyncUrls {
 
     /** The problem with {@code url} in words, or null if it is a usable NATS server URL. */
     public static String problem(String url) {
-        URI uri;
-        try {
-            uri = new URI(url);
-        } catch (URISyntaxException e) {
-            return "'" + url + "' is not a URL";
-        }
-        if (!"nats".equals(uri.getScheme()) && !"tls".equals(uri.getScheme())) {
-            return "'" + url + "' must start with nats:// (or tls://)";
+        URI uri = WorkerUrls.uri(url);
+        if (uri == null || !"nats".equals(uri.getScheme()) && !"tls".equals(uri.getScheme())) {
+            return "'" + url + "' must be nats://HOST:PORT (or tls://)";
         }
         if (uri.getHost() == null) {
-            return "'" + url + "' has no host";
+            return "'" + url + "' names no host";
         }
         if (uri.getRawUserInfo() != null) {
             return "'" + url.replace(uri.getRawUserInfo() + "@", "") + "' must not carry credentials: give them in "

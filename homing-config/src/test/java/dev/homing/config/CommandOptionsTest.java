@@ -205,7 +205,7 @@ class CommandOptionsTest {
                         + "--replica-sync-credentials FILE or HOMING_NATS_* variables")
                 .hasMessageNotContaining("s3cret");
         assertThatThrownBy(() -> gateway("--replica-sync", "http://10.0.0.1:4222"))
-                .hasMessage("--replica-sync: 'http://10.0.0.1:4222' must start with nats:// (or tls://)");
+                .hasMessage("--replica-sync: 'http://10.0.0.1:4222' must be nats://HOST:PORT (or tls://)");
     }
 
     @Test
