@@ -72,6 +72,8 @@ public final class ReplicaSync implements AutoCloseable {
     /** Events per frame at most; a frame stays well under NATS's default 1 MB payload. */
     static final int FRAME_EVENTS = 512;
     private static final int QUEUE_LIMIT = 1 << 16;
+    /** Siblings' events kept at most for models whose first worker has not registered here yet. */
+    static final int EARLY_LIMIT = 1 << 16;
 
     /** Where the replica stands with its siblings; see the diagram. */
     public enum Phase {
@@ -86,6 +88,13 @@ public final class ReplicaSync implements AutoCloseable {
     private final byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
     private final long startedNanos = System.nanoTime();
     private final Map<String, ModelReplica> models = new ConcurrentHashMap<>();
+    /**
+     * Siblings' events for models without a pool yet, oldest first: a replica connects and takes its snapshot while
+     * its workers are still being probed. Guarded by itself, as is the put of a model into {@link #models}, so an
+     * event is either kept here or applied, never lost between the two.
+     */
+    private final Map<String, List<ReplicaEvent>> early = new HashMap<>();
+    private int earlyEvents;
     private final RemoteLoads siblingLoads = new RemoteLoads(LOAD_EXPIRY_NANOS);
     private final LinkedBlockingQueue<ReplicaEvent> outbox = new LinkedBlockingQueue<>(QUEUE_LIMIT);
     private final ScheduledExecutorService scheduler;
@@ -168,7 +177,16 @@ public final class ReplicaSync implements AutoCloseable {
 
     /** Keeps a new model pool's policy in step with the siblings' of the same model. */
     void attach(ModelPool pool) {
-        models.put(pool.model(), ModelReplica.attach(pool.model(), pool.policy(), settings.blockChars(), this::offer));
+        ModelReplica replica = ModelReplica.attach(pool.model(), pool.policy(), settings.blockChars(), this::offer);
+        List<ReplicaEvent> waiting;
+        synchronized (early) {
+            models.put(pool.model(), replica);
+            waiting = early.remove(pool.model());
+            earlyEvents -= waiting == null ? 0 : waiting.size();
+        }
+        if (waiting != null) {
+            waiting.forEach(replica::apply);
+        }
     }
 
     /** A worker left: what the siblings said of it goes too. */
@@ -354,10 +372,23 @@ public final class ReplicaSync implements AutoCloseable {
             case ReplicaEvent.Held h -> h.model();
             case ReplicaEvent.Loads l -> null;
         };
-        ModelReplica replica = model == null ? null : models.get(model);
-        if (replica != null) {
-            replica.apply(event);
+        if (model == null) {
+            return;
         }
+        ModelReplica replica = models.get(model);
+        if (replica == null) {
+            synchronized (early) {
+                replica = models.get(model);
+                if (replica == null) {
+                    if (earlyEvents < EARLY_LIMIT) {
+                        early.computeIfAbsent(model, m -> new ArrayList<>()).add(event);
+                        earlyEvents++;
+                    }
+                    return;
+                }
+            }
+        }
+        replica.apply(event);
     }
 
     private ReplicaCodec.Frame decode(Message message) {
