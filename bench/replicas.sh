@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gateway replicas behind HAProxy round robin, kept in step through a real nats-server, beside one gateway and beside
 # replicas without sync: the multi-turn workload on simulated engines driven by `homing bench`. See
-# docs/BENCHMARKS.md, "Replicas", and docs/FAULTS.md, "The bus goes away".
+# docs/BENCHMARKS.md, "Gateway replicas", and docs/FAULTS.md, "Replicas: the bus goes away".
 #
 #   bench/replicas.sh [OUT_DIR]         (default OUT_DIR: results/replicas)
 #
@@ -22,7 +22,7 @@ RUNS=${RUNS:-"one sync nosync busdown late"}
 WORKERS=${WORKERS:-4}
 KV_TOKENS=${KV_TOKENS:-6000}
 REPLICAS=${REPLICAS:-4}
-RATE=${RATE:-2}              # conversations started per second
+RATE=${RATE:-1}              # conversations started per second (2 overloads four engines on 2 cores)
 DURATION=${DURATION:-90}     # seconds of load in each run
 DOWN_AT=${DOWN_AT:-30}
 UP_AT=${UP_AT:-60}

@@ -96,6 +96,8 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
      */
     private final ArrayDeque<RemoteWork> remoteWork = new ArrayDeque<>();
     private final int remoteLimit;
+    /** Set when {@link #remoteWork} may hold work; read first, so that a gateway alone never takes its lock. */
+    private volatile boolean remoteQueued;
 
     private record RemoteWork(String workerId, int uncachedChars) {
     }
@@ -330,10 +332,11 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
      * (the work decays by one decision's share and grows on its worker), so the window spans the fleet's decisions.
      */
     private void countRemoteWork() {
-        while (true) {
+        while (remoteQueued) {
             RemoteWork work;
             synchronized (remoteWork) {
                 work = remoteWork.pollFirst();
+                remoteQueued = !remoteWork.isEmpty();
             }
             if (work == null) {
                 return;
@@ -353,6 +356,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
                 remoteWork.pollFirst();
             }
             remoteWork.addLast(new RemoteWork(workerId, uncachedChars));
+            remoteQueued = true;
         }
     }
 
