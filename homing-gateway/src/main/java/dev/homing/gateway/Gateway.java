@@ -18,6 +18,7 @@ import dev.homing.gateway.replica.ReplicaSync;
 import dev.homing.gateway.replica.ReplicaSyncSettings;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -82,11 +83,12 @@ public final class Gateway implements AutoCloseable {
     private final PodDiscovery discovery;
     /** The link to the sibling replicas, or null when off. */
     private final ReplicaSync replicas;
+    private final Tracing tracing;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
                     WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
-                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery,
+                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
                     ReplicaSync replicas) {
         this.breakers = breakers;
         this.config = config;
@@ -98,6 +100,7 @@ public final class Gateway implements AutoCloseable {
         this.servers = servers;
         this.metricsServer = metricsServer;
         this.discovery = discovery;
+        this.tracing = tracing;
         this.replicas = replicas;
     }
 
@@ -126,6 +129,16 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver) {
+        return start(config, discovery, resolver, Tracing.of(config));
+    }
+
+    /**
+     * As {@link #start(GatewayConfig, DiscoverySettings, WorkerHostAllowList.Resolver)}, with the requests' spans
+     * going to {@code tracing} (in place of what {@code --enable-trace} asks for), which the gateway closes with
+     * itself.
+     */
+    public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
+                                WorkerHostAllowList.Resolver resolver, Tracing tracing) {
         WorkerRegistry registry = new WorkerRegistry(config.get(Settings.POLICY), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
         ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
@@ -174,7 +187,7 @@ public final class Gateway implements AutoCloseable {
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
                     config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
-                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
+                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, replicas == null ? () -> true : replicas::readyToServe);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
@@ -199,7 +212,7 @@ public final class Gateway implements AutoCloseable {
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
-                    metricsServer, pods, replicas);
+                    metricsServer, pods, tracing, replicas);
             LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
                     config.get(Settings.POLICY), metricsServer == null ? "off" : metricsServer.port(),
@@ -207,6 +220,7 @@ public final class Gateway implements AutoCloseable {
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();
+            tracing.close();
             throw e;
         }
     }
@@ -323,5 +337,7 @@ public final class Gateway implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        // Last: the spans of the requests that finished during the grace are queued by now.
+        tracing.close();
     }
 }

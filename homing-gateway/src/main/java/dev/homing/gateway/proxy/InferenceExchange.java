@@ -11,6 +11,7 @@ import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
+import dev.homing.gateway.tracing.RequestSpan;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
@@ -36,7 +37,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * needs no locks.
  * <ol>
  *   <li>{@code ADMISSION_WAIT}: admission control gives the request a permit at once, queues it (paused: its body
- *       stays in the socket), or refuses it (429 queue full, 408 waited too long).
+ *       stays in the socket), or refuses it (429 queue full, 503 waited too long).
  *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
  *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
  *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
@@ -138,6 +139,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private final InferenceRoute route;
     private final RequestRecord record;
     private final Context context;
+    /** The request's trace span (a shared one doing nothing when tracing is off). */
+    private final RequestSpan trace;
     private Phase phase = Phase.ADMISSION_WAIT;
     /** Set when the request joins the admission queue: its place there, given up if the client leaves. */
     private AdmissionQueue.Ticket ticket;
@@ -169,6 +172,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         this.route = route;
         this.record = record;
         this.context = proxy.vertx().getOrCreateContext();
+        this.trace = proxy.tracing().request(request, route.path(), record.requestId());
+        record.traced(trace.traceId());
     }
 
     /** Installs the client's close handler, the only one the request gets, and asks for admission. */
@@ -219,7 +224,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         try {
             pool = proxy.registry().resolve(sniffed.model());
         } catch (NoRouteException e) {
-            answer(new ApiError(e.status(), e.code(), e.getMessage()));
+            answer(e.error());
             return;
         }
         routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),
@@ -232,10 +237,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
         body = received;
         retry = proxy.retryPolicy().start();
-        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
         Decision decision = placed.decision();
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
                 decision.textChars() > 0 ? decision.matchRatio() : -1);
+        trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
         proxy.metrics().routed(pool.model(), leg.worker().url(), route.path(), sniffed.stream(), pool.policy().name(),
                 decision);
         Placement.Hold hold = leg.placement().hold();
@@ -273,7 +279,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     private void endHold(Placement.HoldEnding ending) {
-        proxy.metrics().prefillWait(pool.model(), ending.label(), leg.placement().endHold(ending));
+        long heldNanos = leg.placement().endHold(ending);
+        proxy.metrics().prefillWait(pool.model(), ending.label(), heldNanos);
+        trace.held(heldNanos);
     }
 
     // CONNECTING, SOCKET_WAIT, AWAITING_HEAD: an attempt goes out
@@ -410,7 +418,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             answer(new ApiError(503, "no_available_workers", "No available workers (all circuits open or unhealthy)"));
             return;
         }
-        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
         record.rerouted(leg.worker().url());
         send();
     }
@@ -421,6 +429,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     public void firstByte() {
         leg.placement().firstToken();
         record.firstByte();
+        trace.firstToken();
         proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
     }
 
@@ -547,6 +556,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                     errorType);
         }
         record.complete(status, errorCode);
+        trace.end(status, errorCode);
     }
 
     private void moveTo(Phase next) {
