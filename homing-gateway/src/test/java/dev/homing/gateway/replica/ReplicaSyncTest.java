@@ -128,6 +128,25 @@ class ReplicaSyncTest {
     }
 
     @Test
+    void aReplicaWhoseSnapshotArrivesBeforeItsWorkersRegisterKeepsItForThem() {
+        RunningGateway a = replica();
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.metric("homing_replica_warm") == 1);
+        openConversations("early-", a);
+
+        RunningGateway late = RunningGateway.start(RunningGateway.config(List.of())
+                .with(Settings.REPLICA_SYNC, List.of(nats.url())));
+        gateways.add(late);
+        await().atMost(Duration.ofSeconds(20)).until(() -> late.metric("homing_replica_warm") == 1);
+        assertThat(late.metric("homing_replica_snapshots_total{role=\"taken\"}")).isEqualTo(1);
+        for (SimEngineServer engine : engines) {
+            assertThat(late.post("/workers", "{\"url\":\"" + engine.url() + "\"}").statusCode()).isLessThan(300);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> late.gateway().registry().healthyCount() == engines.size());
+
+        assertThat(secondTurnsThatHit("early-", late)).isEqualTo(CONVERSATIONS);
+    }
+
+    @Test
     void withoutTheBusEveryRequestStillRoutesAndTheReplicasFindEachOtherAgainWhenItIsBack() {
         RunningGateway a = replica();
         RunningGateway b = replica();
