@@ -127,6 +127,12 @@ public final class Settings {
             "client-keepalive-timeout-secs", 75, "An idle keep-alive client connection is closed after this",
             "nginx's keepalive_timeout: longer than the usual client pool's idle time",
             "an idle keep-alive client connection is closed after this (nginx's `keepalive_timeout`)"));
+    public static final Setting<Boolean> DISABLE_H2C = declare(Setting.off("disable-h2c")
+            .help("Serve HTTP/1.1 only on a plain-text port: no HTTP/2 by prior knowledge or Upgrade: h2c (Homing).",
+                    "on, as before: SDKs that speak h2c keep working, and its streams have the same limits")
+            .gateway(SERVER, homing("no HTTP/2 over plain text (prior knowledge or `Upgrade: h2c`); by default h2c "
+                    + "is served, each stream a request with its own admission permit, at most 100 streams a "
+                    + "connection, with the same head, body and idle timeouts as HTTP/1.1")));
 
     public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
             .label("URL").arity("0..*").check(each(WorkerUrls::problem))
@@ -379,6 +385,16 @@ public final class Settings {
     public static final Setting<Long> MAX_PAYLOAD_SIZE = declare(Setting.of("max-payload-size", LONG, 536_870_912L)
             .check(above(0)).help("Largest request body in bytes; larger gets 413.", "the reference's 512 MiB: "
                     + "long multimodal prompts").gateway(Group.REQUESTS, same()));
+    public static final Setting<Long> MAX_BODY_MEMORY = declare(Setting.of("max-body-memory", LONG, null)
+            .label("BYTES").shown("a quarter of the heap").check(above(0))
+            .help("Bytes of request bodies held in memory at once, all requests together (Homing); past it 503 "
+                    + "with Retry-After, or 413 for a body larger than it alone.", "bodies are held on the heap "
+                    + "once (and copied off it once as they are sent); a quarter leaves the rest to the prefix "
+                    + "trees, the streams and the collector")
+            .gateway(Group.REQUESTS, homing("bytes of request bodies held in memory at once, counted as they "
+                    + "arrive (a chunked body twice: its pieces and the one buffer they are joined into); a body "
+                    + "that would go over gets 503 `body_memory_full` with `Retry-After`, one larger than the "
+                    + "budget alone 413; by default a quarter of the heap (`-Xmx`); see `homing_body_memory_bytes`")));
     public static final Setting<List<String>> CORS_ALLOWED_ORIGINS = declare(
             Setting.of("cors-allowed-origins", listOf(TEXT), List.of()).label("ORIGIN").arity("0..*")
                     .help("Allowed CORS origins (default: any).", REFERENCE).gateway(Group.REQUESTS, same()));

@@ -1,5 +1,6 @@
 package dev.homing.gateway;
 
+import dev.homing.gateway.http.HopLimit;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.metrics.EngineMetricsMerge;
 import dev.homing.gateway.workers.Worker;
@@ -8,6 +9,7 @@ import dev.homing.gateway.workers.WorkerRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.nio.charset.StandardCharsets;
@@ -17,7 +19,9 @@ import java.util.Map;
 
 /**
  * The admin routes that ask every active worker and merge the answers: {@code POST /flush_cache},
- * {@code GET /get_loads}, {@code GET /engine_metrics}. Calls run in parallel on event loops; nothing blocks.
+ * {@code GET /get_loads}, {@code GET /engine_metrics}. Calls run in parallel on event loops; nothing blocks. Each
+ * call is a relay of the admin request, so it carries the hop count ({@link HopLimit}): a worker that is a gateway
+ * fanning out back here ends the loop.
  */
 final class FanOutRoutes {
 
@@ -33,11 +37,13 @@ final class FanOutRoutes {
         return registry.workers().stream().filter(w -> w.state() == Worker.State.ACTIVE).toList();
     }
 
-    void flushCache(HttpServerResponse response) {
+    void flushCache(HttpServerRequest request) {
+        HttpServerResponse response = request.response();
+        String hops = HopLimit.next(request.headers());
         List<Worker> workers = activeWorkers();
         List<Future<Map<String, Object>>> calls = new ArrayList<>();
         for (Worker w : workers) {
-            calls.add(lifecycle.call(w, HttpMethod.POST, "/flush_cache")
+            calls.add(lifecycle.call(w, HttpMethod.POST, "/flush_cache", hops)
                     .map(b -> Map.<String, Object>of("worker", w.url(), "success", true))
                     .otherwise(err -> Map.of("worker", w.url(), "success", false, "error", String.valueOf(
                             err.getMessage()))));
@@ -50,11 +56,13 @@ final class FanOutRoutes {
         });
     }
 
-    void loads(HttpServerResponse response) {
+    void loads(HttpServerRequest request) {
+        HttpServerResponse response = request.response();
+        String hops = HopLimit.next(request.headers());
         List<Worker> workers = activeWorkers();
         List<Future<Map<String, Object>>> calls = new ArrayList<>();
         for (Worker w : workers) {
-            calls.add(lifecycle.get(w, "/get_load")
+            calls.add(lifecycle.call(w, HttpMethod.GET, "/get_load", hops)
                     .map(b -> load(w, WorkerLifecycle.tokensInUse(b)))
                     .otherwise(err -> load(w, -1)));
         }
@@ -66,11 +74,13 @@ final class FanOutRoutes {
         return Map.of("worker", w.url(), "worker_type", "regular", "load", load);
     }
 
-    void engineMetrics(HttpServerResponse response) {
+    void engineMetrics(HttpServerRequest request) {
+        HttpServerResponse response = request.response();
+        String hops = HopLimit.next(request.headers());
         List<Worker> workers = activeWorkers();
         List<Future<Buffer>> calls = new ArrayList<>();
         for (Worker w : workers) {
-            calls.add(lifecycle.get(w, "/metrics"));
+            calls.add(lifecycle.call(w, HttpMethod.GET, "/metrics", hops));
         }
         Future.join(calls).onComplete(ar -> {
             EngineMetricsMerge merge = new EngineMetricsMerge();

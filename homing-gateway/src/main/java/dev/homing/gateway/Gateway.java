@@ -5,6 +5,8 @@ import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
+import dev.homing.gateway.http.BodyMemory;
+import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.EdgeRefusals;
@@ -19,6 +21,7 @@ import dev.homing.gateway.replica.ReplicaSyncSettings;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.tracing.Tracing;
+import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -27,6 +30,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -66,6 +70,11 @@ public final class Gateway implements AutoCloseable {
      */
     private static final int WORKER_CONNECT_TIMEOUT_MS = 10_000;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Streams one HTTP/2 connection may have open at once (Vert.x's default, and about nginx's 128): each is a
+     * request with its own admission permit, so a bound per connection keeps one client from opening thousands.
+     */
+    private static final int HTTP2_MAX_STREAMS = 100;
     /** As many servers as cores: each runs on its own event loop, so client I/O uses every core. */
     private static final int SERVER_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
 
@@ -140,6 +149,7 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver, Tracing tracing) {
         WorkerRegistry registry = new WorkerRegistry(config.get(Settings.POLICY), config.policyConfig(0));
+        ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
         ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
@@ -169,7 +179,7 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.HEALTH_FAILURE_THRESHOLD),
                             config.get(Settings.HEALTH_SUCCESS_THRESHOLD),
                             config.get(Settings.POLICY).equals("power_of_two"),
-                            config.get(Settings.EVICTION_INTERVAL)), resolver);
+                            config.get(Settings.EVICTION_INTERVAL)), resolver, thisGateway);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
                         Worker worker = registry.find(id);
@@ -185,11 +195,17 @@ public final class Gateway implements AutoCloseable {
             });
             metrics.watchBreakers(breakers, registry);
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
+            BodyMemory bodyMemory = new BodyMemory(config.bodyMemoryBytes());
+            metrics.watchBodyMemory(bodyMemory);
+            BodyReader bodies = new BodyReader(vertx, bodyMemory,
+                    Duration.ofSeconds(config.get(Settings.CLIENT_BODY_TIMEOUT_SECS)));
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
-                    config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
+                    bodies, config.get(Settings.MAX_PAYLOAD_SIZE),
+                    Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
-                    new RequestFraming(refusals), resolver, replicas == null ? () -> true : replicas::readyToServe);
+                    new RequestFraming(refusals), resolver, thisGateway,
+                    replicas == null ? () -> true : replicas::readyToServe);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (String url : config.get(Settings.WORKER_URLS)) {
                 lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.get(Settings.API_KEY)));
@@ -204,9 +220,10 @@ public final class Gateway implements AutoCloseable {
                 servers.add(server);
             }
             HttpServer first = servers.getFirst();
+            thisGateway.bound(first.actualPort());
             MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
                     : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
-                            config.get(Settings.PROMETHEUS_PORT)));
+                            config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)));
             lifecycle.start();
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
@@ -228,10 +245,11 @@ public final class Gateway implements AutoCloseable {
     private static HttpServer newServer(Vertx vertx, GatewayConfig config, GatewayServer handler,
                                         GatewayMetrics metrics, EdgeRefusals refusals) {
         // Vert.x's default head limits (4096-byte request line, 8192-byte head) stay; InvalidRequests answers them.
+        // HTTP/2 keeps its default windows (64 KiB a stream and a connection): little unread upload per connection.
         HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
-                // The idle handler is where ClientDeadlines goes in the pipeline; ClientDeadlines decides what idle is.
-                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)))
-                .setIdleTimeoutUnit(TimeUnit.SECONDS);
+                .setHttp2ClearTextEnabled(!config.get(Settings.DISABLE_H2C))
+                .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(HTTP2_MAX_STREAMS));
+        clientDeadlines(options, config);
         if (config.tls()) {
             options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
                     .setCertPath(config.get(Settings.TLS_CERT_PATH)).setKeyPath(config.get(Settings.TLS_KEY_PATH)));
@@ -244,6 +262,15 @@ public final class Gateway implements AutoCloseable {
         server.requestHandler(handler);
         server.invalidRequestHandler(new InvalidRequests(refusals));
         return server;
+    }
+
+    /**
+     * Gives a listener's connections the client deadlines: the idle handler that comes with an idle timeout is where
+     * the transport puts {@link ClientDeadlines} in the pipeline, and ClientDeadlines decides what idle is.
+     */
+    private static HttpServerOptions clientDeadlines(HttpServerOptions options, GatewayConfig config) {
+        return options.setIdleTimeoutUnit(TimeUnit.SECONDS)
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)));
     }
 
     private static <T> T await(Future<T> future) {

@@ -4,6 +4,7 @@ import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.Cors;
+import dev.homing.gateway.http.HopLimit;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestFraming;
@@ -14,6 +15,7 @@ import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.proxy.InferenceRoute;
 import dev.homing.gateway.security.RouteAccess;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -74,7 +76,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
-                  WorkerHostAllowList.Resolver resolver, BooleanSupplier replicaReady) {
+                  WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway, BooleanSupplier replicaReady) {
         this.framing = framing;
         this.replicaReady = replicaReady;
         this.config = config;
@@ -91,7 +93,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         List<String> allowList = config.get(Settings.WORKER_HOST_ALLOW_LIST);
         this.workerApi = new WorkerApi(vertx, registry, lifecycle, allowList.isEmpty()
                 ? WorkerHostAllowList.defaults(config.get(Settings.WORKER_URLS), resolver)
-                : WorkerHostAllowList.of(allowList, resolver));
+                : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
     }
 
     @Override
@@ -107,6 +109,12 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         HttpServerResponse response = req.response();
         response.putHeader("x-request-id", record.requestId());
         HttpMethod method = req.method();
+        ApiError loop = HopLimit.refusal(req.headers());
+        if (loop != null) {
+            response.endHandler(v -> complete(record, response));
+            fail(req, loop);
+            return;
+        }
         RouteAccess.Verdict access = routeAccess.check(path, req.getHeader("authorization"));
         if (route != null && method == HttpMethod.POST && !(access instanceof RouteAccess.Refused)) {
             // A POST is never a preflight: CORS only adds its headers. The exchange owns the rest.
@@ -154,7 +162,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                     return;
                 }
                 case "/engine_metrics" -> {
-                    fanOut.engineMetrics(response);
+                    fanOut.engineMetrics(req);
                     return;
                 }
                 default -> {
@@ -168,9 +176,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             }
         }
         if (path.equals("/get_loads") && method == HttpMethod.GET) {
-            fanOut.loads(response);
+            fanOut.loads(req);
         } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
-            fanOut.flushCache(response);
+            fanOut.flushCache(req);
         } else if (path.equals("/workers") || path.startsWith("/workers/")) {
             workerApi.handle(req, path);
         } else if (KNOWN_ROUTES.containsKey(path)) {
@@ -266,7 +274,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         // To the worker's fixed address, as every call to a worker: its name is not looked up again.
         RequestOptions options = worker.target().request(HttpMethod.GET, path)
-                .setConnectTimeout(10_000).setIdleTimeout(config.get(Settings.REQUEST_TIMEOUT_SECS) * 1000);
+                .setConnectTimeout(10_000).setIdleTimeout(config.get(Settings.REQUEST_TIMEOUT_SECS) * 1000)
+                .putHeader(HopLimit.HEADER, HopLimit.next(req.headers()));
         if (worker.target().authorization() != null) {
             options.putHeader("authorization", worker.target().authorization());
         }

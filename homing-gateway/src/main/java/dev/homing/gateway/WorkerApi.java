@@ -5,6 +5,8 @@ import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.workers.ThisGateway;
+import dev.homing.gateway.workers.UpstreamTarget;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -27,7 +29,8 @@ import java.util.Map;
 
 /**
  * The worker API: {@code POST /workers} (202, registered in the background at the address its host was checked
- * at; 403 for a host outside the {@link WorkerHostAllowList}), {@code GET /workers},
+ * at; 403 for a host outside the {@link WorkerHostAllowList}, 400 for the gateway's own address: {@link ThisGateway}),
+ * {@code GET /workers},
  * {@code GET/PUT/DELETE /workers/{id}} where the id may also be the worker's URL, URL-encoded. Keys are never shown.
  */
 final class WorkerApi {
@@ -40,8 +43,13 @@ final class WorkerApi {
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
     private final WorkerHostAllowList allowList;
+    private final ThisGateway thisGateway;
+    private final BodyReader bodies;
 
-    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, WorkerHostAllowList allowList) {
+    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, WorkerHostAllowList allowList,
+              ThisGateway thisGateway, BodyReader bodies) {
+        this.thisGateway = thisGateway;
+        this.bodies = bodies;
         this.vertx = vertx;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -56,7 +64,7 @@ final class WorkerApi {
                 List<Map<String, Object>> list = registry.workers().stream().map(WorkerApi::describe).toList();
                 JsonResponses.send(response, 200, Map.of("workers", list, "total", list.size()));
             } else if (method == HttpMethod.POST) {
-                BodyReader.read(req, BODY_LIMIT, body -> addWorker(req, body));
+                bodies.read(req, BODY_LIMIT, body -> addWorker(req, body));
             } else {
                 ApiError.sendMethodNotAllowed(req.response(), "/workers", "GET, POST");
             }
@@ -76,7 +84,7 @@ final class WorkerApi {
             body.put("status", "removed");
             JsonResponses.send(response, 200, body);
         } else if (method == HttpMethod.PUT) {
-            BodyReader.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
+            bodies.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
         } else {
             ApiError.sendMethodNotAllowed(req.response(), "/workers/{id}", "GET, PUT, DELETE");
         }
@@ -103,17 +111,36 @@ final class WorkerApi {
             return;
         }
         // The check may wait on DNS, so it runs off the event loop; its answer comes back on this request's loop.
-        vertx.executeBlocking(() -> allowList.check(spec.url())).onComplete(checked -> {
+        vertx.executeBlocking(() -> checkHost(spec)).onComplete(checked -> {
             if (checked.failed()) {
                 fail(req, new ApiError(500, "worker_host_check_failed", String.valueOf(checked.cause())));
+            } else if (checked.result().refusal() != null) {
+                fail(req, checked.result().refusal());
             } else {
-                switch (checked.result()) {
-                    case WorkerHostAllowList.Allowed allowed -> register(req, spec, allowed.address());
-                    case WorkerHostAllowList.Refused refused ->
-                            fail(req, new ApiError(403, "worker_host_not_allowed", refused.reason()));
-                }
+                register(req, spec, checked.result().address());
             }
         });
+    }
+
+    /** The address a new worker's host was checked at, or why it is refused. */
+    private record HostCheck(InetAddress address, ApiError refusal) {
+    }
+
+    /**
+     * The allow list's verdict on the worker's host, then whether the address it allows is this gateway's own
+     * listener (403 outside the list, 400 for the gateway itself). Blocks on DNS and the machine's interfaces.
+     */
+    private HostCheck checkHost(WorkerSpec spec) {
+        return switch (allowList.check(spec.url())) {
+            case WorkerHostAllowList.Refused refused ->
+                    new HostCheck(null, new ApiError(403, "worker_host_not_allowed", refused.reason()));
+            case WorkerHostAllowList.Allowed allowed -> {
+                String own = thisGateway.problem(spec.url(), allowed.address(),
+                        UpstreamTarget.of(spec.url(), null).port());
+                yield new HostCheck(allowed.address(), own == null ? null
+                        : new ApiError(400, "worker_is_this_gateway", own));
+            }
+        };
     }
 
     /** Registers the worker at the address its host was checked at: a later DNS answer cannot move it. */

@@ -60,6 +60,20 @@ final class FaultClient implements AutoCloseable {
         }
     }
 
+    /** A control call with a JSON body (a worker to add); throws when the server cannot be reached. */
+    HttpResponse<String> postJson(String url, String json) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(CONTROL_TIMEOUT)
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("POST " + url, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     HttpResponse<String> get(String url) {
         try {
             return send("GET", url);

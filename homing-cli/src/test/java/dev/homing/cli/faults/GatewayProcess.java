@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -38,9 +37,17 @@ final class GatewayProcess {
      * @param flags {@code homing launch} flags on top of the loopback, port and worker ones
      */
     static GatewayProcess start(String heap, List<EngineProcess> engines, List<String> flags, Path dir) {
-        List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", "0",
+        return start(heap, 0, engines.stream().map(EngineProcess::url).toList(), flags, dir);
+    }
+
+    /**
+     * As {@link #start(String, List, List, Path)}, on {@code port} (0: one the OS picks) in front of any workers,
+     * another gateway or this one included.
+     */
+    static GatewayProcess start(String heap, int port, List<String> workerUrls, List<String> flags, Path dir) {
+        List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", String.valueOf(port),
                 "--prometheus-host", "127.0.0.1", "--prometheus-port", "0",
-                "--worker-urls", engines.stream().map(EngineProcess::url).collect(Collectors.joining(",")),
+                "--worker-urls", String.join(",", workerUrls),
                 "--worker-startup-check-interval", "1", "--health-check-interval-secs", "1"));
         args.addAll(flags);
         HomingProcess process = HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir);

@@ -163,6 +163,26 @@ final class HomingProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGTERM, as an orchestrator stops it, and the time it took to exit; null when it was still running after
+     * {@code bound} (it is then killed).
+     */
+    Duration terminate(Duration bound) {
+        killed = true;
+        long start = System.nanoTime();
+        process.destroy();
+        try {
+            if (process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+                return Duration.ofNanos(System.nanoTime() - start);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process.destroyForcibly();
+        awaitExit();
+        return null;
+    }
+
     /** SIGTERM, then SIGKILL if it has not stopped within a few seconds. */
     @Override
     public void close() {

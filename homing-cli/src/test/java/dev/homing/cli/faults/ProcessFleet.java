@@ -61,6 +61,13 @@ final class ProcessFleet implements AutoCloseable, AfterEachCallback {
         return gateway;
     }
 
+    /** Starts a gateway on {@code port} (0: any) in front of these worker URLs; see {@link GatewayProcess}. */
+    GatewayProcess gateway(String heap, int port, List<String> workerUrls, String... flags) {
+        GatewayProcess gateway = GatewayProcess.start(heap, port, workerUrls, List.of(flags), dir);
+        processes.add(gateway.process());
+        return gateway;
+    }
+
     /** Waits until the gateway reports {@code workers} healthy workers, its engines having started meanwhile. */
     void awaitReady(GatewayProcess gateway, int workers) {
         awaitOutcome("gateway ready with " + workers + " workers", START_TIMEOUT)

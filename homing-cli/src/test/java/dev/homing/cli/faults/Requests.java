@@ -5,6 +5,7 @@ final class Requests {
 
     static final String CHAT = "/v1/chat/completions";
     static final String GENERATE = "/generate";
+    static final String COMPLETIONS = "/v1/completions";
 
     private Requests() {
     }

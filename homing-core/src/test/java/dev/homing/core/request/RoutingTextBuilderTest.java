@@ -65,6 +65,25 @@ class RoutingTextBuilderTest {
     }
 
     @Test
+    void theRoutingTextIsAPrefixOfAtMostAMillionCharactersHoweverItIsFed() {
+        String half = "a".repeat(RoutingTextBuilder.MAX_CHARS / 2 + 1);
+        RoutingTextBuilder pieces = RoutingTextBuilder.of(RequestKind.CHAT).tools("[" + half + "]")
+                .message("user", half).message("user", half);
+        RoutingTextBuilder whole = RoutingTextBuilder.of(RequestKind.COMPLETION);
+        whole.text().append(half + half);
+        RoutingTextBuilder ids = RoutingTextBuilder.of(RequestKind.GENERATE);
+        RoutingTextBuilder.FieldText idText = ids.inputIds();
+        for (int i = 0; idText.room() > 0 && i < RoutingTextBuilder.MAX_CHARS; i++) {
+            idText.item(123_456_789L);
+        }
+
+        assertThat(pieces.build()).hasSize(RoutingTextBuilder.MAX_CHARS).startsWith("<|tools|>[aaa");
+        assertThat(whole.build()).isEqualTo((half + half).substring(0, RoutingTextBuilder.MAX_CHARS));
+        assertThat(whole.text().room()).isZero();
+        assertThat(ids.build()).hasSize(RoutingTextBuilder.MAX_CHARS).startsWith("123456789 123456789");
+    }
+
+    @Test
     void aFieldAKindDoesNotHaveIsRefused() {
         assertThatThrownBy(() -> RoutingTextBuilder.of(RequestKind.COMPLETION).tools("[]"))
                 .isInstanceOf(IllegalStateException.class);

@@ -6,6 +6,7 @@ import dev.homing.config.Scope;
 import dev.homing.config.Setting;
 import dev.homing.config.Settings;
 import dev.homing.core.policy.PolicyConfig;
+import dev.homing.gateway.http.BodyMemory;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.RetryPolicy;
@@ -77,6 +78,12 @@ public record GatewayConfig(Config values) {
         Integer rate = get(Settings.RATE_LIMIT_TOKENS_PER_SECOND);
         return new AdmissionQueue.Settings(get(Settings.MAX_CONCURRENT_REQUESTS), get(Settings.QUEUE_SIZE),
                 TimeUnit.SECONDS.toNanos(get(Settings.QUEUE_TIMEOUT_SECS)), rate == null ? 0 : rate);
+    }
+
+    /** Bytes of request bodies the gateway holds at once: {@code --max-body-memory}, else a quarter of the heap. */
+    public long bodyMemoryBytes() {
+        Long set = get(Settings.MAX_BODY_MEMORY);
+        return set != null ? set : BodyMemory.defaultLimit();
     }
 
     /** The policy settings handed to the routing core. */

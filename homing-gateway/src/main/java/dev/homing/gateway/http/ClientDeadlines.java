@@ -44,16 +44,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *            within the header timeout: else 408 and close (just close when no byte came at all)
  *   BODY     while a request body is read, no pause between body bytes longer than the body timeout: else 408 and
  *            close (just close when the response has already started); a pause the gateway itself causes (it
- *            stopped reading: a request waiting for admission, backpressure) does not count
+ *            stopped reading: a request waiting for admission, backpressure) does not count. The gateway closing
+ *            the connection in this phase (a refused upload) lingers: {@link LingeringClose}
  *   WAITING  a request is read and its response has not ended: no deadline (--request-timeout-secs bounds it)
  *   IDLE     no request open: closed after the keep-alive timeout, without an answer
  * </pre>
  *
  * It sits after Vert.x's HTTP codec and before Vert.x's connection handler, so it sees decoded requests and the
  * responses Vert.x writes; {@link FirstBytes}, at the head of the pipeline, tells it when raw bytes arrive (the
- * start of a head the codec has not decoded yet). A connection that turns out to be HTTP/2 is left alone: the
- * handler stops timing at the first undecoded frame it sees. A deadline that passes is checked again against the
- * state of the moment, so progress only moves a timestamp, never a timer.
+ * start of a head the codec has not decoded yet). A connection that turns out to be HTTP/2 is handed over at the
+ * first undecoded frame this handler sees to {@link Http2Deadlines}, which keeps the same timeouts for streams, from
+ * the connection's start. A deadline that passes is checked again against the state of the moment, so progress only
+ * moves a timestamp, never a timer.
  *
  * <p>Placement relies on how Vert.x builds its server pipeline, which Vert.x 5 offers no public hook for: its HTTP
  * codec goes right before its chunked writer or else its idle-state handler (found by their Netty types, as Vert.x
@@ -143,10 +145,13 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (!(msg instanceof HttpObject)) {
-            // Undecoded frames after the codec: an HTTP/2 connection (prior knowledge or upgrade). Not ours to time,
-            // unless the HTTP/1 decoder is behind this handler: then Vert.x's pipeline is not what it was.
+            // Undecoded frames after the codec: an HTTP/2 connection (prior knowledge or upgrade), timed from here
+            // by its own deadlines; unless the HTTP/1 decoder is behind this handler: then Vert.x's pipeline is not
+            // what it was.
             if (!off && decoderBehind(ctx)) {
                 placement.misplaced("is in front of Vert.x's HTTP decoder", ctx.pipeline());
+            } else if (!off && !Http2Deadlines.takeOver(ctx, settings, refusals, headStartNanos)) {
+                placement.misplaced("found no HTTP/2 handler behind it on an HTTP/2 connection", ctx.pipeline());
             }
             stepAside();
         } else if (!off) {
@@ -172,11 +177,22 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) {
-            // Vert.x's idle handler is only this handler's anchor in the pipeline: the phases above decide, and an
-            // HTTP/2 connection keeps having no idle limit (a long silent answer is not an idle connection).
+            // Vert.x's idle handler is only this handler's anchor in the pipeline: the phases above decide, and on an
+            // HTTP/2 connection Http2Deadlines (a long silent answer is not an idle connection).
             return;
         }
         super.userEventTriggered(ctx, evt);
+    }
+
+    /** A close while the client still sends a body the gateway did not read lingers: {@link LingeringClose}. */
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
+        if (readingBody && !off) {
+            stop();
+            LingeringClose.close(ctx, promise);
+        } else {
+            super.close(ctx, promise);
+        }
     }
 
     @Override
@@ -251,8 +267,8 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
         switch (phase) {
             case HEAD -> {
                 if (headBytes) {
-                    timeOut("client_header_timeout", "The request head did not arrive within "
-                            + TimeUnit.NANOSECONDS.toSeconds(settings.headerNanos()) + " s");
+                    timeOut(new ApiError(408, "client_header_timeout", "The request head did not arrive within "
+                            + TimeUnit.NANOSECONDS.toSeconds(settings.headerNanos()) + " s"));
                 } else {
                     ctx.close();
                 }
@@ -261,8 +277,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
                 if (responsesStarted >= headsRead) {
                     ctx.close();
                 } else {
-                    timeOut("client_body_timeout", "No request body bytes arrived for "
-                            + TimeUnit.NANOSECONDS.toSeconds(settings.bodyIdleNanos()) + " s");
+                    timeOut(stalledBody(settings.bodyIdleNanos()));
                 }
             }
             case IDLE -> ctx.close();
@@ -270,15 +285,21 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
         }
     }
 
+    /** The 408 for a request body that stalled longer than {@code bodyIdleNanos}, on HTTP/1.x or HTTP/2. */
+    static ApiError stalledBody(long bodyIdleNanos) {
+        return new ApiError(408, "client_body_timeout", "No request body bytes arrived for "
+                + TimeUnit.NANOSECONDS.toSeconds(bodyIdleNanos) + " s");
+    }
+
     /** Answers 408 from here (Vert.x has no response of its own under way) and closes once it is written. */
-    private void timeOut(String code, String message) {
+    private void timeOut(ApiError error) {
         stop();
-        refusals.refused(code);
-        ByteBuf body = Unpooled.copiedBuffer(new ApiError(408, code, message).json(), StandardCharsets.UTF_8);
+        refusals.refused(error.code());
+        ByteBuf body = Unpooled.copiedBuffer(error.json(), StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.REQUEST_TIMEOUT, body);
         response.headers().set("content-type", "application/json").set("content-length", body.readableBytes())
-                .set("connection", "close").set("x-smg-error-code", code);
+                .set("connection", "close").set("x-smg-error-code", error.code());
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 

@@ -23,8 +23,9 @@ import java.util.concurrent.ThreadFactory;
  * {@link ClientDeadlines} at the moment of accept. Vert.x has no public hook that early (its connection handler runs
  * only once the HTTP pipeline is set up, after the first bytes when HTTP/2 over plain text is allowed: too late to
  * time the head of a client that sends nothing), so the hook is the transport, which configures each server
- * bootstrap. Servers without an idle timeout (the metrics port) are left as they are: Vert.x gives them no idle
- * handler, the deadlines' anchor (see {@link ClientDeadlines.FirstBytes}).
+ * bootstrap. Both of the gateway's listeners (the data plane and the metrics port) have one; a server without an
+ * idle timeout is left as it is: Vert.x gives it no idle handler, the deadlines' anchor (see
+ * {@link ClientDeadlines.FirstBytes}).
  */
 public final class ClientDeadlinesTransport implements Transport {
 

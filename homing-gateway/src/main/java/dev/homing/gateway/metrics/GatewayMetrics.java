@@ -4,6 +4,7 @@ import dev.homing.core.policy.Decision;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.http.BodyMemory;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
@@ -216,6 +217,19 @@ public final class GatewayMetrics {
                 .labelNames("error_code")
                 .callback(cb -> refusals.counts().forEach((code, n) -> cb.call(n, code)))
                 .register(registry);
+    }
+
+    /**
+     * Exports {@code homing_body_memory_bytes} (request bodies in memory now) and {@code homing_body_memory_limit_bytes}
+     * (the budget, {@code --max-body-memory}).
+     */
+    public void watchBodyMemory(BodyMemory memory) {
+        GaugeWithCallback.builder().name("homing_body_memory_bytes")
+                .help("Bytes of request bodies the gateway holds in memory now")
+                .callback(cb -> cb.call(memory.inUse())).register(registry);
+        GaugeWithCallback.builder().name("homing_body_memory_limit_bytes")
+                .help("Bytes of request bodies the gateway may hold at once (--max-body-memory)")
+                .callback(cb -> cb.call(memory.limit())).register(registry);
     }
 
     /**

@@ -6,11 +6,16 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 
-/** The metrics listener ({@code --prometheus-host}/{@code --prometheus-port}): {@code GET /metrics}, nothing else. */
+/**
+ * The metrics listener ({@code --prometheus-host}/{@code --prometheus-port}): {@code GET /metrics}, nothing else,
+ * over HTTP/1.1 alone (a scraper needs no more). Open to every interface and without authentication by default, it
+ * has the data plane's client deadlines, so partial heads or idle connections cannot hold its sockets for long.
+ */
 public final class MetricsServer {
 
     private final HttpServer server;
@@ -19,9 +24,11 @@ public final class MetricsServer {
         this.server = server;
     }
 
-    public static Future<MetricsServer> start(Vertx vertx, PrometheusRegistry registry, String host, int port) {
+    /** @param options the listener's options, with the client deadlines' idle timeout; h2c is turned off here */
+    public static Future<MetricsServer> start(Vertx vertx, PrometheusRegistry registry, String host, int port,
+                                              HttpServerOptions options) {
         PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
-        HttpServer server = vertx.createHttpServer();
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions(options).setHttp2ClearTextEnabled(false));
         server.requestHandler(req -> {
             if (!req.path().equals("/metrics")) {
                 req.response().setStatusCode(404).end("Not Found\n");

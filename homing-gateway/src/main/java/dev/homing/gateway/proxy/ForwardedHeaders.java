@@ -1,5 +1,6 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.gateway.http.HopLimit;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
@@ -10,7 +11,8 @@ import java.util.Map;
 
 /**
  * Which headers cross the gateway. Towards the worker only the reference's list (authorization, request ids, trace
- * context, routing key) plus content-type: cookies and client metadata stay at the gateway. Back to the client
+ * context, routing key) plus content-type, and the gateway's own hop count ({@link HopLimit}): cookies and client
+ * metadata stay at the gateway. Back to the client
  * every header except hop-by-hop ones, which describe one connection and not the message.
  *
  * <p>Runs twice per request, so names are compared case-insensitively in place rather than lower-cased into new
@@ -31,7 +33,7 @@ public final class ForwardedHeaders {
 
     /**
      * Writes the headers for the worker into {@code out}: the allowed client headers (names lower-cased), the request
-     * id, and the worker's own authorization ({@code "Bearer <key>"}) if it has one.
+     * id, the hop count, and the worker's own authorization ({@code "Bearer <key>"}) if it has one.
      */
     public static void toWorker(MultiMap client, MultiMap out, String requestId, String workerAuthorization) {
         for (Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> it = entries(client);
@@ -46,6 +48,7 @@ public final class ForwardedHeaders {
             }
         }
         out.set("x-request-id", requestId);
+        out.set(HopLimit.HEADER, HopLimit.next(client));
         if (workerAuthorization != null) {
             out.set("authorization", workerAuthorization);
         }

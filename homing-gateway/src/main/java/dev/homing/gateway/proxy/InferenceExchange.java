@@ -17,10 +17,10 @@ import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Context;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 
 import java.net.ConnectException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -38,10 +38,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * <ol>
  *   <li>{@code ADMISSION_WAIT}: admission control gives the request a permit at once, queues it (paused: its body
  *       stays in the socket), or refuses it (429 queue full, 503 waited too long).
- *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
+ *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413, and by the
+ *       gateway's body memory: 503, see {@link BodyReader}), sniffed
  *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
  *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
- *       at once when no worker is available. From here the request counts on its worker.
+ *       at once when no worker is available ({@code workers_at_capacity} with Retry-After when those up are only
+ *       recovering, their half-open probe places taken). From here the request counts on its worker.
  *   <li>{@code HELD}: the policy may hold the request until an earlier request's prefill of the same prefix on that
  *       worker is done (its first token), at most the wait it gave; a client that leaves meanwhile is never sent.
  *   <li>{@code CONNECTING}: the original body bytes go to the worker on its keep-alive pool, through its connect
@@ -90,6 +92,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     /** The first wait for a free socket once the gateway ran out of them; it doubles up to the maximum. */
     private static final long SOCKET_WAIT_FIRST_MS = 50;
     private static final long SOCKET_WAIT_MAX_MS = 1_000;
+    /** A probe place frees when a probe request ends, which for a short request is well within a second. */
+    private static final int PROBE_RETRY_AFTER_SECS = 1;
 
     /** What the exchange waits for; see the numbered streaming path above. */
     enum Phase {
@@ -146,8 +150,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private AdmissionQueue.Ticket ticket;
     /** From admission to DONE: the admission permit (null when admission control is off). */
     private AdmissionQueue.Permit permit;
-    /** Set at placement: the body to forward, the model's pool, and what the policy routes on. */
-    private Buffer body;
+    /**
+     * Set once read: the body to forward, counted in the body memory until the answer is relayed or the exchange
+     * is done; then, at placement, the model's pool and what the policy routes on.
+     */
+    private BodyReader.Body body;
     private ModelPool pool;
     private RoutingRequest routing;
     /** Set at placement: the attempts so far, and whether the client has seen a byte. */
@@ -157,6 +164,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     /** RELAYING: the worker's status, and its answer's body on the way to the client. */
     private int answerStatus;
     private SseRelay relay;
+    /** RELAYING: an HTTP/1.0 client's answer of unknown length, whose end is the connection's close. */
+    private boolean closeDelimited;
     /** While {@link Phase#underRequestTimeout}: the request timeout. */
     private long requestTimer;
     /** While {@link Phase#hasPhaseTimer}: the timer that ends the phase (the hold's limit, the pause). */
@@ -197,7 +206,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
         permit = granted;
         moveTo(Phase.READING_BODY);
-        BodyReader.read(request, proxy.maxPayloadBytes(), this::bodyRead, this::bodyRefused);
+        proxy.bodies().read(request, proxy.maxPayloadBytes(), this::bodyRead, this::bodyRefused);
     }
 
     @Override
@@ -210,13 +219,15 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     // READING_BODY: the body is whole; sniff, resolve and place
 
-    private void bodyRead(Buffer received) {
+    private void bodyRead(BodyReader.Body received) {
         if (phase != Phase.READING_BODY) {
+            received.release();
             return;
         }
+        body = received;
         SniffedRequest sniffed;
         try {
-            sniffed = RoutingText.sniff(route, received);
+            sniffed = RoutingText.sniff(route, received.bytes());
         } catch (BadRequestException e) {
             answer(ApiError.badRequest(e.getMessage()));
             return;
@@ -231,11 +242,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 request.getHeader("x-smg-target-worker"), implicitKey(request));
         Placer.Placed<Worker, BreakerLease> placed = pool.place(routing, proxy.breakers());
         if (!placed.found()) {
-            answer(new ApiError(503, "no_available_workers",
-                    "No available workers (all circuits open, unhealthy or draining) for model " + pool.model()));
+            noWorker("No available workers (all circuits open, unhealthy or draining) for model " + pool.model());
             return;
         }
-        body = received;
         retry = proxy.retryPolicy().start();
         leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
         Decision decision = placed.decision();
@@ -257,7 +266,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         hold.awaited().whenDone(() -> context.runOnContext(v -> holdEnded(Placement.HoldEnding.RELEASED)));
     }
 
-    /** 400 for a bad Content-Length, 413 for a body over the limit. */
+    /** 400 for a bad Content-Length, 413 for a body over the limit, 503 with the body memory full, 408 stalled. */
     private void bodyRefused(ApiError error) {
         if (phase == Phase.READING_BODY) {
             answer(error);
@@ -301,7 +310,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     private void connect() {
         moveTo(Phase.CONNECTING);
-        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), body, this);
+        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), body.bytes(), this);
     }
 
     @Override
@@ -372,17 +381,25 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         retry.firstByteSent();
+        // Nothing more will be sent: the body's memory goes back while the answer streams.
+        body.release();
         moveTo(Phase.RELAYING);
         answerStatus = status;
         response.setStatusCode(status);
         ForwardedHeaders.toClient(upstream.headers(), response.headers());
         response.putHeader("x-request-id", record.requestId());
-        if (!upstream.headers().contains("content-length")) {
+        boolean sized = upstream.headers().contains("content-length");
+        // HTTP/1.0 has no chunked framing: an answer of unknown length ends with the connection, and its head
+        // goes out with its first chunk (Vert.x writes no head it cannot frame).
+        closeDelimited = !sized && request.version() == HttpVersion.HTTP_1_0;
+        if (!sized) {
             response.setChunked(true);
         }
         relay = new SseRelay(upstream, response, this);
-        // Write the head now so a streaming client sees the stream open before the first token.
-        response.writeHead();
+        if (!closeDelimited) {
+            // Write the head now so a streaming client sees the stream open before the first token.
+            response.writeHead();
+        }
     }
 
     // RETRY_BACKOFF
@@ -415,7 +432,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 proxy.breakers());
         if (!next.found()) {
             // Every worker is down or its circuit open: say so now rather than wait out more backoff.
-            answer(new ApiError(503, "no_available_workers", "No available workers (all circuits open or unhealthy)"));
+            noWorker("No available workers (all circuits open or unhealthy)");
             return;
         }
         leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
@@ -447,7 +464,12 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         // Done before ending: on HTTP/2 ending the response closes the stream, which runs the close handler at once,
         // and that must not read as a client disconnect.
         finish(answerStatus, answerStatus >= 400 ? "upstream_" + answerStatus : null, null);
-        response.end();
+        if (closeDelimited) {
+            // Even on a keep-alive HTTP/1.0 connection: the close is all that tells the client the answer is whole.
+            response.end().onComplete(v -> request.connection().close());
+        } else {
+            response.end();
+        }
     }
 
     @Override
@@ -529,6 +551,21 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
     }
 
+    /**
+     * No worker took the request: 503 {@code no_available_workers} for an outage, or {@code workers_at_capacity}
+     * with Retry-After when a worker that is up only had its half-open probe places taken.
+     */
+    private void noWorker(String outage) {
+        if (!pool.probePlacesFull(proxy.breakers())) {
+            answer(new ApiError(503, "no_available_workers", outage));
+            return;
+        }
+        response.putHeader("retry-after", String.valueOf(PROBE_RETRY_AFTER_SECS));
+        answer(new ApiError(503, "workers_at_capacity", "Every available worker for model " + pool.model()
+                + " is recovering and takes only a few probe requests at once; retry after "
+                + PROBE_RETRY_AFTER_SECS + " s"));
+    }
+
     // DONE
 
     /** Answers with an error of the gateway's own; any leg has ended already. */
@@ -538,8 +575,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     /**
-     * Enters DONE, once: stops the timers and the relay, gives the admission permit back, and writes the record and
-     * the routed request's metrics ({@code errorType} null: no error).
+     * Enters DONE, once: stops the timers and the relay, gives the admission permit and the body's memory back, and
+     * writes the record and the routed request's metrics ({@code errorType} null: no error).
      */
     private void finish(int status, String errorCode, String errorType) {
         Phase from = phase;
@@ -551,6 +588,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             relay.stop();
         }
         proxy.admission().release(permit);
+        if (body != null) {
+            body.release();
+        }
         if (from.placed()) {
             proxy.metrics().routedFinished(record.model(), route.path(), System.nanoTime() - record.startNanos(),
                     errorType);

@@ -1,5 +1,6 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.resilience.CircuitBreakers;
@@ -17,6 +18,7 @@ import java.time.Duration;
  * access-log line, and what all exchanges share: admission control, the worker registry and circuit breakers, the
  * HTTP client to the workers, metrics and the limits. Immutable; every part it holds is thread-safe.
  *
+ * @param bodies          reads request bodies within the gateway's body memory
  * @param maxPayloadBytes the largest request body read ({@code --max-payload-size}); larger gets 413
  * @param requestTimeout  how long a request may take from when it is first sent until its answer ends
  * @param retryPolicy     when and after how long a failed attempt is tried again
@@ -25,9 +27,9 @@ import java.time.Duration;
  * @param tracing         the requests' spans ({@link Tracing#OFF} unless {@code --enable-trace})
  */
 public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
-                             CircuitBreakers breakers, InferenceAdmission admission, long maxPayloadBytes,
-                             Duration requestTimeout, RetryPolicy retryPolicy, boolean markUnreachable,
-                             Tracing tracing) {
+                             CircuitBreakers breakers, InferenceAdmission admission, BodyReader bodies,
+                             long maxPayloadBytes, Duration requestTimeout, RetryPolicy retryPolicy,
+                             boolean markUnreachable, Tracing tracing) {
 
     /**
      * Takes over an inference request that passed the route checks: from here its exchange answers it and writes

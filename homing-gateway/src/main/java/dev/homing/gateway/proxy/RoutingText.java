@@ -7,6 +7,9 @@ import io.vertx.core.buffer.Buffer;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
@@ -19,10 +22,15 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The whole document is parsed, so malformed JSON is refused here and never reaches a worker. Fields the gateway
  * reads must have the right JSON type; all other fields are skipped unread. Stateless and thread-safe.
+ *
+ * <p>Memory: the routing text is a prefix ({@link RoutingTextBuilder#MAX_CHARS}), and a string value is decoded
+ * only as far as the text has room for it; the rest of it is skipped by the parser, never decoded or copied. Any
+ * other string the gateway reads (the model, a role) longer than that prefix is refused with 400.
  */
 public final class RoutingText {
 
-    private static final JsonMapper JSON = JsonMapper.shared();
+    private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder().streamReadConstraints(
+            StreamReadConstraints.builder().maxStringLength(RoutingTextBuilder.MAX_CHARS).build()).build()).build();
 
     private RoutingText() {
     }
@@ -65,6 +73,8 @@ public final class RoutingText {
                 throw new BadRequestException(requiredFieldMessage(route));
             }
             return new SniffedRequest(f.model, f.stream, f.routingText.build());
+        } catch (StreamConstraintsException e) {
+            throw new BadRequestException("a JSON value is beyond the gateway's limits: " + e.getOriginalMessage());
         } catch (JacksonException e) {
             throw new BadRequestException("malformed JSON: " + e.getOriginalMessage());
         }
@@ -109,12 +119,12 @@ public final class RoutingText {
             default -> {
                 FieldText text = f.routingText.text();
                 boolean read = switch (route) {
-                    case GENERATE -> readGenerate(name, p, f.routingText);
+                    case GENERATE -> readGenerate(name, p, f);
                     case CHAT -> readChat(name, p, f);
-                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, "prompt", text);
-                    case RESPONSES -> readResponses(name, p, f.routingText);
-                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, "input", text);
-                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, "query", text);
+                    case COMPLETIONS -> name.equals("prompt") && appendTextOrIds(p, f.body, "prompt", text);
+                    case RESPONSES -> readResponses(name, p, f);
+                    case EMBEDDINGS, CLASSIFY -> name.equals("input") && appendTextOrIds(p, f.body, "input", text);
+                    case RERANK, RERANK_LEGACY -> name.equals("query") && appendString(p, f.body, "query", text);
                 };
                 if (read) {
                     f.hasRequired |= isRequired(route, name, f);
@@ -146,12 +156,12 @@ public final class RoutingText {
         };
     }
 
-    private static boolean readGenerate(String name, JsonParser p, RoutingTextBuilder text) {
+    private static boolean readGenerate(String name, JsonParser p, Fields f) {
         if (name.equals("text")) {
-            return appendTextOrIds(p, "text", text.text());
+            return appendTextOrIds(p, f.body, "text", f.routingText.text());
         }
         if (name.equals("input_ids")) {
-            return appendTextOrIds(p, "input_ids", text.inputIds());
+            return appendTextOrIds(p, f.body, "input_ids", f.routingText.inputIds());
         }
         return false;
     }
@@ -166,29 +176,32 @@ public final class RoutingText {
         }
         expect(p, JsonToken.START_ARRAY, "messages", "an array");
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            appendMessage(p, "messages[]", f.routingText);
+            appendMessage(p, f.body, "messages[]", f.routingText);
         }
         return true;
     }
 
-    private static boolean readResponses(String name, JsonParser p, RoutingTextBuilder text) {
+    private static boolean readResponses(String name, JsonParser p, Fields f) {
+        FieldText text = f.routingText.text();
         if (name.equals("instructions")) {
-            String s = optionalString(p, "instructions");
-            text.instructions(s == null ? "" : s);
+            if (p.currentToken() != JsonToken.VALUE_NULL) {
+                expect(p, JsonToken.VALUE_STRING, "instructions", "a string");
+                f.routingText.instructions(prefix(p, f.body, RoutingTextBuilder.MAX_CHARS));
+            }
             return true;
         }
         if (!name.equals("input")) {
             return false;
         }
         if (p.currentToken() == JsonToken.VALUE_STRING) {
-            text.text().append(p.getString());
+            text.append(prefix(p, f.body, text.room()));
         } else {
             expect(p, JsonToken.START_ARRAY, "input", "a string or an array");
             while (p.nextToken() != JsonToken.END_ARRAY) {
                 if (p.currentToken() == JsonToken.VALUE_STRING) {
-                    text.text().append(p.getString());
+                    text.append(prefix(p, f.body, text.room()));
                 } else {
-                    appendMessage(p, "input[]", text);
+                    appendMessage(p, f.body, "input[]", f.routingText);
                 }
             }
         }
@@ -196,10 +209,11 @@ public final class RoutingText {
     }
 
     /** Appends one message object (its role, its text parts and reasoning); the parser is on its START_OBJECT. */
-    private static void appendMessage(JsonParser p, String what, RoutingTextBuilder out) {
+    private static void appendMessage(JsonParser p, ByteSlice body, String what, RoutingTextBuilder out) {
         expect(p, JsonToken.START_OBJECT, what, "an object");
         String role = "";
         StringBuilder text = new StringBuilder();
+        int room = out.text().room();
         while (p.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = p.currentName();
             p.nextToken();
@@ -208,22 +222,25 @@ public final class RoutingText {
                     String r = optionalString(p, what + ".role");
                     role = r == null ? "" : r;
                 }
-                case "content", "reasoning_content" -> appendContent(p, what + "." + name, text);
+                case "content", "reasoning_content" -> appendContent(p, body, what + "." + name, text, room);
                 default -> p.skipChildren();
             }
         }
         out.message(role, text);
     }
 
-    /** Message content: a string, null, or an array of parts whose {@code text} parts count. */
-    private static void appendContent(JsonParser p, String what, StringBuilder out) {
+    /**
+     * Message content: a string, null, or an array of parts whose {@code text} parts count, appended to {@code out}
+     * as long as it is shorter than {@code room}.
+     */
+    private static void appendContent(JsonParser p, ByteSlice body, String what, StringBuilder out, int room) {
         switch (p.currentToken()) {
-            case VALUE_STRING -> out.append(p.getString());
+            case VALUE_STRING -> out.append(prefix(p, body, room - out.length()));
             case VALUE_NULL -> { }
             case START_ARRAY -> {
                 while (p.nextToken() != JsonToken.END_ARRAY) {
                     if (p.currentToken() == JsonToken.VALUE_STRING) {
-                        out.append(p.getString());
+                        out.append(prefix(p, body, room - out.length()));
                         continue;
                     }
                     expect(p, JsonToken.START_OBJECT, what + "[]", "a string or an object");
@@ -231,7 +248,7 @@ public final class RoutingText {
                         String name = p.currentName();
                         p.nextToken();
                         if (name.equals("text") && p.currentToken() == JsonToken.VALUE_STRING) {
-                            out.append(p.getString());
+                            out.append(prefix(p, body, room - out.length()));
                         } else {
                             p.skipChildren();
                         }
@@ -246,36 +263,77 @@ public final class RoutingText {
      * A string, or an array of strings joined with spaces, or token ids (an array of integers, or an array of such
      * arrays for a batch) as decimals joined with spaces. Null appends nothing.
      */
-    private static boolean appendTextOrIds(JsonParser p, String what, FieldText out) {
+    private static boolean appendTextOrIds(JsonParser p, ByteSlice body, String what, FieldText out) {
         switch (p.currentToken()) {
-            case VALUE_STRING -> out.append(p.getString());
+            case VALUE_STRING -> out.append(prefix(p, body, out.room()));
             case VALUE_NULL -> { }
-            case START_ARRAY -> appendArray(p, what, out);
+            case START_ARRAY -> appendArray(p, body, what, out);
             default -> throw new FieldTypeException(what + " must be a string or an array");
         }
         return true;
     }
 
-    private static void appendArray(JsonParser p, String what, FieldText out) {
+    private static void appendArray(JsonParser p, ByteSlice body, String what, FieldText out) {
         while (p.nextToken() != JsonToken.END_ARRAY) {
             switch (p.currentToken()) {
-                case VALUE_STRING -> out.item(p.getString());
+                case VALUE_STRING -> out.item(prefix(p, body, out.room()));
                 case VALUE_NUMBER_INT -> out.item(p.getLongValue());
-                case START_ARRAY -> appendArray(p, what, out);
+                case START_ARRAY -> appendArray(p, body, what, out);
                 default -> throw new FieldTypeException(what + " must hold strings or integers");
             }
         }
     }
 
-    private static boolean appendString(JsonParser p, String what, FieldText out) {
-        String s = optionalString(p, what);
-        if (s != null) {
-            out.append(s);
+    private static boolean appendString(JsonParser p, ByteSlice body, String what, FieldText out) {
+        if (p.currentToken() != JsonToken.VALUE_NULL) {
+            expect(p, JsonToken.VALUE_STRING, what, "a string");
+            out.append(prefix(p, body, out.room()));
         }
         return true;
     }
 
-    /** The exact JSON text of the current value, sliced from the body by offsets rather than re-serialised. */
+    /**
+     * The current string value, or only its first {@code maxChars} characters when it is longer: its bytes are
+     * counted off as characters (an escape is one, a UTF-8 sequence one, or two for a surrogate pair) up to there,
+     * and only those are decoded, by a parser of their own; the parser skips the rest unread.
+     */
+    private static String prefix(JsonParser p, ByteSlice body, int maxChars) {
+        if (maxChars <= 0) {
+            return "";
+        }
+        byte[] bytes = body.array();
+        // The token starts at its opening quote; offsets count from the start of the slice the parser was given.
+        int from = body.offset() + (int) p.currentTokenLocation().getByteOffset() + 1;
+        int end = body.offset() + body.length();
+        int i = from;
+        for (int chars = 0; i < end && bytes[i] != '"'; ) {
+            int lead = bytes[i] & 0xFF;
+            int count = lead >= 0xF0 ? 2 : 1;
+            if (chars + count > maxChars) {
+                break;
+            }
+            chars += count;
+            i += lead == '\\' ? (i + 1 < end && bytes[i + 1] == 'u' ? 6 : 2)
+                    : lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        }
+        if (i >= end || bytes[i] == '"') {
+            // The whole value fits (or the body ends inside it, which the parser reports).
+            return p.getString();
+        }
+        byte[] quoted = new byte[i - from + 2];
+        quoted[0] = '"';
+        System.arraycopy(bytes, from, quoted, 1, i - from);
+        quoted[quoted.length - 1] = '"';
+        try (JsonParser part = JSON.createParser(quoted)) {
+            part.nextToken();
+            return part.getString();
+        }
+    }
+
+    /**
+     * The exact JSON text of the current value, sliced from the body by offsets rather than re-serialised; of a
+     * value longer than the routing text, enough for it, cut before a UTF-8 character it would split.
+     */
     private static String rawJson(JsonParser p, ByteSlice body, String what) {
         if (p.currentToken() == JsonToken.VALUE_NULL) {
             return "";
@@ -288,7 +346,13 @@ public final class RoutingText {
         if (start < 0 || end > body.length()) {
             return "";
         }
-        return new String(body.array(), body.offset() + (int) start, (int) (end - start), StandardCharsets.UTF_8);
+        int from = body.offset() + (int) start;
+        // Enough bytes for the routing text's length in characters of up to four bytes each; the builder cuts it.
+        int to = body.offset() + (int) Math.min(end, start + 4L * RoutingTextBuilder.MAX_CHARS);
+        while (to < body.offset() + end && to > from && (body.array()[to] & 0xC0) == 0x80) {
+            to--;
+        }
+        return new String(body.array(), from, to - from, StandardCharsets.UTF_8);
     }
 
     private static String optionalString(JsonParser p, String what) {

@@ -12,6 +12,8 @@ package dev.homing.gateway.resilience;
  *       breaker success nor failure, retried on another worker. Counted as failures, an engine shedding load at its
  *       peak would open its circuit and lose all traffic just as it recovered (with one worker, the whole service);
  *   <li>408 and a gateway-side timeout: the worker did not keep up: a breaker failure, retried;
+ *   <li>508 (a worker that is a gateway found the request going round a loop of gateways): as a client error; the
+ *       worker works, and no other worker would end the loop;
  *   <li>any other 5xx: a breaker failure; 500, 502, 504 are retried (501, 505... are not: asking again changes
  *       nothing);
  *   <li>connection refused, reset or failed before an answer: a breaker failure, retried.
@@ -35,6 +37,9 @@ public enum UpstreamOutcome {
         }
         if (status == 429 || status == 503) {
             return BUSY;
+        }
+        if (status == 508) {
+            return CLIENT_ERROR;
         }
         if (status >= 500) {
             return SERVER_ERROR;

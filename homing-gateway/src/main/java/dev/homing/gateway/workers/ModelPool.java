@@ -4,6 +4,7 @@ import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.gateway.resilience.BreakerLease;
+import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
 
 import java.util.ArrayList;
@@ -65,6 +66,21 @@ public final class ModelPool {
     public Placer.Placed<Worker, BreakerLease> placeAgain(RoutingRequest request, Set<String> failedWorkerIds,
                                                           CircuitBreakers breakers) {
         return placer.placeAgain(workers, request, failedWorkerIds, new BreakerAdmission(breakers));
+    }
+
+    /**
+     * After a placement found no worker: whether that was for want of capacity rather than an outage, because some
+     * available worker's circuit is half-open with all its probe places taken. Such a worker takes requests again as
+     * soon as a probe of its ends. The circuits may have moved on since the placement; this only picks the answer.
+     */
+    public boolean probePlacesFull(CircuitBreakers breakers) {
+        for (Worker worker : workers) {
+            CircuitBreaker breaker = breakers.of(worker.id());
+            if (worker.available() && breaker.state() == CircuitBreaker.State.HALF_OPEN && !breaker.allowsRequests()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The circuit breakers' say: an open circuit is not offered, a lease is the permit to send. */

@@ -1,5 +1,6 @@
 package dev.homing.gateway.workers;
 
+import dev.homing.gateway.http.HopLimit;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import io.vertx.core.Future;
@@ -30,6 +31,8 @@ import java.util.concurrent.TimeUnit;
  * (a {@code --worker-urls} entry) has it resolved once, off the event loop, before its first probe, and keeps that
  * address (a failed lookup is retried like a failed probe). Every probe, health check and load poll, like every
  * request, goes to the worker's target, so nothing reaches a worker at an address other than the one fixed then.
+ * A worker whose address is the gateway's own listener ({@link ThisGateway}) is not registered: its registration
+ * fails at once, with an error in the log.
  */
 public final class WorkerLifecycle {
 
@@ -52,14 +55,19 @@ public final class WorkerLifecycle {
     private final GatewayMetrics metrics;
     private final Settings settings;
     private final WorkerHostAllowList.Resolver resolver;
+    private final ThisGateway thisGateway;
     private long healthTimer = -1;
     private long loadTimer = -1;
     private long maintainTimer = -1;
 
-    /** @param resolver turns a worker's host name into addresses, once per worker (DNS in production) */
+    /**
+     * @param resolver    turns a worker's host name into addresses, once per worker (DNS in production)
+     * @param thisGateway the gateway's own listener, which no worker may be
+     */
     public WorkerLifecycle(Vertx vertx, HttpClient client, WorkerRegistry registry, GatewayMetrics metrics,
-                           Settings settings, WorkerHostAllowList.Resolver resolver) {
+                           Settings settings, WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway) {
         this.resolver = resolver;
+        this.thisGateway = thisGateway;
         this.vertx = vertx;
         this.client = client;
         this.registry = registry;
@@ -156,6 +164,10 @@ public final class WorkerLifecycle {
                 LOG.info("worker {} active, model {}", worker.url(), model);
                 reportCapacity(worker, model);
                 activated.tryComplete(worker);
+            } else if (ar.cause() instanceof OwnAddressException) {
+                LOG.error("worker {} not registered: {}", worker.url(), ar.cause().getMessage());
+                registry.remove(worker.id());
+                activated.tryFail(ar.cause());
             } else if (System.nanoTime() > deadline) {
                 LOG.error("worker {} did not answer within {} s; giving up: {}", worker.url(),
                         settings.startupTimeoutSecs(), ar.cause().getMessage());
@@ -169,19 +181,37 @@ public final class WorkerLifecycle {
         });
     }
 
-    /** Fixes the worker's address if its URL names a host: resolved once, off the event loop, and kept. */
+    /**
+     * Fixes the worker's address if its URL names a host: resolved once, off the event loop, and kept. Fails for
+     * good ({@link OwnAddressException}) when that address is this gateway's own listener.
+     */
     private Future<Void> addressed(Worker worker) {
         UpstreamTarget target = worker.target();
-        if (!target.needsAddress()) {
-            return Future.succeededFuture();
-        }
-        return vertx.executeBlocking(() -> resolver.resolve(target.host()), false).map(addresses -> {
+        boolean named = target.needsAddress();
+        return vertx.executeBlocking(() -> {
+            InetAddress[] addresses = named ? resolver.resolve(target.host())
+                    : new InetAddress[] {InetAddress.getByName(target.server().host())};
             if (addresses == null || addresses.length == 0) {
                 throw new IllegalStateException("no address for " + target.host());
             }
-            worker.pin(addresses[0]);
+            String own = thisGateway.problem(worker.url(), addresses[0], target.port());
+            if (own != null) {
+                throw new OwnAddressException(own);
+            }
+            return addresses[0];
+        }, false).map(address -> {
+            if (named) {
+                worker.pin(address);
+            }
             return null;
         });
+    }
+
+    /** The worker's address is the gateway's own: registering it would have the gateway proxy to itself. */
+    private static final class OwnAddressException extends IllegalStateException {
+        OwnAddressException(String message) {
+            super(message);
+        }
     }
 
     /** The worker's model: {@code model_path} of {@code /get_model_info}, else the first id of {@code /v1/models}. */
@@ -276,15 +306,22 @@ public final class WorkerLifecycle {
 
     /** GET a worker path with the health timeout, the worker's key as Bearer; fails unless 2xx. */
     public Future<Buffer> get(Worker worker, String path) {
-        return call(worker, HttpMethod.GET, path);
+        return call(worker, HttpMethod.GET, path, null);
     }
 
-    public Future<Buffer> call(Worker worker, HttpMethod method, String path) {
+    /**
+     * As {@link #get}, with any method; {@code hops} is the hop count of a client's request this call relays
+     * ({@link HopLimit}), null for a call of the gateway's own.
+     */
+    public Future<Buffer> call(Worker worker, HttpMethod method, String path, String hops) {
         long timeoutMs = TimeUnit.SECONDS.toMillis(settings.healthTimeoutSecs());
         UpstreamTarget target = worker.target();
         RequestOptions options = target.request(method, path).setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
         if (target.authorization() != null) {
             options.putHeader("authorization", target.authorization());
+        }
+        if (hops != null) {
+            options.putHeader(HopLimit.HEADER, hops);
         }
         return client.request(options)
                 .compose(req -> req.send())

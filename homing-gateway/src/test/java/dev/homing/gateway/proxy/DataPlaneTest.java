@@ -2,12 +2,17 @@ package dev.homing.gateway.proxy;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.LogCapture;
 import dev.homing.gateway.testing.OneWorkerGateway;
+import io.vertx.core.impl.ContextImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 
@@ -95,6 +100,26 @@ class DataPlaneTest {
         assertThat(response.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
         assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
         setup.gateway().awaitNothingInFlight();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"close", "keep-alive"})
+    void aStreamToAnHttp10ClientEndsWithItsConnectionAndLogsNoError(String connection) throws IOException {
+        byte[] body = bodyFor(InferenceRoute.CHAT, true).getBytes(StandardCharsets.UTF_8);
+        try (LogCapture errors = LogCapture.errorsOf(ContextImpl.class);
+             Socket socket = new Socket("127.0.0.1", setup.gateway().gateway().port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.0\r\nhost: 127.0.0.1\r\n"
+                    + "connection: " + connection + "\r\ncontent-type: application/json\r\ncontent-length: "
+                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(body);
+
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+            assertThat(answer).startsWith("HTTP/1.0 200").doesNotContainIgnoringCase("transfer-encoding")
+                    .endsWith("\r\n\r\n" + String.join("", FakeWorker.STREAM_EVENTS));
+            assertThat(errors.errors()).isEmpty();
+        }
     }
 
     @Test

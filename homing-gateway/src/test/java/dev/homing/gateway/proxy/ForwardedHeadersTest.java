@@ -16,7 +16,7 @@ class ForwardedHeadersTest {
         ForwardedHeaders.toWorker(client, out, "req-1", null);
 
         assertThat(out.names()).containsExactlyInAnyOrder("traceparent", "x-request-id-extra", "content-type",
-                "x-request-id");
+                "x-request-id", "x-homing-hops");
         assertThat(out.get("traceparent")).isEqualTo("00-a-b-01");
         assertThat(out.get("x-request-id")).isEqualTo("req-1");
     }

@@ -1,6 +1,8 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.core.request.RoutingTextBuilder;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
 
@@ -152,5 +154,53 @@ class RoutingTextTest {
 
         assertThat(fromBuffer).isEqualTo(sniff(InferenceRoute.CHAT, json));
         assertThat(fromBuffer.routingText()).startsWith("<|tools|>[{\"type\":\"function\",\"name\":\"é\"}]");
+    }
+
+    @Test
+    void aPromptLongerThanTheRoutingTextIsCutToItsFirstMillionCharacters() throws Exception {
+        // Plain, two-byte, four-byte (a surrogate pair) and escaped characters, over and over past the bound.
+        String piece = "ab\u00e9\uD83D\uDE00\\n\\\"\\u0041\\uD83D\\uDE00";
+        String json = "{\"prompt\":\"" + piece.repeat(RoutingTextBuilder.MAX_CHARS / 6) + "\"}";
+        String whole = JsonMapper.shared().readTree(json).path("prompt").asString();
+
+        String routed = text(InferenceRoute.COMPLETIONS, json);
+
+        String expected = whole.substring(0, RoutingTextBuilder.MAX_CHARS);
+        if (Character.isHighSurrogate(expected.charAt(expected.length() - 1))) {
+            // A pair is never split: the prefix ends before it.
+            expected = expected.substring(0, expected.length() - 1);
+        }
+        assertThat(whole.length()).isGreaterThan(RoutingTextBuilder.MAX_CHARS);
+        assertThat(routed).isEqualTo(expected);
+    }
+
+    @Test
+    void messagesPastTheRoutingTextAreNotRead() throws Exception {
+        String longest = "x".repeat(RoutingTextBuilder.MAX_CHARS);
+
+        String routed = text(InferenceRoute.CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":[\"" + longest
+                + "\",{\"type\":\"text\",\"text\":\"more\"}]},{\"role\":\"user\",\"content\":\"tail\"}]}");
+
+        assertThat(routed).hasSize(RoutingTextBuilder.MAX_CHARS).startsWith("<|user|>xxx").doesNotContain("more", "tail");
+    }
+
+    @Test
+    void tokenIdsPastTheRoutingTextAreParsedButNotKept() throws Exception {
+        StringBuilder ids = new StringBuilder("{\"input_ids\":[1");
+        for (int i = 0; i < RoutingTextBuilder.MAX_CHARS / 4; i++) {
+            ids.append(",1234567");
+        }
+
+        String routed = text(InferenceRoute.GENERATE, ids.append("]}").toString());
+
+        assertThat(routed).hasSize(RoutingTextBuilder.MAX_CHARS).startsWith("1 1234567 1234567");
+    }
+
+    @Test
+    void aModelNameLongerThanTheRoutingTextIsRefused() {
+        String json = "{\"model\":\"" + "m".repeat(RoutingTextBuilder.MAX_CHARS + 1) + "\",\"prompt\":\"p\"}";
+
+        assertThatThrownBy(() -> sniff(InferenceRoute.COMPLETIONS, json)).isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("beyond the gateway's limits");
     }
 }

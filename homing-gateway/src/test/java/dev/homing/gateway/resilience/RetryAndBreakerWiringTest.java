@@ -8,6 +8,8 @@ import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -192,6 +194,28 @@ class RetryAndBreakerWiringTest {
         assertThat(secondMillis).as("circuit open: nothing to wait for").isLessThan(150);
         assertThat(worker.received()).hasSize(1);
         gateway.awaitNothingInFlight();
+    }
+
+    @Test
+    void aRequestShedBecauseTheOnlyProbePlaceIsTakenGets503WorkersAtCapacityWithRetryAfter() throws IOException {
+        FakeWorker worker = worker(Behaviour.FAIL_500);
+        RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).with(Settings.CB_FAILURE_THRESHOLD, 1)
+                .with(Settings.CB_SUCCESS_THRESHOLD, 1).with(Settings.CB_TIMEOUT_DURATION_SECS, 1L)
+                .with(Settings.DISABLE_RETRIES, true));
+        assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(500);
+        await().atMost(Duration.ofSeconds(10)).until(() -> circuitOf(gateway, worker) == CircuitBreaker.State.HALF_OPEN);
+        worker.behaviour(Behaviour.HANG);
+
+        try (Socket probe = gateway.openPost("/v1/chat/completions", BODY)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> worker.received().size() == 2);
+            HttpResponse<String> shed = gateway.post("/v1/chat/completions", BODY);
+
+            assertThat(shed.statusCode()).isEqualTo(503);
+            assertThat(shed.headers().firstValue("x-smg-error-code")).hasValue("workers_at_capacity");
+            assertThat(shed.headers().firstValue("retry-after")).hasValue("1");
+            assertThat(worker.received()).as("the probe alone reached the worker").hasSize(2);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test

@@ -20,7 +20,8 @@ class UpstreamOutcomeTest {
             "500, SERVER_ERROR, true,  false",
             "503, BUSY,         false, false",
             "502, SERVER_ERROR, true,  false",
-            "501, SERVER_ERROR, true,  false"})
+            "501, SERVER_ERROR, true,  false",
+            "508, CLIENT_ERROR, false, true"})
     void aStatusMapsToAnOutcomeThatTheBreakerCountsOrNot(int status, UpstreamOutcome outcome, boolean failure,
                                                          boolean success) {
         assertThat(UpstreamOutcome.ofStatus(status)).isEqualTo(outcome);

@@ -141,9 +141,33 @@ class SlowClientTest {
         assertThat(response.statusCode()).isEqualTo(504);
     }
 
+    @Test
+    void aPartialHeadToTheMetricsPortGets408AndTheConnectionIsClosed() throws IOException {
+        try (Socket socket = connect(setup.gateway().gateway().metricsPort())) {
+            send(socket, "GET /metrics HTTP/1.1\r\nhost: 127.0.0.1\r\nacc");
+
+            assertTimedOut(socket, "client_header_timeout");
+        }
+    }
+
+    @Test
+    void anIdleConnectionToTheMetricsPortIsClosed() throws IOException {
+        try (Socket socket = connect(setup.gateway().gateway().metricsPort())) {
+            send(socket, "GET /metrics HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+            InputStream in = socket.getInputStream();
+
+            assertThat(RawHttp.read(new BoundedByContentLength(in)).status()).isEqualTo(200);
+            assertThat(in.read()).as("closed after the keep-alive timeout").isEqualTo(-1);
+        }
+    }
+
     private static Socket connect() throws IOException {
+        return connect(setup.gateway().gateway().port());
+    }
+
+    private static Socket connect(int port) throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", setup.gateway().gateway().port()), 5_000);
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
         socket.setSoTimeout(10_000);
         return socket;
     }
