@@ -150,6 +150,22 @@ class SlowClientTest {
     }
 
     @Test
+    void aHeadStartedAfterAnAnswerTimesOutAtTheHeaderTimeoutEvenWhenTheKeepAliveTimeoutIsLonger() throws IOException {
+        // One check per connection: the one pending since the answer must come no later than the head's deadline.
+        try (RunningGateway patient = RunningGateway.start(RunningGateway.config(List.of(worker))
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 60L));
+             Socket socket = connect(patient)) {
+            send(socket, "GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+            assertThat(RawHttp.read(new BoundedByContentLength(socket.getInputStream())).status()).isEqualTo(200);
+
+            send(socket, "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: appl");
+
+            // Read within the socket's 10 s timeout: far sooner than the 60 s keep-alive.
+            assertTimedOut(socket, "client_header_timeout");
+        }
+    }
+
+    @Test
     void aSlowWorkerIsNotMistakenForASlowClient() {
         worker.behaviour(FakeWorker.Behaviour.HANG);
 
@@ -162,8 +178,12 @@ class SlowClientTest {
     }
 
     private static Socket connect() throws IOException {
+        return connect(gateway);
+    }
+
+    private static Socket connect(RunningGateway to) throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", gateway.gateway().port()), 5_000);
+        socket.connect(new InetSocketAddress("127.0.0.1", to.gateway().port()), 5_000);
         socket.setSoTimeout(10_000);
         return socket;
     }
