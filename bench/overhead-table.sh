@@ -1,39 +1,91 @@
 #!/usr/bin/env bash
-# Prints the Markdown tables of a proxy-overhead run from its results.tsv and hold.tsv (see proxy-overhead.sh).
-# Figures are means over the rounds; "+" columns are the difference to the direct row of the same run.
+# Prints the Markdown tables of a proxy-overhead run from its results.tsv and hold.tsv (see proxy-overhead.sh): the
+# rows, then the targets. Figures are means over the rounds, with the rounds' spread in brackets; "+" is the
+# difference to the direct row (for the cold step, to the direct row's sequential figure: the engines are warm in
+# both); a ratio to HAProxy pairs the rows of the same round (its spread is over the rounds).
 set -euo pipefail
 results=$1 hold=${2:-}
 
-awk -F'\t' '
+awk -F'\t' -v hold="$hold" '
   NR == 1 { next }
   {
-    row = $1; if (!(row in n)) order[++rows] = row
+    row = $1; r = $2; if (!(row in n)) order[++rows] = row
+    if (!(r in seen)) { seen[r] = 1; rounds[++nr] = r }
     n[row]++
-    for (c = 3; c <= NF; c++) if ($c != "-" && $c != "") { sum[row, c] += $c; cnt[row, c]++ }
-    # Saturation spread over the rounds.
-    if (!((row, "min") in sat) || $5 < sat[row, "min"]) sat[row, "min"] = $5
-    if (!((row, "max") in sat) || $5 > sat[row, "max"]) sat[row, "max"] = $5
+    for (c = 3; c <= NF; c++) if ($c != "-" && $c != "") {
+      sum[row, c] += $c; cnt[row, c]++; v[row, r, c] = $c
+      if (!((row, c, "min") in ext) || $c < ext[row, c, "min"]) ext[row, c, "min"] = $c
+      if (!((row, c, "max") in ext) || $c > ext[row, c, "max"]) ext[row, c, "max"] = $c
+    }
   }
   function m(row, c) { return cnt[row, c] ? sum[row, c] / cnt[row, c] : "" }
   function f(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
-  function plus(row, c) { return row == "direct" || m(row, c) == "" ? "" : sprintf(" (%+.2f)", m(row, c) - m("direct", c)) }
+  # mean (min-max) of a column
+  function spread(row, c, fmt) {
+    if (!cnt[row, c]) return "-"
+    if (cnt[row, c] == 1) return sprintf(fmt, m(row, c))
+    return sprintf(fmt " (" fmt "-" fmt ")", m(row, c), ext[row, c, "min"], ext[row, c, "max"])
+  }
+  # The cold columns compare with the direct row warm: the engines are warm in both.
+  function base(c) { return c == 11 ? 8 : c == 12 ? 9 : c }
+  function plus(row, c) { return row == "direct" || m(row, c) == "" || m("direct", base(c)) == "" ? "" : sprintf(" (%+.2f)", m(row, c) - m("direct", base(c))) }
+  # Per-round quantities for the targets: "" where a figure is missing.
+  function added(row, r, c) { return ((row, r, c) in v) && (("direct", r, base(c)) in v) ? v[row, r, c] - v["direct", r, base(c)] : "" }
+  function ratio(row, r) { return ((row, r, 5) in v) && (("haproxy", r, 5) in v) && v["haproxy", r, 5] > 0 ? v[row, r, 5] / v["haproxy", r, 5] : "" }
+  function p50ratio(row, r,   a, h) { a = added(row, r, 8); h = added("haproxy", r, 8); return a == "" || h == "" || h <= 0 ? "" : a / h }
+  function p99over(row, r) { return ((row, r, 9) in v) && (("haproxy", r, 9) in v) ? v[row, r, 9] - v["haproxy", r, 9] : "" }
+  function coldratio(row, r,   a, w) { a = added(row, r, 11); w = added(row, r, 8); return a == "" || w == "" || w <= 0 ? "" : a / w }
+  # "mean (min-max)" of a per-round quantity, and whether its mean meets "<= limit" (or ">=" when atleast).
+  function judge(kind, row, limit, atleast, fmt,   i, x, s, k, lo, hi, mean) {
+    s = 0; k = 0; lo = ""; hi = ""
+    for (i = 1; i <= nr; i++) {
+      x = kind == "sat" ? ratio(row, rounds[i]) : kind == "p50" ? p50ratio(row, rounds[i]) : kind == "p99" ? p99over(row, rounds[i]) : coldratio(row, rounds[i])
+      if (x == "") continue
+      s += x; k++; if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x
+    }
+    if (!k) return "- | not measured"
+    mean = s / k
+    return sprintf(fmt "%s | %s", mean, k > 1 ? sprintf(" (" fmt "-" fmt ")", lo, hi) : "",
+                   (atleast ? mean >= limit : mean <= limit) ? "**met**" : "**missed**")
+  }
   END {
-    print "| Row | Ready (ms) | Idle RSS (MB) | Saturation req/s (rounds) | vs direct | Proxy CPU per req (us) | p50 ms (+ vs direct) | p99 ms (+) | TTFT p50 ms (+) | TTFT p99 ms (+) | Gap p50 ms (+) | Gap p99 ms (+) | Errors | Busiest worker share | Upstream mean ms |"
-    print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    print "| Row | Ready (ms) | Idle RSS (MB) | Saturation req/s | vs HAProxy | Proxy CPU per req (us) | Seq p50 ms (+ vs direct) | Seq p99 ms (+) | Cold p50 ms (+) | Cold p99 ms (+) | Errors | Load average before |"
+    print "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= rows; i++) {
       r = order[i]
-      errors = sum[r, 6] + sum[r, 10] + sum[r, 15]
-      printf "| %s | %s | %s | %s (%s-%s) | %s | %s | %s%s | %s%s | %s%s | %s%s | %s%s | %s%s | %d | %s | %s |\n", r,
-        f(m(r, 3), "%.0f"), f(m(r, 4), "%.0f"), f(m(r, 5), "%.0f"), sat[r, "min"], sat[r, "max"],
-        f(m("direct", 5) ? m(r, 5) / m("direct", 5) : "", "%.2f"), f(m(r, 7), "%.0f"),
-        f(m(r, 8), "%.2f"), plus(r, 8), f(m(r, 9), "%.2f"), plus(r, 9),
-        f(m(r, 11), "%.2f"), plus(r, 11), f(m(r, 12), "%.2f"), plus(r, 12),
-        f(m(r, 13), "%.3f"), plus(r, 13), f(m(r, 14), "%.2f"), plus(r, 14), errors, f(m(r, 16), "%.2f"),
-        f(m(r, 17), "%.3f")
+      errors = sum[r, 6] + sum[r, 10] + sum[r, 13] + sum[r, 16] + sum[r, 21]
+      printf "| %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s%s | %s%s | %d | %s |\n", r,
+        f(m(r, 3), "%.0f"), f(m(r, 4), "%.0f"), spread(r, 5, "%.0f"),
+        f(m("haproxy", 5) ? m(r, 5) / m("haproxy", 5) : "", "%.2f"), spread(r, 7, "%.0f"),
+        spread(r, 8, "%.3f"), plus(r, 8), f(m(r, 9), "%.2f"), plus(r, 9),
+        spread(r, 11, "%.3f"), plus(r, 11), f(m(r, 12), "%.2f"), plus(r, 12), errors, spread(r, 22, "%.1f")
+    }
+    if (cnt["direct", 14] || cnt["direct", 17]) {
+      print ""
+      print "| Row | Rate p50 ms (+) | Rate p99 ms (+) | TTFT p50 ms (+) | TTFT p99 ms (+) | Gap p50 ms (+) | Gap p99 ms (+) |"
+      print "|---|---|---|---|---|---|---|"
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        printf "| %s | %s%s | %s%s | %s%s | %s%s | %s%s | %s%s |\n", r, f(m(r, 14), "%.2f"), plus(r, 14),
+          f(m(r, 15), "%.2f"), plus(r, 15), f(m(r, 17), "%.2f"), plus(r, 17), f(m(r, 18), "%.2f"), plus(r, 18),
+          f(m(r, 19), "%.3f"), plus(r, 19), f(m(r, 20), "%.2f"), plus(r, 20)
+      }
+    }
+    print ""
+    print "| Target | Row | Figure: mean over the rounds (spread) | Result |"
+    print "|---|---|---|---|"
+    for (i = 1; i <= rows; i++) {
+      r = order[i]
+      if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx") continue
+      printf "| 1. saturation at least 0.8x HAProxy | %s | %s |\n", r, judge("sat", r, 0.8, 1, "%.2fx")
+      printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %s |\n", r, judge("p50", r, 1.5, 0, "%.2fx")
+      printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s |\n", r, judge("p99", r, 1.0, 0, "%+.2f ms")
+      printf "| 3. cold added p50 at most 1.5x warm | %s | %s |\n", r, judge("cold", r, 1.5, 0, "%.2fx")
     }
   }' "$results"
 
-if [ -n "$hold" ] && [ -f "$hold" ]; then
+if [ -n "$hold" ] && [ -f "$hold" ] && [ "$(wc -l <"$hold")" -gt 1 ]; then
+  awk -F'\t' 'NR > 1 && $1 == 10000 { printf "| 4. 10,000 streams held, heap within the documented 133-151 MB (+25%%) | homing-ca | %s of 10,000 succeeded, heap %s MB | %s |\n", $6, $4, ($7 == 0 && $4 <= 189) ? "**met**" : "**missed**" }' "$hold"
   echo
   echo "| Streams opened at once (Homing, cache_aware, -Xmx1g) | Client sockets held (peak) | Upstream sockets (peak) | Heap after GC (MB) | RSS (MB) | Succeeded | Failed | Errors |"
   echo "|---|---|---|---|---|---|---|---|"
