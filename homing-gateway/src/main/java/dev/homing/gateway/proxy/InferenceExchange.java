@@ -36,7 +36,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * needs no locks.
  * <ol>
  *   <li>{@code ADMISSION_WAIT}: admission control gives the request a permit at once, queues it (paused: its body
- *       stays in the socket), or refuses it (429 queue full, 408 waited too long).
+ *       stays in the socket), or refuses it (429 queue full, 503 waited too long).
  *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
  *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
  *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
@@ -220,7 +220,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         try {
             pool = proxy.registry().resolve(sniffed.model());
         } catch (NoRouteException e) {
-            answer(new ApiError(e.status(), e.code(), e.getMessage()));
+            answer(e.error());
             return;
         }
         routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),

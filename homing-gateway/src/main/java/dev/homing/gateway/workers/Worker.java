@@ -30,7 +30,6 @@ public final class Worker implements PlacementTarget {
 
     private final String id;
     private final String url;
-    private final String apiKey;
     private volatile UpstreamTarget target;
     private final ConnectGate connectGate = new ConnectGate(ConnectGate.DEFAULT_LIMIT);
     private volatile Map<String, String> labels;
@@ -51,7 +50,6 @@ public final class Worker implements PlacementTarget {
     Worker(String id, WorkerSpec spec, InetAddress address) {
         this.id = id;
         this.url = spec.url();
-        this.apiKey = spec.apiKey();
         UpstreamTarget parsed = UpstreamTarget.of(spec.url(), spec.apiKey());
         this.target = address == null ? parsed : parsed.at(address);
         this.labels = spec.labels();
@@ -68,12 +66,7 @@ public final class Worker implements PlacementTarget {
         return url;
     }
 
-    /** The worker's own API key, or null. Never log it. */
-    public String apiKey() {
-        return apiKey;
-    }
-
-    /** Where requests to this worker go, parsed once from its URL. */
+    /** Where requests to this worker go, parsed once from its URL, with its own API key's header. */
     public UpstreamTarget target() {
         return target;
     }

@@ -3,6 +3,7 @@ package dev.homing.gateway.workers;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.gateway.http.ApiError;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -199,17 +200,17 @@ public final class WorkerRegistry {
         }
         Collection<ModelPool> all = pools.values();
         if (all.isEmpty()) {
-            throw new NoRouteException(503, "no_workers", "No available workers");
+            throw new NoRouteException(new ApiError(503, "no_workers", "No available workers"));
         }
         if (all.size() == 1) {
             return all.iterator().next();
         }
         String known = String.join(", ", models());
         throw model == null
-                ? new NoRouteException(400, "model_required",
-                        "Model must be specified. Available models: " + known)
-                : new NoRouteException(400, "model_not_found",
-                        "Model '" + model + "' is not served here. Available models: " + known);
+                ? new NoRouteException(new ApiError(400, "model_required",
+                        "Model must be specified. Available models: " + known))
+                : new NoRouteException(new ApiError(400, "model_not_found",
+                        "Model '" + model + "' is not served here. Available models: " + known));
     }
 
     /** Runs every policy's periodic housekeeping. */

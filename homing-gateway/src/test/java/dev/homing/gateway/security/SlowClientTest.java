@@ -2,12 +2,11 @@ package dev.homing.gateway.security;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -38,31 +37,14 @@ class SlowClientTest {
     private static final JsonMapper JSON = JsonMapper.shared();
     private static final String CHAT = "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
+    @RegisterExtension
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
+            config -> config.with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)
+                    .with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L)
+                    .with(Settings.MAX_CONCURRENT_REQUESTS, 1)
+                    .with(Settings.QUEUE_TIMEOUT_SECS, 10L).with(Settings.REQUEST_TIMEOUT_SECS, 3L));
+
     private final ScheduledExecutorService dribbler = Executors.newSingleThreadScheduledExecutor();
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)
-                .with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L)
-                .with(Settings.MAX_CONCURRENT_REQUESTS, 1)
-                .with(Settings.QUEUE_TIMEOUT_SECS, 10L).with(Settings.REQUEST_TIMEOUT_SECS, 3L));
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
-    }
-
-    @BeforeEach
-    void clear() {
-        worker.clear();
-        worker.behaviour(FakeWorker.Behaviour.NORMAL);
-    }
 
     @AfterEach
     void stopDribbling() {
@@ -76,8 +58,8 @@ class SlowClientTest {
 
             assertTimedOut(socket, "client_header_timeout");
         }
-        assertThat(worker.received()).isEmpty();
-        assertThat(gateway.scrapeMetrics()).as("answered below the routes, still counted")
+        assertThat(setup.worker().received()).isEmpty();
+        assertThat(setup.gateway().scrapeMetrics()).as("answered below the routes, still counted")
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"client_header_timeout\"} [1-9]");
     }
 
@@ -90,7 +72,7 @@ class SlowClientTest {
             assertThat(response.status()).isEqualTo(414);
             assertThat(response.headers().get("x-smg-error-code")).isEqualTo("uri_too_long");
         }
-        assertThat(gateway.scrapeMetrics())
+        assertThat(setup.gateway().scrapeMetrics())
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"uri_too_long\"} [1-9]");
     }
 
@@ -123,10 +105,10 @@ class SlowClientTest {
 
             assertTimedOut(socket, "client_body_timeout");
         }
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
 
         // --max-concurrent-requests is 1: a permit kept by the stalled request would leave this one waiting.
-        HttpResponse<String> next = gateway.post("/v1/chat/completions", CHAT);
+        HttpResponse<String> next = setup.gateway().post("/v1/chat/completions", CHAT);
         assertThat(next.statusCode()).isEqualTo(200);
     }
 
@@ -152,7 +134,7 @@ class SlowClientTest {
     @Test
     void aHeadStartedAfterAnAnswerTimesOutAtTheHeaderTimeoutEvenWhenTheKeepAliveTimeoutIsLonger() throws IOException {
         // One check per connection: the one pending since the answer must come no later than the head's deadline.
-        try (RunningGateway patient = RunningGateway.start(RunningGateway.config(List.of(worker))
+        try (RunningGateway patient = RunningGateway.start(RunningGateway.config(List.of(setup.worker()))
                 .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 60L));
              Socket socket = connect(patient)) {
             send(socket, "GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
@@ -167,10 +149,10 @@ class SlowClientTest {
 
     @Test
     void aSlowWorkerIsNotMistakenForASlowClient() {
-        worker.behaviour(FakeWorker.Behaviour.HANG);
+        setup.worker().behaviour(FakeWorker.Behaviour.HANG);
 
         CompletableFuture<HttpResponse<String>> answer = CompletableFuture.supplyAsync(
-                () -> gateway.post("/v1/chat/completions", CHAT));
+                () -> setup.gateway().post("/v1/chat/completions", CHAT));
 
         // The client timeouts are 1 s; only --request-timeout-secs (3 s) may end this exchange, with 504.
         HttpResponse<String> response = answer.orTimeout(15, TimeUnit.SECONDS).join();
@@ -178,7 +160,7 @@ class SlowClientTest {
     }
 
     private static Socket connect() throws IOException {
-        return connect(gateway);
+        return connect(setup.gateway());
     }
 
     private static Socket connect(RunningGateway to) throws IOException {

@@ -101,20 +101,19 @@ public final class RunningGateway implements AutoCloseable {
     }
 
     public HttpResponse<String> send(HttpRequest request) {
-        try {
-            return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return send(CLIENT, request);
     }
 
     /** Sends with a fresh client that upgrades to HTTP/2 (h2c), as some SDKs do. */
     public HttpResponse<String> sendOverHttp2(HttpRequest request) {
         try (HttpClient h2 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
-            return h2.send(request, HttpResponse.BodyHandlers.ofString());
+            return send(h2, request);
+        }
+    }
+
+    private static HttpResponse<String> send(HttpClient client, HttpRequest request) {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -164,6 +163,14 @@ public final class RunningGateway implements AutoCloseable {
     /** Sum of in-flight counts over every registered worker. */
     public int inFlight() {
         return gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum();
+    }
+
+    /**
+     * Waits, up to 5 s, until no request is in flight: a client may hold a whole answer a moment before the gateway
+     * sees the worker's end of it.
+     */
+    public void awaitNothingInFlight() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight() == 0);
     }
 
     @Override

@@ -41,7 +41,7 @@ final class RequestParser {
 
     InferenceRequest parse(Api api, Buffer body) {
         JsonNode root = readObject(body);
-        String model = root.path("model").isString() ? root.path("model").stringValue() : defaultModel;
+        String model = model(root);
         boolean stream = bool(root, "stream");
         boolean includeUsage = bool(root.path("stream_options"), "include_usage");
         return switch (api) {
@@ -54,6 +54,11 @@ final class RequestParser {
             case RESPONSES -> new InferenceRequest(api, responsesPrompt(root.path("input")),
                 maxTokens(root, "max_output_tokens"), stream, false, model);
         };
+    }
+
+    /** The model a request names, or the served one when it names none. */
+    String model(JsonNode root) {
+        return root.path("model").isString() ? root.path("model").stringValue() : defaultModel;
     }
 
     /** Texts to embed: a string or an array of strings. */

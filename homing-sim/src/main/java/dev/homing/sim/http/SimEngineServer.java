@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * A started simulated engine, for the gateway's tests, the benchmarks and {@code homing demo}:
@@ -18,16 +19,13 @@ import java.util.concurrent.TimeoutException;
 public final class SimEngineServer implements AutoCloseable {
     private static final long START_STOP_SECONDS = 30;
 
-    private final Vertx vertx;
-    private final boolean ownsVertx;
-    private final String deploymentId;
+    /** Undeploys the engine, or closes the Vert.x instance it was started on when that is its own. */
+    private final Supplier<Future<?>> stop;
     private final String host;
     private final int port;
 
-    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port) {
-        this.vertx = vertx;
-        this.ownsVertx = ownsVertx;
-        this.deploymentId = deploymentId;
+    private SimEngineServer(Supplier<Future<?>> stop, String host, int port) {
+        this.stop = stop;
         this.host = host;
         this.port = port;
     }
@@ -51,7 +49,8 @@ public final class SimEngineServer implements AutoCloseable {
     private static SimEngineServer start(Vertx vertx, SimEngineOptions options, boolean ownsVertx) {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
-        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort());
+        Supplier<Future<?>> stop = ownsVertx ? vertx::close : () -> vertx.undeploy(id);
+        return new SimEngineServer(stop, options.host(), verticle.actualPort());
     }
 
     public int port() {
@@ -66,11 +65,7 @@ public final class SimEngineServer implements AutoCloseable {
 
     @Override
     public void close() {
-        if (ownsVertx) {
-            await(vertx.close(), "stop the simulated engine");
-        } else {
-            await(vertx.undeploy(deploymentId), "stop the simulated engine");
-        }
+        await(stop.get(), "stop the simulated engine");
     }
 
     private static <T> T await(Future<T> future, String what) {

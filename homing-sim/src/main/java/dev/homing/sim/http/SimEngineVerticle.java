@@ -49,7 +49,7 @@ final class SimEngineVerticle extends VerticleBase {
     SimEngineVerticle(SimEngineOptions options) {
         this.options = options;
         this.parser = new RequestParser(json, options.modelName());
-        this.pooling = new PoolingAnswers(json, parser, options.modelName());
+        this.pooling = new PoolingAnswers(parser);
         this.faultDice = new Random(options.faults().seed());
         this.faults = options.faults();
     }

@@ -31,6 +31,11 @@ import java.util.Map;
  * <p>Output reservation is not overcommitted (the whole {@code max_new_tokens} is reserved at admission), so running
  * requests are never preempted; SGLang instead overcommits and retracts requests when decode runs out of room.
  *
+ * <p>Invariants: virtual time never goes back (every call that takes a time only moves it forward); at most one step
+ * is in progress; a request in the batch holds room for its uncached prompt and all its output from its admission
+ * to its end or abort (reserved in the {@link KvCache} before it is admitted), so it is never preempted. Guarded by
+ * the one private step loop every call goes through and by the cache's refusal of a reservation that does not fit.
+ *
  * <p>Not thread-safe: one driver owns it.
  */
 public final class Engine {
@@ -156,8 +161,9 @@ public final class Engine {
                 ownTokens += sequence.prefilled + sequence.generated - sequence.lockedLength;
             }
         }
+        KvCache.Occupancy slots = cache.occupancy();
         return new EngineStats(active.size() - waiting.size(), waiting.size(),
-            (int) (cache.cachedTokens() + ownTokens), cache.cachedTokens(), cache.capacity(),
+            (int) (slots.cachedTokens() + ownTokens), slots.cachedTokens(), slots.capacity(),
             promptTokensTotal, cachedTokensTotal, generationTokensTotal, finishedRequestsTotal);
     }
 
