@@ -11,6 +11,7 @@ import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
+import dev.homing.gateway.tracing.RequestSpan;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
@@ -139,6 +140,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private final InferenceRoute route;
     private final RequestRecord record;
     private final Context context;
+    /** The request's trace span (a shared one doing nothing when tracing is off). */
+    private final RequestSpan trace;
     private Phase phase = Phase.ADMISSION_WAIT;
     /** Set when the request joins the admission queue: its place there, given up if the client leaves. */
     private AdmissionQueue.Ticket ticket;
@@ -170,6 +173,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         this.route = route;
         this.record = record;
         this.context = proxy.vertx().getOrCreateContext();
+        this.trace = proxy.tracing().request(request, route.path(), record.requestId());
+        record.traced(trace.traceId());
     }
 
     /** Installs the client's close handler, the only one the request gets, and asks for admission. */
@@ -233,10 +238,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
         body = received;
         retry = proxy.retryPolicy().start();
-        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
         Decision decision = placed.decision();
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
                 decision.textChars() > 0 ? decision.matchRatio() : -1);
+        trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
         proxy.metrics().routed(pool.model(), leg.worker().url(), route.path(), sniffed.stream(), pool.policy().name(),
                 decision);
         Placement.Hold hold = leg.placement().hold();
@@ -274,7 +280,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     private void endHold(Placement.HoldEnding ending) {
-        proxy.metrics().prefillWait(pool.model(), ending.label(), leg.placement().endHold(ending));
+        long heldNanos = leg.placement().endHold(ending);
+        proxy.metrics().prefillWait(pool.model(), ending.label(), heldNanos);
+        trace.held(heldNanos);
     }
 
     // CONNECTING, SOCKET_WAIT, AWAITING_HEAD: an attempt goes out
@@ -412,7 +420,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             answer(new ApiError(503, "no_available_workers", "No available workers (all circuits open or unhealthy)"));
             return;
         }
-        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
         record.rerouted(leg.worker().url());
         send();
     }
@@ -423,6 +431,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     public void firstByte() {
         leg.placement().firstToken();
         record.firstByte();
+        trace.firstToken();
         proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
     }
 
@@ -549,6 +558,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                     errorType);
         }
         record.complete(status, errorCode);
+        trace.end(status, errorCode);
     }
 
     private void moveTo(Phase next) {

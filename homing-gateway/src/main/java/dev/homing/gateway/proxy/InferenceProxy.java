@@ -4,6 +4,7 @@ import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.WorkerRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -21,10 +22,12 @@ import java.time.Duration;
  * @param retryPolicy     when and after how long a failed attempt is tried again
  * @param markUnreachable take a worker that refuses a connection out of rotation until health probes bring it back;
  *                        false when health checks are off, as nothing would bring it back
+ * @param tracing         the requests' spans ({@link Tracing#OFF} unless {@code --enable-trace})
  */
 public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
                              CircuitBreakers breakers, InferenceAdmission admission, long maxPayloadBytes,
-                             Duration requestTimeout, RetryPolicy retryPolicy, boolean markUnreachable) {
+                             Duration requestTimeout, RetryPolicy retryPolicy, boolean markUnreachable,
+                             Tracing tracing) {
 
     /**
      * Takes over an inference request that passed the route checks: from here its exchange answers it and writes

@@ -7,6 +7,7 @@ import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.Worker;
 
 import java.io.IOException;
@@ -61,7 +62,17 @@ public final class RunningGateway implements AutoCloseable {
 
     /** As {@link #start(Config)}, looking worker host names up in {@code resolver}. */
     public static RunningGateway start(Config config, WorkerHostAllowList.Resolver resolver) {
-        RunningGateway running = new RunningGateway(Gateway.start(new GatewayConfig(config), null, resolver));
+        return onceEveryWorkerServes(Gateway.start(new GatewayConfig(config), null, resolver), config);
+    }
+
+    /** As {@link #start(Config)}, the requests' spans going to {@code tracing}. */
+    public static RunningGateway start(Config config, Tracing tracing) {
+        return onceEveryWorkerServes(Gateway.start(new GatewayConfig(config), null,
+                java.net.InetAddress::getAllByName, tracing), config);
+    }
+
+    private static RunningGateway onceEveryWorkerServes(Gateway gateway, Config config) {
+        RunningGateway running = new RunningGateway(gateway);
         await().atMost(Duration.ofSeconds(10)).until(
                 () -> running.gateway.registry().healthyCount() == config.get(Settings.WORKER_URLS).size());
         return running;

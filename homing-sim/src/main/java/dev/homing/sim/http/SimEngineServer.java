@@ -2,6 +2,7 @@ package dev.homing.sim.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -19,15 +20,21 @@ import java.util.function.Supplier;
 public final class SimEngineServer implements AutoCloseable {
     private static final long START_STOP_SECONDS = 30;
 
+    /** The trace context an inference request came with: its {@code x-request-id} (or null) and {@code traceparent}. */
+    public record ReceivedTrace(String requestId, String traceparent) {
+    }
+
     /** Undeploys the engine, or closes the Vert.x instance it was started on when that is its own. */
     private final Supplier<Future<?>> stop;
     private final String host;
     private final int port;
+    private final ReceivedTraceContexts traceContexts;
 
-    private SimEngineServer(Supplier<Future<?>> stop, String host, int port) {
+    private SimEngineServer(Supplier<Future<?>> stop, String host, int port, ReceivedTraceContexts traceContexts) {
         this.stop = stop;
         this.host = host;
         this.port = port;
+        this.traceContexts = traceContexts;
     }
 
     /** Starts an engine on a Vert.x instance of its own, closed with it. */
@@ -50,7 +57,7 @@ public final class SimEngineServer implements AutoCloseable {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
         Supplier<Future<?>> stop = ownsVertx ? vertx::close : () -> vertx.undeploy(id);
-        return new SimEngineServer(stop, options.host(), verticle.actualPort());
+        return new SimEngineServer(stop, options.host(), verticle.actualPort(), verticle.traceContexts());
     }
 
     public int port() {
@@ -61,6 +68,11 @@ public final class SimEngineServer implements AutoCloseable {
     public String url() {
         String literal = host.contains(":") ? "[" + host + "]" : host;
         return "http://" + literal + ":" + port;
+    }
+
+    /** The trace contexts of the latest inference requests that carried a {@code traceparent}, oldest first. */
+    public List<ReceivedTrace> receivedTraces() {
+        return traceContexts.snapshot();
     }
 
     @Override

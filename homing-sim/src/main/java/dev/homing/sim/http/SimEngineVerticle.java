@@ -40,6 +40,7 @@ final class SimEngineVerticle extends VerticleBase {
     /** The faults in force: the configured ones until cleared. */
     private Faults faults;
     private CompletedRequestLog completedLog;
+    private final ReceivedTraceContexts traceContexts = new ReceivedTraceContexts();
     private EngineDriver driver;
     private EngineMetrics metrics;
     private HttpServer server;
@@ -75,6 +76,10 @@ final class SimEngineVerticle extends VerticleBase {
 
     int actualPort() {
         return server.actualPort();
+    }
+
+    ReceivedTraceContexts traceContexts() {
+        return traceContexts;
     }
 
     private void handle(HttpServerRequest http) {
@@ -119,6 +124,7 @@ final class SimEngineVerticle extends VerticleBase {
 
     private void inference(HttpServerRequest http, Api api) {
         inferenceRequests++;
+        traceContexts.received(http.getHeader("x-request-id"), http.getHeader("traceparent"));
         Faults faults = this.faults;
         if (faults.dieAfterRequests() > 0 && inferenceRequests > faults.dieAfterRequests()) {
             die(http);
