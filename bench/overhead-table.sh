@@ -4,9 +4,11 @@
 # difference to the direct row (for the cold step, to the direct row's sequential figure: the engines are warm in
 # both); a ratio to HAProxy pairs the rows of the same round (its spread is over the rounds).
 set -euo pipefail
-results=$1 hold=${2:-}
+results=$1 hold=${2:-} bursts=${3:-}
+have_bursts=0
+[ -n "$bursts" ] && [ -f "$bursts" ] && [ "$(wc -l <"$bursts")" -gt 1 ] && have_bursts=1
 
-awk -F'\t' -v hold="$hold" '
+awk -F'\t' -v bursts=$have_bursts '
   NR == 1 { next }
   {
     row = $1; r = $2; if (!(row in n)) order[++rows] = row
@@ -88,6 +90,8 @@ awk -F'\t' -v hold="$hold" '
           f(m(r, 19), "%.3f"), plus(r, 19), f(m(r, 20), "%.2f"), plus(r, 20)
       }
     }
+    # With the bursts step, the targets are judged from it (below): proxies measured seconds apart.
+    if (bursts) exit
     print ""
     print "| Target | Row | Figure: mean over the rounds (spread) | Result |"
     print "|---|---|---|---|"
@@ -100,6 +104,72 @@ awk -F'\t' -v hold="$hold" '
       printf "| 3. cold added p50 at most 1.5x warm | %s | %s |\n", r, quotient("cold", r, 1.5)
     }
   }' "$results"
+
+# The bursts step (see proxy-overhead.sh): the rows and the targets, each ratio taken within one burst (HAProxy and
+# the row measured seconds apart), its mean over the bursts with their spread; the cold figure comes from the rows
+# above (a fresh proxy), against the warm figures of the bursts.
+if [ $have_bursts = 1 ]; then
+  awk -F'\t' '
+    FNR == 1 { next }
+    FILENAME == ARGV[1] { if ($11 != "-" && $11 != "") { cold[$1] += $11; coldn[$1]++ } next }
+    {
+      b = $1; row = $2; if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
+      if (!(b in bs)) { bs[b] = 1; nb++ }
+      for (c = 3; c <= 7; c++) if ($c != "-" && $c != "") v[b, row, c] = $c
+    }
+    function has(b, row, c) { return (b, row, c) in v }
+    # mean, min and max of X over the bursts, X one of: value ROW C; ratio ROW C (to HAProxy); added ROW (seq p50
+    # minus the direct row); over ROW (seq p99 minus HAProxy)
+    function stat(kind, row, c, fmt,   b, x, s, k, lo, hi) {
+      s = 0; k = 0; lo = ""; hi = ""
+      for (b = 1; b <= nb; b++) {
+        if (kind == "value") { if (!has(b, row, c)) continue; x = v[b, row, c] }
+        else if (kind == "ratio") { if (!has(b, row, c) || !has(b, "haproxy", c) || v[b, "haproxy", c] <= 0) continue; x = v[b, row, c] / v[b, "haproxy", c] }
+        else if (kind == "added") { if (!has(b, row, 5) || !has(b, "direct", 5)) continue; x = v[b, row, 5] - v[b, "direct", 5] }
+        else { if (!has(b, row, 6) || !has(b, "haproxy", 6)) continue; x = v[b, row, 6] - v[b, "haproxy", 6] }
+        s += x; k++; if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x
+      }
+      if (!k) { M = ""; return "-" }
+      M = s / k
+      return k > 1 ? sprintf(fmt " (" fmt " to " fmt ")", M, lo, hi) : sprintf(fmt, M)
+    }
+    function mean(kind, row, c) { stat(kind, row, c, "%f"); return M }
+    function verdict(ok) { return ok ? "**met**" : "**missed**" }
+    END {
+      print ""
+      printf "Bursts: %d per proxy, all proxies running at once, load moved from one to the next.\n\n", nb
+      print "| Row | Saturation req/s | vs HAProxy (same burst) | Proxy CPU per req (us) | Seq p50 ms | Seq p50 added ms | Seq p99 ms | Load average |"
+      print "|---|---|---|---|---|---|---|---|"
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r, stat("value", r, 3, "%.0f"), stat("ratio", r, 3, "%.2f"),
+          stat("value", r, 4, "%.0f"), stat("value", r, 5, "%.3f"), r == "direct" ? "-" : stat("added", r, 0, "%+.3f"),
+          stat("value", r, 6, "%.2f"), stat("value", r, 7, "%.1f")
+      }
+      print ""
+      print "| Target | Row | Figure: mean over the bursts (spread) | Result |"
+      print "|---|---|---|---|"
+      hadd = mean("added", "haproxy", 0); dwarm = mean("value", "direct", 5)
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx") continue
+        x = stat("ratio", r, 3, "%.2fx")
+        printf "| 1. saturation at least 0.8x HAProxy | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M >= 0.8)
+        a = mean("added", r, 0)
+        if (a == "" || hadd == "") printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | - | not measured |\n", r
+        else if (hadd <= 0) printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %+.3f ms, HAProxy %+.3f ms | undecided |\n", r, a, hadd
+        else printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %.2fx: %+.3f ms, HAProxy %+.3f ms | %s |\n", r, a / hadd, a, hadd, verdict(a / hadd <= 1.5)
+        x = stat("over", r, 0, "%+.2f ms")
+        printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M <= 1)
+        if (!coldn[r] || a == "" || dwarm == "") printf "| 3. cold added p50 at most 1.5x warm | %s | - | not measured |\n", r
+        else {
+          ca = cold[r] / coldn[r] - dwarm
+          if (a <= 0) printf "| 3. cold added p50 at most 1.5x warm | %s | cold %+.3f ms, warm %+.3f ms | undecided |\n", r, ca, a
+          else printf "| 3. cold added p50 at most 1.5x warm | %s | %.2fx: cold %+.3f ms (%d rounds), warm %+.3f ms | %s |\n", r, ca / a, ca, coldn[r], a, verdict(ca / a <= 1.5)
+        }
+      }
+    }' "$results" "$bursts"
+fi
 
 if [ -n "$hold" ] && [ -f "$hold" ] && [ "$(wc -l <"$hold")" -gt 1 ]; then
   awk -F'\t' 'NR > 1 && $1 == 10000 { printf "| 4. 10,000 streams held, heap within the documented 133-151 MB (+25%%) | homing-ca | %s of 10,000 succeeded, heap %s MB | %s |\n", $6, $4, ($7 == 0 && $4 <= 189) ? "**met**" : "**missed**" }' "$hold"

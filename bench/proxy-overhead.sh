@@ -4,9 +4,11 @@
 #
 #   bench/proxy-overhead.sh [--quick] [OUT_DIR]        (default OUT_DIR: results/proxy-overhead)
 #
-# Steps per row and round: saturation (sat), one sequential client warm (seq) and over a fresh proxy's first requests
-# (cold); STEPS adds the older moderate-rate (rate) and 200-token stream (stream) steps, e.g. STEPS="sat seq cold rate
-# stream". Then the held streams (HOLD). The last table checks the targets of the proxy-overhead issue.
+# Steps (STEPS, default "bursts cold"): per row and round, saturation (sat), one sequential client warm (seq) and over
+# a fresh proxy's first requests (cold), and the older moderate-rate (rate) and 200-token stream (stream) steps; then
+# the bursts (bursts: every proxy running at once, saturation and a sequential client in short turns, the fair
+# comparison on a shared machine), then the held streams (HOLD). The last table checks the targets of the
+# proxy-overhead issue.
 #
 # Needs root on Debian for the first run (installs haproxy, nginx-light, wrk, jq with apt-get if absent) and a
 # built homing.jar (built here if missing). Every load step has a duration cap; every process started here is
@@ -29,7 +31,7 @@ mkdir -p "$out/logs" "$out/json" "$out/conf"
 PROXY_CPU=${PROXY_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 SAT_CPU=${SAT_CPU:-0-1}
-STEPS=${STEPS:-sat seq cold}
+STEPS=${STEPS:-bursts cold}
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 BASE_PORT=${BASE_PORT:-18100}
 e1=$((BASE_PORT + 1)); e2=$((BASE_PORT + 2)); proxy_port=$((BASE_PORT + 10)); prom_port=$((BASE_PORT + 11))
@@ -45,6 +47,10 @@ SAT_CONNS=32          # wrk connections at saturation (direct: 16 per engine)
 SEQ_WARMUP=5000       # sequential steps: requests before the measured ones (through the proxy, or to the engines
 SEQ_REQUESTS=5000     # directly for the cold step, which then measures a proxy started after the client is warm)
 COLD_REQUESTS=1000
+# The bursts step: bursts per proxy, seconds of saturation in each, sequential requests measured in each.
+BURSTS=${BURSTS:-$([ $quick = 1 ] && echo 3 || echo 6)}
+BURST_SECS=${BURST_SECS:-5}
+BURST_SEQ=${BURST_SEQ:-2000}
 RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
 HOLD_TOKENS=8         # output of a held stream: one token a second, so a stream lasts about 8 s
@@ -291,6 +297,7 @@ log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CP
 for ((round = 1; round <= ROUNDS; round++)); do
   for row in "${rows[@]}"; do
     tag="$row-r$round"
+    has_step sat || has_step seq || has_step cold || has_step rate || has_step stream || continue
     load_before=$(awk '{print $1}' /proc/loadavg)
     rps=- errs=- cpu_us=- ready=- idle=-
     if has_step sat || has_step seq; then
@@ -319,6 +326,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       deadline=$((SECONDS + 120))
       until grep -q 'warmed up' "$out/logs/$tag-cold.log" 2>/dev/null || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
       start_proxy "$row" $e1 $e2
+      [ "$ready" != - ] || ready=${ready_ms:--}
       wait "$seq_pid" || true
       stop_proxy; stop_engines
     fi
@@ -349,6 +357,52 @@ for ((round = 1; round <= ROUNDS; round++)); do
         "$(failed "$tag-stream")" "$load_before" >>"$results"
   done
 done
+
+# Bursts (step bursts): every proxy runs at once on its core, in front of the same engines, and the load goes to one
+# after the other in short bursts, the order turning at each burst, so that a proxy and HAProxy are measured seconds
+# apart rather than minutes: the other engineers' builds on a shared machine move the figures from one minute to the
+# next by more than the proxies differ. BURSTS bursts of BURST_SECS of saturation per proxy, then as many rounds of
+# one sequential client (BURST_SEQ requests measured per proxy and round, after as many to warm the client up).
+bursts="$out/bursts.tsv"
+printf 'burst\trow\tsat_rps\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tload_before\n' >"$bursts"
+if has_step bursts; then
+  log "bursts: every proxy at once, $BURSTS bursts each"
+  ENGINE_CPU=$SAT_CPU start_engines FAST_ENGINE $e1 $e2
+  declare -A burst_pid burst_port
+  i=0
+  for row in "${rows[@]}"; do
+    proxy_port=$((BASE_PORT + 40 + i)); prom_port=$((BASE_PORT + 60 + i)); i=$((i + 1))
+    start_proxy "$row" $e1 $e2
+    burst_pid[$row]=$proxy_pid; burst_port[$row]=$proxy_port
+    saturate "$row" "burst-warm-$row" "$SAT_WARM_SECS" $e1 $e2
+  done
+  # use ROW: the load steps go to that row's proxy.
+  use() { proxy_pid=${burst_pid[$1]}; proxy_port=${burst_port[$1]}; }
+  # turned K: the rows, starting at the K-th.
+  turned() { local k=$(($1 % ${#rows[@]})); echo "${rows[@]:k}" "${rows[@]:0:k}"; }
+  declare -A burst_line
+  for ((b = 1; b <= BURSTS; b++)); do
+    for row in $(turned "$b"); do
+      use "$row"
+      burst_line[$b,$row]="$(awk '{print $1}' /proc/loadavg)"
+      saturate "$row" "burst-$b-$row" "$BURST_SECS" $e1 $e2
+      read -r rps errs cpu_us <<<"$sat_result"
+      burst_line[$b,$row]="$rps	$cpu_us	${burst_line[$b,$row]}"
+    done
+  done
+  move_engines "$LOAD_CPU"
+  for ((b = 1; b <= BURSTS; b++)); do
+    for row in $(turned "$b"); do
+      use "$row"
+      SEQ_WARMUP=$BURST_SEQ SEQ_REQUESTS=$BURST_SEQ sequential "$row" "burst-seq-$b-$row"
+      read -r rps cpu_us load_b <<<"${burst_line[$b,$row]}"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$row" "$rps" "$cpu_us" "$(pct "burst-seq-$b-$row" endToEnd p50Ms)" \
+          "$(pct "burst-seq-$b-$row" endToEnd p99Ms)" "$load_b" >>"$bursts"
+    done
+  done
+  for row in "${rows[@]}"; do [ -z "${burst_pid[$row]}" ] || stop "${burst_pid[$row]}"; done
+  proxy_pid=""; stop_engines
+fi
 
 # Holding streams: N streams opened at once through Homing (cache_aware) with a 1 GiB heap cap, each sending an
 # event a second for HOLD_TOKENS seconds; heap (after a full GC) and RSS sampled while they are open.
@@ -388,4 +442,4 @@ for n in $HOLD_COUNTS; do
 done
 
 # --- Report ---------------------------------------------------------------------------------------------------------
-"$repo/bench/overhead-table.sh" "$results" "$hold" | tee "$out/table.md"
+"$repo/bench/overhead-table.sh" "$results" "$hold" "$bursts" | tee "$out/table.md"
