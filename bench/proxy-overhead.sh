@@ -273,7 +273,8 @@ failed() { [ -f "$out/json/$1.json" ] && jq -r .requests.failed "$out/json/$1.js
 sequential() {
   local row=$1 name=$2 cold=${3:-}
   local urls engines
-  urls=$(targets "$row" $e1 $e2 | paste -sd, -)
+  # The direct row: one engine. With a URL per engine the client would run a lane on each, two requests at a time.
+  urls=$(targets "$row" $e1 | paste -sd, -)
   engines=$(targets direct $e1 $e2 | paste -sd, -)
   local args=(--urls "$urls" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQ_REQUESTS")
   [ -n "$cold" ] && args=(--urls "http://127.0.0.1:$proxy_port" --warmup-urls "$engines" --await-url "$READY_URL"
