@@ -55,12 +55,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * handler stops timing at the first undecoded frame it sees. A deadline that passes is checked again against the
  * state of the moment, so progress only moves a timestamp, never a timer.
  *
- * <p>Invariant: at most one check is pending, and it runs no later than the earliest deadline the connection can
- * have before it runs: its phase's, or (for any phase entered later) the shortest of the three timeouts from when
- * it was scheduled. So a phase change moves no timer unless it brings a deadline sooner than the pending check, and
- * the requests of a keep-alive connection schedule nothing (an idle connection is looked at once every shortest
- * timeout). Guarded by {@link #update} and {@link #checkAtNanos}.
- *
  * <p>Placement relies on how Vert.x builds its server pipeline, which Vert.x 5 offers no public hook for: its HTTP
  * codec goes right before its chunked writer or else its idle-state handler (found by their Netty types, as Vert.x
  * itself finds them), and these handlers go right after it. Should an upgrade change that, nothing is silent: a
@@ -92,9 +86,6 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     private final Placement placement;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> check;
-    /** When the pending check runs; {@code Long.MAX_VALUE} when none is pending. */
-    private long checkAtNanos = Long.MAX_VALUE;
-    /** The phase {@link #update} saw last. */
     private Phase scheduledFor;
     /** Requests whose head was read and whose response has not ended (more than one only when pipelined). */
     private int openExchanges;
@@ -225,42 +216,28 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
         };
     }
 
-    /**
-     * On a phase change, schedules a check only when the new phase's deadline comes before the pending one; a check
-     * that comes early schedules the next.
-     */
+    /** Reschedules only when the phase changed; within a phase a check that comes early schedules the next. */
     private void update() {
         Phase phase = phase();
         if (phase != scheduledFor) {
+            cancel();
             scheduledFor = phase;
-            if (deadline(phase) < checkAtNanos) {
-                cancel();
-                schedule(phase);
-            }
+            schedule(phase);
         }
     }
 
-    /** A check at the phase's deadline, or sooner: at the shortest timeout from now, the earliest a later phase's. */
     private void schedule(Phase phase) {
         long deadline = deadline(phase);
         if (deadline != Long.MAX_VALUE && ctx != null) {
-            long now = System.nanoTime();
-            long at = Math.min(deadline, now + shortestTimeoutNanos());
-            checkAtNanos = at;
-            check = ctx.executor().schedule(this::checkDeadline, Math.max(0, at - now), TimeUnit.NANOSECONDS);
+            check = ctx.executor().schedule(this::checkDeadline, Math.max(0, deadline - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
         }
-    }
-
-    private long shortestTimeoutNanos() {
-        return Math.min(settings.headerNanos(), Math.min(settings.bodyIdleNanos(), settings.keepAliveNanos()));
     }
 
     private void checkDeadline() {
         check = null;
-        checkAtNanos = Long.MAX_VALUE;
         Phase phase = phase();
-        if (phase == Phase.WAITING || phase == Phase.OFF || !ctx.channel().isActive()) {
-            // No deadline now: the next phase change schedules.
+        if (phase != scheduledFor || !ctx.channel().isActive()) {
             return;
         }
         if (phase == Phase.BODY && !ctx.channel().config().isAutoRead()) {
@@ -339,7 +316,6 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             check.cancel(false);
             check = null;
         }
-        checkAtNanos = Long.MAX_VALUE;
     }
 
     /**
