@@ -11,10 +11,8 @@ public final class WorkerUrls {
 
     /** The problem with {@code url} in words, or null if it is a usable worker URL. */
     public static String problem(String url) {
-        URI uri;
-        try {
-            uri = new URI(url);
-        } catch (URISyntaxException e) {
+        URI uri = uri(url);
+        if (uri == null) {
             return "'" + url + "' is not a URL";
         }
         String scheme = uri.getScheme();
@@ -43,5 +41,14 @@ public final class WorkerUrls {
     /** The URL without a trailing slash, so that it can serve as the worker's identity. */
     public static String normalize(String url) {
         return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    /** {@code url} parsed, or null when it is not a URL. */
+    static URI uri(String url) {
+        try {
+            return new URI(url);
+        } catch (URISyntaxException e) {
+            return null;
+        }
     }
 }

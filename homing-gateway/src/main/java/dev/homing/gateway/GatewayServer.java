@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
@@ -68,11 +69,14 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final WorkerApi workerApi;
     /** HTTP/1.x framing rules (Transfer-Encoding, Host); checked before anything else reads the request. */
     private final RequestFraming framing;
+    /** What readiness waits for besides a healthy worker: the replica sync's warm start (always true without it). */
+    private final BooleanSupplier replicaReady;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
-                  WorkerHostAllowList.Resolver resolver) {
+                  WorkerHostAllowList.Resolver resolver, BooleanSupplier replicaReady) {
         this.framing = framing;
+        this.replicaReady = replicaReady;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -203,16 +207,18 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     private void readiness(HttpServerResponse response) {
         long healthy = registry.healthyCount();
+        boolean warm = replicaReady.getAsBoolean();
         Map<String, Object> body = new LinkedHashMap<>();
-        if (healthy > 0) {
+        if (healthy > 0 && warm) {
             body.put("status", "ready");
             body.put("healthy_workers", healthy);
             body.put("total_workers", registry.workers().size());
         } else {
             body.put("status", "not ready");
-            body.put("reason", "insufficient healthy workers");
+            body.put("reason", healthy > 0 ? "replica not in step with its siblings yet"
+                    : "insufficient healthy workers");
         }
-        JsonResponses.send(response, healthy > 0 ? 200 : 503, body);
+        JsonResponses.send(response, healthy > 0 && warm ? 200 : 503, body);
     }
 
     private void models(HttpServerResponse response) {

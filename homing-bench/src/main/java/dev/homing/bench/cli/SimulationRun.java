@@ -4,6 +4,7 @@ import dev.homing.bench.report.Comparison;
 import dev.homing.bench.report.ComparisonReport;
 import dev.homing.bench.simulate.PolicyComparison;
 import dev.homing.bench.simulate.RequestShape;
+import dev.homing.bench.simulate.SimulationResult;
 import dev.homing.bench.simulate.SimulationSettings;
 import dev.homing.bench.workload.Workload;
 import dev.homing.config.CommandOptions;
@@ -70,6 +71,17 @@ final class SimulationRun {
                         100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
                         100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,
                         new TreeMap<>(result.branches()));
+                if (result.busDecisionEvents() > 0) {
+                    err.printf(Locale.ROOT, "  %-18s bus: %,.0f bytes a routed request (%,d events, %,d bytes)%n", "",
+                            (double) result.busBytes() / Math.max(1, result.requests()), result.busDecisionEvents(),
+                            result.busBytes());
+                }
+                if (result.lateJoin() != null) {
+                    SimulationResult.LateJoin late = result.lateJoin();
+                    err.printf(Locale.ROOT, "  %-18s the late replica's hit rate %.1f%% in its first 10 s (the others "
+                                    + "%.1f%%), %.1f%% after (the others %.1f%%)%n", "", 100 * late.lateFirst(),
+                            100 * late.othersFirst(), 100 * late.lateAfter(), 100 * late.othersAfter());
+                }
                 if (result.held() > 0) {
                     err.printf(Locale.ROOT, "  %-18s %,d requests held for an earlier prefill of their prefix, %,d "
                             + "of them until the wait ran out%n", "", result.held(), result.heldUntilTimeout());

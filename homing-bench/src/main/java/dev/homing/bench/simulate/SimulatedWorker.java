@@ -1,21 +1,19 @@
 package dev.homing.bench.simulate;
 
-import dev.homing.core.placement.InFlightCount;
-import dev.homing.core.placement.PlacementTarget;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
 
 /**
- * One simulated engine as the simulated gateway sees it: always available, counting the requests placed on it, with
- * the load last sampled from it (unknown until a sample is taken). Not thread-safe, like the simulation.
+ * One simulated engine: always available, with the load last sampled from it (unknown until a sample is taken); each
+ * gateway replica counts its own requests on it ({@link SimulatedGateway.Target}). Not thread-safe, like the
+ * simulation.
  */
-final class SimulatedWorker implements PlacementTarget {
+final class SimulatedWorker {
 
     private final int index;
     private final String id;
     private final Engine engine;
-    private final InFlightCount inFlight = new InFlightCount();
     private long sampledLoad = WorkerView.UNKNOWN_LOAD;
 
     SimulatedWorker(int index, EngineConfig engine) {
@@ -29,19 +27,13 @@ final class SimulatedWorker implements PlacementTarget {
         return index;
     }
 
-    @Override
-    public String id() {
+    String id() {
         return id;
     }
 
-    @Override
-    public WorkerView view() {
-        return new WorkerView(id, true, inFlight.get(), sampledLoad);
-    }
-
-    @Override
-    public InFlightCount inFlightCount() {
-        return inFlight;
+    /** The load last sampled, {@link WorkerView#UNKNOWN_LOAD} before the first sample. */
+    long sampledLoad() {
+        return sampledLoad;
     }
 
     Engine engine() {

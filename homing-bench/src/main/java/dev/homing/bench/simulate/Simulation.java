@@ -7,9 +7,13 @@ import dev.homing.bench.workload.Turn;
 import dev.homing.bench.workload.Workload;
 import dev.homing.core.placement.Placement;
 import dev.homing.core.placement.Placer;
+import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.replica.ModelReplica;
+import dev.homing.core.replica.ReplicaCodec;
+import dev.homing.core.replica.ReplicaEvent;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
@@ -21,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
@@ -46,6 +51,11 @@ import java.util.function.UnaryOperator;
  *   <li>{@link RoutingPolicy#maintain()} runs every {@code maintainIntervalNanos} of simulated time.</li>
  * </ol>
  * The cache bounds see the same requests at the same moments ({@link SequenceBounds}).
+ *
+ * <p>Several gateway replicas ({@link GatewayReplicas}): each has its own policy object, placement step and count of
+ * its requests per engine, in front of the one fleet; an L4 split gives each request to one of them. With sync on,
+ * each replica's {@link ModelReplica} publishes its decisions and a replica's count on an engine is published when it
+ * changes; the others apply each event {@code busDelayNanos} later (a timer), as the live bus delivers them.
  * Events are taken strictly in time order; at equal times engine steps come first, then timers, then arrivals, so
  * an arrival sees every answer that finished at its instant.
  *
@@ -56,10 +66,14 @@ import java.util.function.UnaryOperator;
  */
 public final class Simulation {
 
+    /** The one model a simulation serves: the key of its replicas' events. */
+    private static final String MODEL = "simulated";
+    /** A late replica's hit rate is compared with the others' over its first this long, then after. */
+    static final long LATE_JOIN_WINDOW_NANOS = 10_000_000_000L;
+
     private final SimulationSettings settings;
     private final RequestShape shape;
-    private final RoutingPolicy policy;
-    private final Placer placer;
+    private final List<SimulatedGateway> gateways;
     private final List<SimulatedWorker> workers;
     private final List<Map<Long, Sent>> sent;
     private final SequenceBounds bounds;
@@ -79,32 +93,65 @@ public final class Simulation {
     private final List<Placed> released = new ArrayList<>();
     private long holds;
     private long holdsTimedOut;
+    /** Events between replicas not yet applied, by the time they arrive (then the order they were sent in). */
+    private final PriorityQueue<Delivery> bus = new PriorityQueue<>(
+            Comparator.comparingLong(Delivery::atNanos).thenComparingLong(Delivery::sequence));
+    private long busSent;
+    private long busBytes;
+    private long busDecisionEvents;
+    private long gatewayTurn;
+    private final SplittableRandom split;
+    /** Whether the last replica has joined (always, unless it joins late). */
+    private boolean lateJoined;
+    /**
+     * With a late replica, prompt and cached tokens of the requests that arrived after it joined, by [late or
+     * the others][in its first 10 s or after].
+     */
+    private final long[][] joinPrompt = new long[2][2];
+    private final long[][] joinCached = new long[2][2];
+
+    /** An event of one replica applied by another at {@code atNanos}. */
+    private record Delivery(long atNanos, long sequence, Runnable apply) {
+    }
 
     /** A request the gateway has sent and not yet seen finish; TTFT counts from its arrival at the gateway. */
     private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, Placement placement,
-                        long arrivedNanos) {
+                        long arrivedNanos, int gateway) {
     }
 
     /** A placed request not yet sent: new at its arrival, or held for an earlier request's prefill. */
     private record Placed(TurnArrival arrival, int[] tokens, SimulatedWorker worker, Placement placement,
-                          long arrivedNanos) {
+                          long arrivedNanos, int gateway) {
     }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
                        UnaryOperator<RoutingPolicy> watch) {
         this.settings = settings;
         this.shape = shape;
-        this.policy = watch.apply(PolicyFactory.create(policyName, settings.policy(), () -> now));
-        this.placer = new Placer(policy, () -> now);
         int n = settings.workers();
         this.workers = new ArrayList<>(n);
         this.sent = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            SimulatedWorker worker = new SimulatedWorker(i, settings.engine());
-            workers.add(worker);
+            workers.add(new SimulatedWorker(i, settings.engine()));
             sent.add(new HashMap<>());
-            policy.onWorkerCapacity(worker.id(), settings.engine().kvTokens());
         }
+        GatewayReplicas replicas = settings.replicas();
+        this.gateways = new ArrayList<>(replicas.gateways());
+        for (int r = 0; r < replicas.gateways(); r++) {
+            // Replicas differ in their seeds, as gateways started apart do; the first is the single gateway.
+            PolicyConfig config = r == 0 ? settings.policy() : settings.policy().withSeed(settings.policy().seed() + r);
+            RoutingPolicy policy = watch.apply(PolicyFactory.create(policyName, config, () -> now));
+            SimulatedGateway gateway = new SimulatedGateway(r, policy, new Placer(policy, () -> now), workers,
+                    replicas.gateways());
+            workers.forEach(worker -> policy.onWorkerCapacity(worker.id(), settings.engine().kvTokens()));
+            if (replicas.synced()) {
+                gateway.replica(ModelReplica.attach(MODEL, policy, replicas.blockChars(),
+                        event -> publish(gateway, event)));
+            }
+            gateways.add(gateway);
+        }
+        this.split = new SplittableRandom(settings.policy().seed());
+        this.lateJoined = !replicas.lateJoin();
         this.requestsPerWorker = new long[n];
         this.promptTokensPerWorker = new long[n];
         this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
@@ -143,15 +190,24 @@ public final class Simulation {
             long engineAt = engine == null ? Long.MAX_VALUE : engine.engine().nextEventNanos();
             long arrivalAt = arrivals.nextNanos();
             long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().placement().hold().untilNanos();
-            if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE) {
+            long busAt = bus.isEmpty() ? Long.MAX_VALUE : bus.peek().atNanos();
+            long joinAt = lateJoined ? Long.MAX_VALUE : settings.replicas().lateJoinNanos();
+            if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE
+                    && busAt == Long.MAX_VALUE) {
                 return;
             }
-            long timerAt = Math.min(Math.min(nextMaintain, nextSample), heldUntil);
+            long timerAt = Math.min(Math.min(nextMaintain, nextSample), Math.min(Math.min(heldUntil, busAt), joinAt));
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
                 deliver(engine, engine.engine().advanceTo(engineAt), arrivals);
             } else if (timerAt <= arrivalAt) {
                 now = timerAt;
+                while (!bus.isEmpty() && bus.peek().atNanos() == timerAt) {
+                    bus.poll().apply().run();
+                }
+                if (timerAt == joinAt) {
+                    join(gateways.getLast());
+                }
                 if (timerAt == heldUntil) {
                     holdsTimedOut++;
                     sendAfterHold(held.poll(), Placement.HoldEnding.TIMED_OUT);
@@ -161,7 +217,7 @@ public final class Simulation {
                     nextSample += settings.loadSampleIntervalNanos();
                 }
                 if (timerAt == nextMaintain) {
-                    policy.maintain();
+                    gateways.forEach(gateway -> gateway.policy().maintain());
                     nextMaintain += settings.maintainIntervalNanos();
                 }
             } else {
@@ -170,7 +226,70 @@ public final class Simulation {
             }
             // Any event can end an awaited prefill: a first token, or a request the engine refused outright.
             sendReleased();
+            if (settings.replicas().synced()) {
+                publishLoads();
+            }
         }
+    }
+
+    /** The L4 split: the replica that takes the next request (of those that have joined). */
+    private SimulatedGateway nextGateway() {
+        int n = lateJoined ? gateways.size() : gateways.size() - 1;
+        if (n == 1) {
+            return gateways.getFirst();
+        }
+        return gateways.get(settings.replicas().randomSplit() ? split.nextInt(n) : (int) (gatewayTurn++ % n));
+    }
+
+    private boolean joined(SimulatedGateway gateway) {
+        return lateJoined || gateway != gateways.getLast();
+    }
+
+    /** The late replica joins: it takes the first replica's snapshot and the loads as last published. */
+    private void join(SimulatedGateway late) {
+        lateJoined = true;
+        if (!settings.replicas().synced()) {
+            return;
+        }
+        gateways.getFirst().replica().snapshot().forEach(late.replica()::apply);
+        for (SimulatedGateway other : gateways) {
+            for (int w = 0; other != late && w < workers.size(); w++) {
+                late.heard(other.index(), w, other.publishedCount(w));
+            }
+        }
+    }
+
+    /** A replica's event, delivered to every other replica after the bus delay; counted in bytes as it would travel. */
+    private void publish(SimulatedGateway from, ReplicaEvent event) {
+        busBytes += ReplicaCodec.encode(from.index(), List.of(event)).length;
+        busDecisionEvents++;
+        for (SimulatedGateway to : gateways) {
+            if (to != from && joined(to)) {
+                deliver(() -> to.replica().apply(event));
+            }
+        }
+    }
+
+    /** Each replica's count on each engine, to the others, when it changed. */
+    private void publishLoads() {
+        for (SimulatedGateway from : gateways) {
+            for (int w = 0; w < workers.size(); w++) {
+                int count = from.countToPublish(w);
+                if (count < 0) {
+                    continue;
+                }
+                int worker = w;
+                for (SimulatedGateway to : gateways) {
+                    if (to != from && joined(to)) {
+                        deliver(() -> to.heard(from.index(), worker, count));
+                    }
+                }
+            }
+        }
+    }
+
+    private void deliver(Runnable apply) {
+        bus.add(new Delivery(now + settings.replicas().busDelayNanos(), busSent++, apply));
     }
 
     private SimulatedWorker earliestEngine() {
@@ -200,6 +319,7 @@ public final class Simulation {
                 continue;
             }
             request.placement().completed(p.promptTokens(), p.cachedTokens());
+            countAfterJoin(request, p.promptTokens(), p.cachedTokens());
             lastFinish = Math.max(lastFinish, p.atNanos());
             if (request.arrival().hasNextTurn()) {
                 String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens(),
@@ -223,14 +343,16 @@ public final class Simulation {
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
         RoutingRequest routed = new RoutingRequest(rendered.routingText(), routingKey, null, null);
-        Placer.Placed<SimulatedWorker, SimulatedWorker> outcome = placer.place(workers, routed,
-                Placer.Admission.always());
+        SimulatedGateway gateway = nextGateway();
+        Placer.Placed<SimulatedGateway.Target, SimulatedGateway.Target> outcome = gateway.placer().place(
+                gateway.targets(), routed, Placer.Admission.always());
         branches.merge(outcome.decision().branch(), 1L, Long::sum);
         if (!outcome.found()) {
             errors++;
             return;
         }
-        Placed placed = new Placed(arrival, tokens, outcome.worker(), outcome.placement(), now);
+        Placed placed = new Placed(arrival, tokens, outcome.worker().worker(), outcome.placement(), now,
+                gateway.index());
         Placement.Hold hold = placed.placement().hold();
         if (hold == null) {
             send(placed);
@@ -276,7 +398,31 @@ public final class Simulation {
         // Only a conversation with a next turn needs the prompt again, to compute the answer text.
         TurnArrival arrival = placed.arrival();
         sent.get(worker.index()).put(id, new Sent(arrival, arrival.hasNextTurn() ? placed.tokens() : null,
-                turn.maxOutputTokens(), placed.placement(), placed.arrivedNanos()));
+                turn.maxOutputTokens(), placed.placement(), placed.arrivedNanos(), placed.gateway()));
+    }
+
+    /** With a late replica: a finished request's tokens, by who placed it and when it arrived after the join. */
+    private void countAfterJoin(Sent request, int promptTokens, int cachedTokens) {
+        long join = settings.replicas().lateJoinNanos();
+        if (!settings.replicas().lateJoin() || request.arrivedNanos() < join) {
+            return;
+        }
+        int who = request.gateway() == gateways.size() - 1 ? 0 : 1;
+        int when = request.arrivedNanos() < join + LATE_JOIN_WINDOW_NANOS ? 0 : 1;
+        joinPrompt[who][when] += promptTokens;
+        joinCached[who][when] += cachedTokens;
+    }
+
+    private SimulationResult.LateJoin lateJoin() {
+        if (!settings.replicas().lateJoin()) {
+            return null;
+        }
+        double[] rates = new double[4];
+        for (int i = 0; i < 4; i++) {
+            long prompt = joinPrompt[i % 2][i / 2];
+            rates[i] = prompt == 0 ? 0 : (double) joinCached[i % 2][i / 2] / prompt;
+        }
+        return new SimulationResult.LateJoin(rates[0], rates[1], rates[2], rates[3]);
     }
 
     private void recordTtft(long nanos) {
@@ -299,7 +445,8 @@ public final class Simulation {
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
-        return new SimulationResult(policyName, requests, errors, prompt, cached, output, sortedTtft, span,
-                requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, wallNanos);
+        return new SimulationResult(policyName + settings.replicas().label(), requests, errors, prompt, cached, output,
+                sortedTtft, span, requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds,
+                holdsTimedOut, busBytes, busDecisionEvents, lateJoin(), wallNanos);
     }
 }

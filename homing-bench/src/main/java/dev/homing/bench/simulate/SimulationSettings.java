@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  *                                {@code WorkerView.reportedLoad}; 0 never samples, so every reported load is unknown
  * @param sendRoutingKey          whether the simulated client sends its conversation id as
  *                                {@code X-SMG-Routing-Key} (read by {@code manual} and {@code consistent_hashing})
+ * @param replicas                the gateway replicas in front of the engines ({@link GatewayReplicas#ONE}: one)
  */
 public record SimulationSettings(
         int workers,
@@ -29,7 +30,8 @@ public record SimulationSettings(
         PolicyConfig policy,
         long maintainIntervalNanos,
         long loadSampleIntervalNanos,
-        boolean sendRoutingKey) {
+        boolean sendRoutingKey,
+        GatewayReplicas replicas) {
 
     public SimulationSettings {
         if (workers <= 0) {
@@ -41,12 +43,24 @@ public record SimulationSettings(
         }
     }
 
+    /** One gateway in front of the engines. */
+    public SimulationSettings(int workers, EngineConfig engine, PolicyConfig policy, long maintainIntervalNanos,
+                              long loadSampleIntervalNanos, boolean sendRoutingKey) {
+        this(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos, sendRoutingKey,
+                GatewayReplicas.ONE);
+    }
+
     /** The settings of a checked {@code SIMULATE} configuration; one seed for the policies and the engines. */
     public static SimulationSettings of(Config config) {
         long seed = config.get(Settings.SIMULATION_SEED);
+        GatewayReplicas replicas = new GatewayReplicas(config.get(Settings.GATEWAYS),
+                config.get(Settings.GATEWAY_SPLIT).equals("random"),
+                (long) (config.get(Settings.BUS_DELAY_MS) * 1e6), true, config.get(Settings.REPLICA_SYNC_BLOCK_CHARS),
+                (long) (config.get(Settings.LATE_GATEWAY_SECS) * 1e9));
         return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
                 PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
-                (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY));
+                (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY),
+                replicas);
     }
 
     /** The table's defaults with {@code workers} engines and seed 0 (that of {@link EngineConfig#DEFAULTS}). */
@@ -56,12 +70,17 @@ public record SimulationSettings(
 
     public SimulationSettings withEngine(EngineConfig newEngine) {
         return new SimulationSettings(workers, newEngine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey);
+                sendRoutingKey, replicas);
     }
 
     public SimulationSettings withPolicy(PolicyConfig newPolicy) {
         return new SimulationSettings(workers, engine, newPolicy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey);
+                sendRoutingKey, replicas);
+    }
+
+    public SimulationSettings withReplicas(GatewayReplicas newReplicas) {
+        return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
+                sendRoutingKey, newReplicas);
     }
 
     /** The pooled bound's memory: every worker's KV pool together. */

@@ -27,6 +27,8 @@ public final class WorkerRegistry {
     private final Map<String, ModelPool> pools = new ConcurrentHashMap<>();
     /** Told of each removed worker, so state kept per worker elsewhere (its circuit breaker) goes with it. */
     private volatile java.util.function.Consumer<Worker> removalListener = w -> { };
+    /** Told of each model pool when it is created, before its first worker joins it. */
+    private volatile java.util.function.Consumer<ModelPool> poolListener = p -> { };
     /** Builds the policy of each model as its first worker activates: by name, with a fresh seed. */
     private volatile Supplier<RoutingPolicy> policySource = this::newPolicy;
 
@@ -73,7 +75,13 @@ public final class WorkerRegistry {
         worker.modelId(model);
         worker.healthy(true);
         worker.state(Worker.State.ACTIVE);
-        pools.computeIfAbsent(model, m -> new ModelPool(m, policySource.get())).add(worker);
+        ModelPool pool = pools.get(model);
+        if (pool == null) {
+            pool = new ModelPool(model, policySource.get());
+            poolListener.accept(pool);
+            pools.put(model, pool);
+        }
+        pool.add(worker);
     }
 
     private RoutingPolicy newPolicy() {
@@ -144,6 +152,11 @@ public final class WorkerRegistry {
      */
     public void policySource(Supplier<RoutingPolicy> source) {
         this.policySource = source;
+    }
+
+    /** Sets the one listener told of each model pool created (the replica sync keeps its policy in step). */
+    public void onPoolCreated(java.util.function.Consumer<ModelPool> listener) {
+        this.poolListener = listener;
     }
 
     /** Sets the one listener told of each removed worker, after it has left the registry. */
