@@ -1,39 +1,178 @@
 #!/usr/bin/env bash
-# Prints the Markdown tables of a proxy-overhead run from its results.tsv and hold.tsv (see proxy-overhead.sh).
-# Figures are means over the rounds; "+" columns are the difference to the direct row of the same run.
+# Prints the Markdown tables of a proxy-overhead run from its results.tsv and hold.tsv (see proxy-overhead.sh): the
+# rows, then the targets. Figures are means over the rounds, with the rounds' spread in brackets; "+" is the
+# difference to the direct row (for the cold step, to the direct row's sequential figure: the engines are warm in
+# both); a ratio to HAProxy pairs the rows of the same round (its spread is over the rounds).
 set -euo pipefail
-results=$1 hold=${2:-}
+results=$1 hold=${2:-} bursts=${3:-}
+have_bursts=0
+[ -n "$bursts" ] && [ -f "$bursts" ] && [ "$(wc -l <"$bursts")" -gt 1 ] && have_bursts=1
 
-awk -F'\t' '
+awk -F'\t' -v bursts=$have_bursts '
   NR == 1 { next }
   {
-    row = $1; if (!(row in n)) order[++rows] = row
+    row = $1; r = $2; if (!(row in n)) order[++rows] = row
+    if (!(r in seen)) { seen[r] = 1; rounds[++nr] = r }
     n[row]++
-    for (c = 3; c <= NF; c++) if ($c != "-" && $c != "") { sum[row, c] += $c; cnt[row, c]++ }
-    # Saturation spread over the rounds.
-    if (!((row, "min") in sat) || $5 < sat[row, "min"]) sat[row, "min"] = $5
-    if (!((row, "max") in sat) || $5 > sat[row, "max"]) sat[row, "max"] = $5
+    for (c = 3; c <= NF; c++) if ($c != "-" && $c != "") {
+      sum[row, c] += $c; cnt[row, c]++; v[row, r, c] = $c
+      if (!((row, c, "min") in ext) || $c < ext[row, c, "min"]) ext[row, c, "min"] = $c
+      if (!((row, c, "max") in ext) || $c > ext[row, c, "max"]) ext[row, c, "max"] = $c
+    }
   }
   function m(row, c) { return cnt[row, c] ? sum[row, c] / cnt[row, c] : "" }
   function f(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
-  function plus(row, c) { return row == "direct" || m(row, c) == "" ? "" : sprintf(" (%+.2f)", m(row, c) - m("direct", c)) }
+  # mean (min-max) of a column
+  function spread(row, c, fmt) {
+    if (!cnt[row, c]) return "-"
+    if (cnt[row, c] == 1) return sprintf(fmt, m(row, c))
+    return sprintf(fmt " (" fmt "-" fmt ")", m(row, c), ext[row, c, "min"], ext[row, c, "max"])
+  }
+  # The cold columns compare with the direct row warm: the engines are warm in both.
+  function base(c) { return c == 11 ? 8 : c == 12 ? 9 : c }
+  function plus(row, c) { return row == "direct" || m(row, c) == "" || m("direct", base(c)) == "" ? "" : sprintf(" (%+.2f)", m(row, c) - m("direct", base(c))) }
+  # Per-round quantities for the targets: "" where a figure is missing.
+  function added(row, r, c) { return ((row, r, c) in v) && (("direct", r, base(c)) in v) ? v[row, r, c] - v["direct", r, base(c)] : "" }
+  function ratio(row, r) { return ((row, r, 5) in v) && (("haproxy", r, 5) in v) && v["haproxy", r, 5] > 0 ? v[row, r, 5] / v["haproxy", r, 5] : "" }
+  function p99over(row, r) { return ((row, r, 9) in v) && (("haproxy", r, 9) in v) ? v[row, r, 9] - v["haproxy", r, 9] : "" }
+  # Added latency against added latency (p50: the warm figure of the row against that of HAProxy; cold: the cold
+  # figure of the row against its warm one): the ratio of the means over the rounds where both were measured, since
+  # the added figure of one round can be near zero or below it in the noise. Undecided when the mean denominator is
+  # not above zero.
+  function quotient(kind, row, limit,   i, r, a, b, sa, sb, k, what) {
+    sa = 0; sb = 0; k = 0
+    for (i = 1; i <= nr; i++) {
+      r = rounds[i]
+      a = kind == "p50" ? added(row, r, 8) : added(row, r, 11)
+      b = kind == "p50" ? added("haproxy", r, 8) : added(row, r, 8)
+      if (a == "" || b == "") continue
+      sa += a; sb += b; k++
+    }
+    if (!k) return "- | not measured"
+    what = sprintf("%s %+.3f ms, %s %+.3f ms (%d rounds)", kind == "p50" ? row : "cold", sa / k,
+                   kind == "p50" ? "HAProxy" : "warm", sb / k, k)
+    if (sb <= 0) return what " | undecided"
+    return sprintf("%.2fx: %s | %s", sa / sb, what, sa / sb <= limit ? "**met**" : "**missed**")
+  }
+  # "mean (min-max)" of a per-round quantity, and whether its mean meets "<= limit" (or ">=" when atleast).
+  function judge(kind, row, limit, atleast, fmt,   i, x, s, k, lo, hi, mean) {
+    s = 0; k = 0; lo = ""; hi = ""
+    for (i = 1; i <= nr; i++) {
+      x = kind == "sat" ? ratio(row, rounds[i]) : p99over(row, rounds[i])
+      if (x == "") continue
+      s += x; k++; if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x
+    }
+    if (!k) return "- | not measured"
+    mean = s / k
+    return sprintf(fmt "%s | %s", mean, k > 1 ? sprintf(" (" fmt "-" fmt ")", lo, hi) : "",
+                   (atleast ? mean >= limit : mean <= limit) ? "**met**" : "**missed**")
+  }
   END {
-    print "| Row | Ready (ms) | Idle RSS (MB) | Saturation req/s (rounds) | vs direct | Proxy CPU per req (us) | p50 ms (+ vs direct) | p99 ms (+) | TTFT p50 ms (+) | TTFT p99 ms (+) | Gap p50 ms (+) | Gap p99 ms (+) | Errors | Busiest worker share | Upstream mean ms |"
-    print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    print "| Row | Ready (ms) | Idle RSS (MB) | Saturation req/s | vs HAProxy | Proxy CPU per req (us) | Seq p50 ms (+ vs direct) | Seq p99 ms (+) | Cold p50 ms (+) | Cold p99 ms (+) | Errors | Load average before |"
+    print "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= rows; i++) {
       r = order[i]
-      errors = sum[r, 6] + sum[r, 10] + sum[r, 15]
-      printf "| %s | %s | %s | %s (%s-%s) | %s | %s | %s%s | %s%s | %s%s | %s%s | %s%s | %s%s | %d | %s | %s |\n", r,
-        f(m(r, 3), "%.0f"), f(m(r, 4), "%.0f"), f(m(r, 5), "%.0f"), sat[r, "min"], sat[r, "max"],
-        f(m("direct", 5) ? m(r, 5) / m("direct", 5) : "", "%.2f"), f(m(r, 7), "%.0f"),
-        f(m(r, 8), "%.2f"), plus(r, 8), f(m(r, 9), "%.2f"), plus(r, 9),
-        f(m(r, 11), "%.2f"), plus(r, 11), f(m(r, 12), "%.2f"), plus(r, 12),
-        f(m(r, 13), "%.3f"), plus(r, 13), f(m(r, 14), "%.2f"), plus(r, 14), errors, f(m(r, 16), "%.2f"),
-        f(m(r, 17), "%.3f")
+      errors = sum[r, 6] + sum[r, 10] + sum[r, 13] + sum[r, 16] + sum[r, 21]
+      printf "| %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s%s | %s%s | %d | %s |\n", r,
+        f(m(r, 3), "%.0f"), f(m(r, 4), "%.0f"), spread(r, 5, "%.0f"),
+        f(m("haproxy", 5) ? m(r, 5) / m("haproxy", 5) : "", "%.2f"), spread(r, 7, "%.0f"),
+        spread(r, 8, "%.3f"), plus(r, 8), f(m(r, 9), "%.2f"), plus(r, 9),
+        spread(r, 11, "%.3f"), plus(r, 11), f(m(r, 12), "%.2f"), plus(r, 12), errors, spread(r, 22, "%.1f")
+    }
+    if (cnt["direct", 14] || cnt["direct", 17]) {
+      print ""
+      print "| Row | Rate p50 ms (+) | Rate p99 ms (+) | TTFT p50 ms (+) | TTFT p99 ms (+) | Gap p50 ms (+) | Gap p99 ms (+) |"
+      print "|---|---|---|---|---|---|---|"
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        printf "| %s | %s%s | %s%s | %s%s | %s%s | %s%s | %s%s |\n", r, f(m(r, 14), "%.2f"), plus(r, 14),
+          f(m(r, 15), "%.2f"), plus(r, 15), f(m(r, 17), "%.2f"), plus(r, 17), f(m(r, 18), "%.2f"), plus(r, 18),
+          f(m(r, 19), "%.3f"), plus(r, 19), f(m(r, 20), "%.2f"), plus(r, 20)
+      }
+    }
+    # With the bursts step, the targets are judged from it (below): proxies measured seconds apart.
+    if (bursts) exit
+    print ""
+    print "| Target | Row | Figure: mean over the rounds (spread) | Result |"
+    print "|---|---|---|---|"
+    for (i = 1; i <= rows; i++) {
+      r = order[i]
+      if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx") continue
+      printf "| 1. saturation at least 0.8x HAProxy | %s | %s |\n", r, judge("sat", r, 0.8, 1, "%.2fx")
+      printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %s |\n", r, quotient("p50", r, 1.5)
+      printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s |\n", r, judge("p99", r, 1.0, 0, "%+.2f ms")
+      printf "| 3. cold added p50 at most 1.5x warm | %s | %s |\n", r, quotient("cold", r, 1.5)
     }
   }' "$results"
 
-if [ -n "$hold" ] && [ -f "$hold" ]; then
+# The bursts step (see proxy-overhead.sh): the rows and the targets, each ratio taken within one burst (HAProxy and
+# the row measured seconds apart), its mean over the bursts with their spread; the cold figure comes from the rows
+# above (a fresh proxy), against the warm figures of the bursts.
+if [ $have_bursts = 1 ]; then
+  awk -F'\t' '
+    FNR == 1 { next }
+    FILENAME == ARGV[1] { if ($11 != "-" && $11 != "") { cold[$1] += $11; coldn[$1]++ } next }
+    {
+      b = $1; row = $2; if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
+      if (!(b in bs)) { bs[b] = 1; nb++ }
+      for (c = 3; c <= 7; c++) if ($c != "-" && $c != "") v[b, row, c] = $c
+    }
+    function has(b, row, c) { return (b, row, c) in v }
+    # mean, min and max of X over the bursts, X one of: value ROW C; ratio ROW C (to HAProxy); added ROW (seq p50
+    # minus the direct row); over ROW (seq p99 minus HAProxy)
+    function stat(kind, row, c, fmt,   b, x, s, k, lo, hi) {
+      s = 0; k = 0; lo = ""; hi = ""
+      for (b = 1; b <= nb; b++) {
+        if (kind == "value") { if (!has(b, row, c)) continue; x = v[b, row, c] }
+        else if (kind == "ratio") { if (!has(b, row, c) || !has(b, "haproxy", c) || v[b, "haproxy", c] <= 0) continue; x = v[b, row, c] / v[b, "haproxy", c] }
+        else if (kind == "added") { if (!has(b, row, 5) || !has(b, "direct", 5)) continue; x = v[b, row, 5] - v[b, "direct", 5] }
+        else { if (!has(b, row, 6) || !has(b, "haproxy", 6)) continue; x = v[b, row, 6] - v[b, "haproxy", 6] }
+        s += x; k++; if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x
+      }
+      if (!k) { M = ""; return "-" }
+      M = s / k
+      return k > 1 ? sprintf(fmt " (" fmt " to " fmt ")", M, lo, hi) : sprintf(fmt, M)
+    }
+    function mean(kind, row, c) { stat(kind, row, c, "%f"); return M }
+    function verdict(ok) { return ok ? "**met**" : "**missed**" }
+    END {
+      print ""
+      printf "Bursts: %d per proxy, all proxies running at once, load moved from one to the next.\n\n", nb
+      print "| Row | Saturation req/s | vs HAProxy (same burst) | Proxy CPU per req (us) | Seq p50 ms | Seq p50 added ms | Seq p99 ms | Load average |"
+      print "|---|---|---|---|---|---|---|---|"
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r, stat("value", r, 3, "%.0f"), stat("ratio", r, 3, "%.2f"),
+          stat("value", r, 4, "%.0f"), stat("value", r, 5, "%.3f"), r == "direct" ? "-" : stat("added", r, 0, "%+.3f"),
+          stat("value", r, 6, "%.2f"), stat("value", r, 7, "%.1f")
+      }
+      print ""
+      print "| Target | Row | Figure: mean over the bursts (spread) | Result |"
+      print "|---|---|---|---|"
+      hadd = mean("added", "haproxy", 0); dwarm = mean("value", "direct", 5)
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx") continue
+        x = stat("ratio", r, 3, "%.2fx")
+        printf "| 1. saturation at least 0.8x HAProxy | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M >= 0.8)
+        a = mean("added", r, 0)
+        if (a == "" || hadd == "") printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | - | not measured |\n", r
+        else if (hadd <= 0) printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %+.3f ms, HAProxy %+.3f ms | undecided |\n", r, a, hadd
+        else printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %.2fx: %+.3f ms, HAProxy %+.3f ms | %s |\n", r, a / hadd, a, hadd, verdict(a / hadd <= 1.5)
+        x = stat("over", r, 0, "%+.2f ms")
+        printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M <= 1)
+        if (!coldn[r] || a == "" || dwarm == "") printf "| 3. cold added p50 at most 1.5x warm | %s | - | not measured |\n", r
+        else {
+          ca = cold[r] / coldn[r] - dwarm
+          if (a <= 0) printf "| 3. cold added p50 at most 1.5x warm | %s | cold %+.3f ms, warm %+.3f ms | undecided |\n", r, ca, a
+          else printf "| 3. cold added p50 at most 1.5x warm | %s | %.2fx: cold %+.3f ms (%d rounds), warm %+.3f ms | %s |\n", r, ca / a, ca, coldn[r], a, verdict(ca / a <= 1.5)
+        }
+      }
+    }' "$results" "$bursts"
+fi
+
+if [ -n "$hold" ] && [ -f "$hold" ] && [ "$(wc -l <"$hold")" -gt 1 ]; then
+  awk -F'\t' 'NR > 1 && $1 == 10000 { printf "| 4. 10,000 streams held, heap within the documented 133-151 MB (+25%%) | homing-ca | %s of 10,000 succeeded, heap %s MB | %s |\n", $6, $4, ($7 == 0 && $4 <= 189) ? "**met**" : "**missed**" }' "$hold"
   echo
   echo "| Streams opened at once (Homing, cache_aware, -Xmx1g) | Client sockets held (peak) | Upstream sockets (peak) | Heap after GC (MB) | RSS (MB) | Succeeded | Failed | Errors |"
   echo "|---|---|---|---|---|---|---|---|"

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Proxy overhead: Homing (round_robin, cache_aware) side by side with HAProxy and nginx, and the engines directly,
+# Proxy overhead: Homing (cache_aware, round_robin) side by side with HAProxy and nginx, and the engines directly,
 # all in front of the same simulated engines on loopback, in one run. See docs/BENCHMARKS.md, "Proxy overhead".
 #
 #   bench/proxy-overhead.sh [--quick] [OUT_DIR]        (default OUT_DIR: results/proxy-overhead)
+#
+# Steps (STEPS, default "bursts cold"): per row and round, saturation (sat), one sequential client warm (seq) and over
+# a fresh proxy's first requests (cold), and the older moderate-rate (rate) and 200-token stream (stream) steps; then
+# the bursts (bursts: every proxy running at once, saturation and a sequential client in short turns, the fair
+# comparison on a shared machine), then the held streams (HOLD). The last table checks the targets of the
+# proxy-overhead issue.
 #
 # Needs root on Debian for the first run (installs haproxy, nginx-light, wrk, jq with apt-get if absent) and a
 # built homing.jar (built here if missing). Every load step has a duration cap; every process started here is
@@ -16,21 +22,35 @@ out=$(mkdir -p "${1:-$repo/results/proxy-overhead}" && cd "${1:-$repo/results/pr
 mkdir -p "$out/logs" "$out/json" "$out/conf"
 
 # --- Settings -------------------------------------------------------------------------------------------------------
-# Two cores: the proxy under test gets core 0 alone; the load generators and the engines share core 1. The direct
-# run (a) leaves core 0 idle, so every row has the same CPU for client and engines and the proxy's own core is the
-# only difference. Override with PROXY_CPU / LOAD_CPU on a bigger machine.
+# Two cores. Latency steps: the proxy under test gets core 0 alone; the client and the engines share core 1, so a
+# sequential request never waits for a core. Saturation: the proxy stays on core 0 (one core's worth for every
+# proxy), but wrk and the engines may use both cores (SAT_CPU): whatever CPU a proxy spends is taken from the client
+# and the engines, as on a shared machine, and the direct row gets both cores. (With wrk and the engines held to core
+# 1, as this script once did, that core saturated first in every row, and the figures said more about it than about
+# the proxies: HAProxy, nginx and Homing all came out near the direct row.) Override on a bigger machine.
 PROXY_CPU=${PROXY_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
+SAT_CPU=${SAT_CPU:-0-1}
+STEPS=${STEPS:-bursts cold}
+has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 BASE_PORT=${BASE_PORT:-18100}
 e1=$((BASE_PORT + 1)); e2=$((BASE_PORT + 2)); proxy_port=$((BASE_PORT + 10)); prom_port=$((BASE_PORT + 11))
 h1=$((BASE_PORT + 21)); h2=$((BASE_PORT + 22))   # the slow engines of the stream-holding test
 if [ $quick = 1 ]; then
-  SAT_SECS=5; RATE_SECS=6; STREAM_SECS=6; ROUNDS=1; HOLD_COUNTS="1000"; WARM_SECS=2
+  SAT_SECS=5; RATE_SECS=6; STREAM_SECS=6; ROUNDS=1; HOLD_COUNTS="1000"; WARM_SECS=2; SAT_WARM_SECS=6
 else
-  SAT_SECS=8; RATE_SECS=12; STREAM_SECS=8; ROUNDS=2; HOLD_COUNTS="1000 10000"; WARM_SECS=6
+  SAT_SECS=8; RATE_SECS=12; STREAM_SECS=8; ROUNDS=2; HOLD_COUNTS="1000 10000"; WARM_SECS=6; SAT_WARM_SECS=12
 fi
+ROUNDS=${ROUNDS_OVERRIDE:-$ROUNDS}
 HOLD_COUNTS=${HOLD:-$HOLD_COUNTS}   # e.g. HOLD="1000 10000" in quick mode, HOLD=" " for none
-SAT_CONNS=64          # wrk connections at saturation (direct: 32 per engine)
+SAT_CONNS=32          # wrk connections at saturation (direct: 16 per engine)
+SEQ_WARMUP=5000       # sequential steps: requests before the measured ones (through the proxy, or to the engines
+SEQ_REQUESTS=5000     # directly for the cold step, which then measures a proxy started after the client is warm)
+COLD_REQUESTS=1000
+# The bursts step: bursts per proxy, seconds of saturation in each, sequential requests measured in each.
+BURSTS=${BURSTS:-$([ $quick = 1 ] && echo 3 || echo 6)}
+BURST_SECS=${BURST_SECS:-5}
+BURST_SEQ=${BURST_SEQ:-2000}
 RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
 HOLD_TOKENS=8         # output of a held stream: one token a second, so a stream lasts about 8 s
@@ -87,18 +107,20 @@ fd_limit=$(ulimit -n)
 max_conns=$(((fd_limit - 200) / 2))
 
 # --- Engines --------------------------------------------------------------------------------------------------------
-# start_engines KIND PORT PORT...: starts one simulated engine per port with the settings of KIND; sets $engine_pids.
+# start_engines KIND PORT PORT...: starts one simulated engine per port with the settings of KIND, on ENGINE_CPU
+# (default LOAD_CPU); sets $engine_pids. move_engines CPU moves them (every thread).
 start_engines() {
   local -n settings=$1; shift
   engine_pids=()
   local port
   for port in "$@"; do
-    start "engine-$port" "$LOAD_CPU" "$homing" sim-engine --port "$port" --host 127.0.0.1 "${settings[@]}"
+    start "engine-$port" "${ENGINE_CPU:-$LOAD_CPU}" "$homing" sim-engine --port "$port" --host 127.0.0.1 "${settings[@]}"
     engine_pids+=("$last_pid")
   done
   for port in "$@"; do wait_ok "http://127.0.0.1:$port/health" 60; done
 }
 stop_engines() { local pid; for pid in "${engine_pids[@]}"; do stop "$pid"; done; }
+move_engines() { local pid; for pid in "${engine_pids[@]}"; do taskset -a -p -c "$1" "$pid" >/dev/null; done; }
 
 # render TEMPLATE: the template in bench/ with each @NAME@ replaced by the environment variable NAME.
 render() {
@@ -129,9 +151,11 @@ start_proxy() {
         opts+=" -XX:StartFlightRecording=filename=$out/jfr/$row-$(date +%H%M%S).jfr,settings=profile"
       fi
       local cmd=("$homing")
-      # base-*: the same gateway from another build (BASELINE_JAR), for before/after figures from one run.
+      # base-*: the same gateway from another build, for before/after figures from one run: its launcher
+      # (BASELINE_HOMING, that checkout's bin/homing, with its own start-up cache) or its jar (BASELINE_JAR, no cache).
       [[ $row == base-* ]] && cmd=("$HOMING_JAVA" --enable-native-access=ALL-UNNAMED
-          --sun-misc-unsafe-memory-access=allow -XX:+UseCompactObjectHeaders $opts -jar "$BASELINE_JAR")
+          --sun-misc-unsafe-memory-access=allow -XX:+UseCompactObjectHeaders $opts -jar "${BASELINE_JAR:-}")
+      [[ $row == base-* && -n ${BASELINE_HOMING:-} ]] && cmd=("$BASELINE_HOMING")
       HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "${cmd[@]}" launch --host 127.0.0.1 \
           --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" --policy "$policy" \
           --worker-urls "$urls" --log-level warn
@@ -208,7 +232,7 @@ saturate() {
   ticks0=$([ -n "$proxy_pid" ] && cpu_ticks "$proxy_pid" || echo 0)
   local wrk_pids=()
   for url in "${urls[@]}"; do
-    taskset -c "$LOAD_CPU" wrk -t1 -c"$conns" -d"${secs}s" --timeout 10s -s "$repo/bench/chat-post.lua" \
+    taskset -c "$SAT_CPU" wrk -t1 -c"$conns" -d"${secs}s" --timeout 10s -s "$repo/bench/chat-post.lua" \
         "$url/v1/chat/completions" >"$out/logs/$name-$i.wrk" 2>&1 &
     wrk_pids+=($!); pids+=($!); i=$((i + 1))
   done
@@ -234,73 +258,152 @@ load() {
       dev.homing.bench.overhead.RoundRobinLoad --urls "$urls" --output "$out/json/$name.json" "$@"
   wait "$last_pid" || true
 }
-# Homing's own view of the rate step, from its Prometheus metrics before and after: requests per worker and the mean
-# time from sending to a worker to its first byte (for these one-token answers, the engine's part of the latency).
-# worker_counts: one "worker count" line per worker.
-worker_counts() {
-  curl -s "http://127.0.0.1:$prom_port/metrics" |
-      awk '/^homing_worker_requests_total\{/ { match($0, /worker="[^"]*"/); print substr($0, RSTART + 8, RLENGTH - 9), $NF }'
-}
-# upstream_sums: "sum count" of homing_upstream_first_byte_seconds over every series.
-upstream_sums() {
-  curl -s "http://127.0.0.1:$prom_port/metrics" |
-      awk '/^homing_upstream_first_byte_seconds_sum/ {s += $NF} /^homing_upstream_first_byte_seconds_count/ {c += $NF}
-           END {printf "%f %d\n", s, c}'
-}
-# split_stats BEFORE_COUNTS AFTER_COUNTS BEFORE_SUMS AFTER_SUMS: "busiest_worker_share upstream_mean_ms" of the step.
-split_stats() {
-  awk -v sb="$3" -v sa="$4" 'BEGIN { split(sb, b, " "); split(sa, a, " ") }
-       FNR == NR { before[$1] = $2; next } { d = $2 - before[$1]; total += d; if (d > max) max = d }
-       END { n = a[2] - b[2]; share = total > 0 ? sprintf("%.2f", max / total) : "-"
-             mean = n > 0 ? sprintf("%.3f", (a[1] - b[1]) / n * 1000) : "-"; print share, mean }' \
-      <(echo "$1") <(echo "$2")
-}
-
 # pct NAME SECTION FIELD: one latency figure of a step, in ms; failed NAME: its failed requests ("-": no result).
-pct() { jq -r --arg s "$2" --arg f "$3" '.[$s][$f]' "$out/json/$1.json" 2>/dev/null | awk '{printf "%.3f", $1}' || echo -; }
-failed() { jq -r .requests.failed "$out/json/$1.json" 2>/dev/null || echo -; }
+pct() {
+  [ -f "$out/json/$1.json" ] || { echo -; return; }
+  jq -r --arg s "$2" --arg f "$3" '.[$s][$f]' "$out/json/$1.json" 2>/dev/null | awk '{printf "%.3f", $1}' || echo -
+}
+failed() { [ -f "$out/json/$1.json" ] && jq -r .requests.failed "$out/json/$1.json" 2>/dev/null || echo -; }
+
+# sequential ROW NAME [COLD]: one client, one request at a time, small non-streaming /generate answers of one token,
+# on the load core. Warm: SEQ_WARMUP requests through the proxy, then SEQ_REQUESTS measured. COLD: the client warms
+# up against the engines directly, prints "warmed up" and waits for the proxy's readiness URL (READY_URL); the caller
+# starts the proxy then, and the first COLD_REQUESTS after readiness are measured. Returns at once for COLD (the
+# client's PID in $seq_pid); waits otherwise.
+sequential() {
+  local row=$1 name=$2 cold=${3:-}
+  local urls engines
+  # The direct row: one engine. With a URL per engine the client would run a lane on each, two requests at a time.
+  urls=$(targets "$row" $e1 | paste -sd, -)
+  engines=$(targets direct $e1 $e2 | paste -sd, -)
+  local args=(--urls "$urls" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQ_REQUESTS")
+  [ -n "$cold" ] && args=(--urls "http://127.0.0.1:$proxy_port" --warmup-urls "$engines" --await-url "$READY_URL"
+                          --warmup-requests "$SEQ_WARMUP" --max-requests "$COLD_REQUESTS")
+  start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+      dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1 --concurrency 1 \
+      --warmup-seconds 120 --seconds 120 --output "$out/json/$name.json" "${args[@]}"
+  seq_pid=$last_pid
+  [ -n "$cold" ] || wait "$seq_pid" || true
+}
 
 # --- Run ------------------------------------------------------------------------------------------------------------
-# ROWS picks rows (default: all but the base-* ones, which need BASELINE_JAR).
+# ROWS picks rows (default: all but haproxy-hash and the base-* ones, which need BASELINE_HOMING or BASELINE_JAR).
 if [ -n "${ROWS:-}" ]; then read -r -a rows <<<"$ROWS"
-else rows=(direct homing-rr homing-ca haproxy haproxy-hash nginx); fi
-[ -n "${BASELINE_JAR:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-rr homing-rr base-ca homing-ca haproxy haproxy-hash nginx)
+else rows=(direct homing-ca homing-rr haproxy nginx); fi
+[ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-ca homing-ca base-rr homing-rr haproxy nginx)
 results="$out/results.tsv"
-printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\trate_busiest_worker_share\trate_upstream_mean_ms\n' >"$results"
-log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU; $(nproc) cores; ulimit -n $fd_limit"
+printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\n' >"$results"
+log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU (saturation: $SAT_CPU); $(nproc) cores; ulimit -n $fd_limit; steps: $STEPS"
 
 for ((round = 1; round <= ROUNDS; round++)); do
   for row in "${rows[@]}"; do
     tag="$row-r$round"
-    log "$tag: saturation and moderate rate (fast engines)"
-    start_engines FAST_ENGINE $e1 $e2
-    start_proxy "$row" $e1 $e2
-    idle=$([ -n "$proxy_pid" ] && rss_mb "$proxy_pid" || echo "")
-    saturate "$row" "$tag-warm" "$WARM_SECS" $e1 $e2   # JIT and connection pools warm up
-    saturate "$row" "$tag-sat" "$SAT_SECS" $e1 $e2
-    read -r rps errs cpu_us <<<"$sat_result"
-    split="- -"
-    is_homing "$row" && { counts0=$(worker_counts); sums0=$(upstream_sums); }
-    load "$row" "$tag-rate" --no-stream --output-tokens 1 --rate "$RATE" --warmup-seconds "$WARM_SECS" \
-        --seconds $((RATE_SECS + 5)) --max-requests $((RATE * RATE_SECS))
-    is_homing "$row" && split=$(split_stats "$counts0" "$(worker_counts)" "$sums0" "$(upstream_sums)")
-    stop_proxy; stop_engines
+    has_step sat || has_step seq || has_step cold || has_step rate || has_step stream || continue
+    load_before=$(awk '{print $1}' /proc/loadavg)
+    rps=- errs=- cpu_us=- ready=- idle=-
+    if has_step sat || has_step seq; then
+      log "$tag: saturation, then one sequential client (fast engines)"
+      ENGINE_CPU=$SAT_CPU start_engines FAST_ENGINE $e1 $e2
+      start_proxy "$row" $e1 $e2
+      ready=${ready_ms:--}
+      idle=$([ -n "$proxy_pid" ] && rss_mb "$proxy_pid" || echo -)
+      if has_step sat; then
+        saturate "$row" "$tag-warm" "$SAT_WARM_SECS" $e1 $e2   # JIT and connection pools warm up
+        saturate "$row" "$tag-sat" "$SAT_SECS" $e1 $e2
+        read -r rps errs cpu_us <<<"$sat_result"
+      fi
+      if has_step seq; then
+        move_engines "$LOAD_CPU"
+        sequential "$row" "$tag-seq"
+      fi
+      stop_proxy; stop_engines
+    fi
+    if has_step cold && [ "$row" != direct ]; then
+      log "$tag: a warm sequential client over the first $COLD_REQUESTS requests of a fresh proxy"
+      start_engines FAST_ENGINE $e1 $e2
+      READY_URL="http://127.0.0.1:$proxy_port/health"
+      is_homing "$row" && READY_URL="http://127.0.0.1:$proxy_port/readiness"
+      sequential "$row" "$tag-cold" cold
+      deadline=$((SECONDS + 120))
+      until grep -q 'warmed up' "$out/logs/$tag-cold.log" 2>/dev/null || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+      start_proxy "$row" $e1 $e2
+      [ "$ready" != - ] || ready=${ready_ms:--}
+      wait "$seq_pid" || true
+      stop_proxy; stop_engines
+    fi
+    if has_step rate; then
+      log "$tag: moderate rate (fast engines)"
+      start_engines FAST_ENGINE $e1 $e2
+      start_proxy "$row" $e1 $e2
+      load "$row" "$tag-rate" --no-stream --output-tokens 1 --rate "$RATE" --warmup-seconds "$WARM_SECS" \
+          --seconds $((RATE_SECS + 5)) --max-requests $((RATE * RATE_SECS))
+      stop_proxy; stop_engines
+    fi
+    if has_step stream; then
+      log "$tag: 200-token streams"
+      start_engines STREAM_ENGINE $e1 $e2
+      start_proxy "$row" $e1 $e2
+      load "$row" "$tag-stream" --stream --output-tokens 200 --rate "$STREAM_RATE" --warmup-seconds "$WARM_SECS" \
+          --seconds $((STREAM_SECS + 5)) --max-requests $((STREAM_RATE * STREAM_SECS))
+      stop_proxy; stop_engines
+    fi
 
-    log "$tag: 200-token streams"
-    start_engines STREAM_ENGINE $e1 $e2
-    start_proxy "$row" $e1 $e2
-    load "$row" "$tag-stream" --stream --output-tokens 200 --rate "$STREAM_RATE" --warmup-seconds "$WARM_SECS" \
-        --seconds $((STREAM_SECS + 5)) --max-requests $((STREAM_RATE * STREAM_SECS))
-    stop_proxy; stop_engines
-
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" "${ready_ms:--}" "${idle:--}" \
-        "$rps" "$errs" "$cpu_us" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
+        "$ready" "$idle" "$rps" "$errs" "$cpu_us" \
+        "$(pct "$tag-seq" endToEnd p50Ms)" "$(pct "$tag-seq" endToEnd p99Ms)" "$(failed "$tag-seq")" \
+        "$(pct "$tag-cold" endToEnd p50Ms)" "$(pct "$tag-cold" endToEnd p99Ms)" "$(failed "$tag-cold")" \
         "$(pct "$tag-rate" endToEnd p50Ms)" "$(pct "$tag-rate" endToEnd p99Ms)" "$(failed "$tag-rate")" \
         "$(pct "$tag-stream" timeToFirstToken p50Ms)" "$(pct "$tag-stream" timeToFirstToken p99Ms)" \
         "$(pct "$tag-stream" interTokenGap p50Ms)" "$(pct "$tag-stream" interTokenGap p99Ms)" \
-        "$(failed "$tag-stream")" ${split% *} ${split#* } >>"$results"
+        "$(failed "$tag-stream")" "$load_before" >>"$results"
   done
 done
+
+# Bursts (step bursts): every proxy runs at once on its core, in front of the same engines, and the load goes to one
+# after the other in short bursts, the order turning at each burst, so that a proxy and HAProxy are measured seconds
+# apart rather than minutes: the other engineers' builds on a shared machine move the figures from one minute to the
+# next by more than the proxies differ. BURSTS bursts of BURST_SECS of saturation per proxy, then as many rounds of
+# one sequential client (BURST_SEQ requests measured per proxy and round, after as many to warm the client up).
+bursts="$out/bursts.tsv"
+printf 'burst\trow\tsat_rps\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tload_before\n' >"$bursts"
+if has_step bursts; then
+  log "bursts: every proxy at once, $BURSTS bursts each"
+  ENGINE_CPU=$SAT_CPU start_engines FAST_ENGINE $e1 $e2
+  declare -A burst_pid burst_port
+  i=0
+  for row in "${rows[@]}"; do
+    proxy_port=$((BASE_PORT + 40 + i)); prom_port=$((BASE_PORT + 60 + i)); i=$((i + 1))
+    start_proxy "$row" $e1 $e2
+    burst_pid[$row]=$proxy_pid; burst_port[$row]=$proxy_port
+    saturate "$row" "burst-warm-$row" "$SAT_WARM_SECS" $e1 $e2
+  done
+  # use ROW: the load steps go to that row's proxy.
+  use() { proxy_pid=${burst_pid[$1]}; proxy_port=${burst_port[$1]}; }
+  # turned K: the rows, starting at the K-th.
+  turned() { local k=$(($1 % ${#rows[@]})); echo "${rows[@]:k}" "${rows[@]:0:k}"; }
+  declare -A burst_line
+  for ((b = 1; b <= BURSTS; b++)); do
+    for row in $(turned "$b"); do
+      use "$row"
+      burst_line[$b,$row]="$(awk '{print $1}' /proc/loadavg)"
+      saturate "$row" "burst-$b-$row" "$BURST_SECS" $e1 $e2
+      read -r rps errs cpu_us <<<"$sat_result"
+      burst_line[$b,$row]="$rps	$cpu_us	${burst_line[$b,$row]}"
+    done
+  done
+  move_engines "$LOAD_CPU"
+  for ((b = 1; b <= BURSTS; b++)); do
+    for row in $(turned "$b"); do
+      use "$row"
+      SEQ_WARMUP=$BURST_SEQ SEQ_REQUESTS=$BURST_SEQ sequential "$row" "burst-seq-$b-$row"
+      read -r rps cpu_us load_b <<<"${burst_line[$b,$row]}"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$row" "$rps" "$cpu_us" "$(pct "burst-seq-$b-$row" endToEnd p50Ms)" \
+          "$(pct "burst-seq-$b-$row" endToEnd p99Ms)" "$load_b" >>"$bursts"
+    done
+  done
+  for row in "${rows[@]}"; do [ -z "${burst_pid[$row]}" ] || stop "${burst_pid[$row]}"; done
+  proxy_pid=""; stop_engines
+fi
 
 # Holding streams: N streams opened at once through Homing (cache_aware) with a 1 GiB heap cap, each sending an
 # event a second for HOLD_TOKENS seconds; heap (after a full GC) and RSS sampled while they are open.
@@ -340,4 +443,4 @@ for n in $HOLD_COUNTS; do
 done
 
 # --- Report ---------------------------------------------------------------------------------------------------------
-"$repo/bench/overhead-table.sh" "$results" "$hold" | tee "$out/table.md"
+"$repo/bench/overhead-table.sh" "$results" "$hold" "$bursts" | tee "$out/table.md"

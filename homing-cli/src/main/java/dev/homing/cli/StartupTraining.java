@@ -7,6 +7,7 @@ import dev.homing.gateway.logging.LogSetup;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
@@ -26,18 +27,32 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>In this JVM, on loopback: two simulated engines, and a gateway in front of them started as {@code homing launch}
  * starts it (its flags, its logging set-up); waits for {@code /readiness}, sends chat completions (plain and
- * streamed), reads {@code /v1/models} and {@code /metrics}, and stops everything. The JVM writes the cache when it
- * exits.
+ * streamed), reads {@code /v1/models} and {@code /metrics}, then drives the proxy path for a few thousand requests
+ * ({@link #PROXY_PATH_REQUESTS}), and stops everything. The JVM writes the cache when it exits.
+ *
+ * <p>Why the second part: a method's profile is only worth caching once the method has run often enough for the JIT
+ * to profile it. Twenty requests load the classes but leave the request path interpreted; a few thousand let the
+ * training profile and compile it, so a fresh gateway's first requests are compiled from the cached profiles rather
+ * than profiled again from nothing.
  */
 public final class StartupTraining {
 
-    /** Requests of each kind: enough for the first compilations to see the request path, a second or two. */
+    /** Requests of each kind, one at a time: every class of a request's way is loaded. */
     private static final int REQUESTS = 20;
+    /**
+     * Requests of the proxy path, sent {@link #IN_FLIGHT} at a time, one in 16 streamed and one in 4 to
+     * {@code /generate}: past the JIT's thresholds for the whole request path, in a second or two.
+     */
+    static final int PROXY_PATH_REQUESTS = 4_000;
+    private static final int IN_FLIGHT = 16;
     /** As {@code homing launch} logs by default, so the cache holds what logging a request loads. */
     private static final String LOG_LEVEL = "info";
     private static final Duration TIME_LIMIT = Duration.ofSeconds(60);
     private static final String CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello, how are you?\"}],"
             + "\"max_tokens\":8,\"stream\":%s}";
+    private static final String SHORT_CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Say one word, %d.\"}],"
+            + "\"max_tokens\":1,\"stream\":%s}";
+    private static final String GENERATE = "{\"text\":\"Say one word, %d.\",\"sampling_params\":{\"max_new_tokens\":1}}";
 
     private StartupTraining() {
     }
@@ -57,6 +72,12 @@ public final class StartupTraining {
      * {@code limit} or a request fails.
      */
     static void train(Duration limit, int requests, String logLevel) throws InterruptedException {
+        train(limit, requests, PROXY_PATH_REQUESTS, logLevel);
+    }
+
+    /** As {@link #train(Duration, int, String)}, with {@code proxyPathRequests} in the proxy-path part. */
+    static void train(Duration limit, int requests, int proxyPathRequests, String logLevel)
+            throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         List<SimEngineServer> engines = new ArrayList<>();
         Gateway gateway = null;
@@ -86,12 +107,38 @@ public final class StartupTraining {
             }
             expectOk(client, HttpMethod.GET, port, "/v1/models", null);
             expectOk(client, HttpMethod.GET, gateway.metricsPort(), "/metrics", null);
+            driveProxyPath(client, port, proxyPathRequests, deadline);
         } finally {
             if (gateway != null) {
                 gateway.close(Duration.ZERO);
             }
             engines.forEach(SimEngineServer::close);
             clientVertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+        }
+    }
+
+    /** {@code total} short requests through the gateway, {@link #IN_FLIGHT} at a time; fails if one fails. */
+    private static void driveProxyPath(HttpClient client, int port, int total, long deadline) {
+        for (int sent = 0; sent < total && System.nanoTime() < deadline; sent += IN_FLIGHT) {
+            List<Future<Integer>> batch = new ArrayList<>();
+            for (int i = sent; i < Math.min(total, sent + IN_FLIGHT); i++) {
+                String path = i % 4 == 3 ? "/generate" : "/v1/chat/completions";
+                String body = i % 4 == 3 ? GENERATE.formatted(i) : SHORT_CHAT.formatted(i, i % 16 == 0);
+                batch.add(client.request(HttpMethod.POST, port, "127.0.0.1", path)
+                        .compose(request -> request.putHeader("content-type", "application/json").send(body))
+                        .compose(response -> response.body().map(read -> response.statusCode())));
+            }
+            for (Future<Integer> answer : batch) {
+                int status;
+                try {
+                    status = answer.await(10, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    status = -1;
+                }
+                if (status != 200) {
+                    throw new IllegalStateException("a proxy-path request answered " + (status < 0 ? "nothing" : status));
+                }
+            }
         }
     }
 

@@ -10,6 +10,6 @@ class StartupTrainingTest {
     @Test
     void theTrainingRunStartsAGatewayInFrontOfEnginesServesItsRequestsAndStopsEverything() {
         // WARN, as the other tests log: the training sets the root level as 'homing launch' does.
-        assertThatCode(() -> StartupTraining.train(Duration.ofSeconds(30), 2, "warn")).doesNotThrowAnyException();
+        assertThatCode(() -> StartupTraining.train(Duration.ofSeconds(30), 2, 64, "warn")).doesNotThrowAnyException();
     }
 }

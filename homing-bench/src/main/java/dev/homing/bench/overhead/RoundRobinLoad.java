@@ -16,6 +16,10 @@ import dev.homing.bench.workload.GeneratedSharedPrefix;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +37,9 @@ import picocli.CommandLine.Option;
  * client-side round robin (one {@link LoadClient} and {@link WorkloadDriver} per URL, each with an equal share of the
  * rate or the concurrency, all recording into one {@link ResultAggregator}, so the percentiles are of the whole), after
  * a warm-up in the same JVM so that neither the client's JIT nor its connection set-up lands in the measured numbers.
+ * The warm-up may go to other URLs than the measured part ({@code --warmup-urls}) and the measured part may wait for a
+ * URL to answer 200 first ({@code --await-url}): a warm client then measures the first requests of a proxy that
+ * starts only once the client is warm (the proxy-overhead benchmark's cold step).
  *
  * <p>Against a proxy it takes the proxy's one URL; against the engines directly, every engine's URL. The JSON result
  * uses {@code homing bench}'s field names for what it has ({@code requests}, {@code errors}, {@code throughput},
@@ -52,6 +59,18 @@ public final class RoundRobinLoad implements Callable<Integer> {
     @Option(names = "--urls", split = ",", required = true, description = "Base URLs; requests alternate over them.")
     List<String> urls;
 
+    @Option(names = "--warmup-urls", split = ",",
+            description = "Base URLs of the warm-up (default: the --urls), with lanes of their own.")
+    List<String> warmupUrls;
+
+    @Option(names = "--await-url", description = "After the warm-up, wait until this URL answers 200 (at most "
+            + "120 s), then measure; \"warmed up\" is printed when the wait starts.")
+    String awaitUrl;
+
+    @Option(names = "--endpoint", defaultValue = "CHAT",
+            description = "The endpoint: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    Endpoint endpoint;
+
     @Option(names = "--rate", description = "Open loop: requests per second in all.")
     Double rate;
 
@@ -67,6 +86,9 @@ public final class RoundRobinLoad implements Callable<Integer> {
 
     @Option(names = "--warmup-seconds", defaultValue = "3", description = "Warm-up, not measured (0: none).")
     double warmupSeconds;
+
+    @Option(names = "--warmup-requests", description = "Request cap of the warm-up (default: --max-requests).")
+    Long warmupRequests;
 
     @Option(names = "--seconds", defaultValue = "10", description = "Duration cap of the measured part.")
     double seconds;
@@ -104,14 +126,15 @@ public final class RoundRobinLoad implements Callable<Integer> {
         }
         Vertx vertx = Vertx.vertx();
         try {
-            List<Lane> lanes = new ArrayList<>();
-            for (String url : urls) {
-                int connections = concurrency != null ? Math.max(1, concurrency / urls.size()) : OPEN_LOOP_CONNECTIONS;
-                lanes.add(new Lane(vertx.getOrCreateContext(),
-                        new LoadClient(vertx, new LoadTarget(url, Endpoint.CHAT, "", connections, IDLE_TIMEOUT))));
-            }
+            List<Lane> lanes = lanes(vertx, urls);
+            List<Lane> warmupLanes = warmupUrls == null ? lanes : lanes(vertx, warmupUrls);
             if (warmupSeconds > 0) {
-                drive(lanes, new ResultAggregator(), warmupSeconds, maxRequests, 1000);
+                drive(warmupLanes, new ResultAggregator(), warmupSeconds,
+                        warmupRequests != null ? warmupRequests : maxRequests, 1000);
+            }
+            if (awaitUrl != null) {
+                System.out.println("warmed up");
+                awaitOk(awaitUrl);
             }
             ResultAggregator results = new ResultAggregator();
             double elapsed = drive(lanes, results, seconds, maxRequests, 1);
@@ -125,13 +148,47 @@ public final class RoundRobinLoad implements Callable<Integer> {
                     .writeValueAsString(result));
             System.out.printf("%s: %d sent, %d succeeded, %d failed, e2e p50 %.2f ms p99 %.2f ms%n", urls, s.sent(),
                     s.succeeded(), s.failed(), result.endToEnd().p50Ms(), result.endToEnd().p99Ms());
-            for (Lane lane : lanes) {
+            for (Lane lane : warmupLanes == lanes ? lanes : concat(lanes, warmupLanes)) {
                 lane.context().runOnContext(v -> lane.client().close());
             }
             return 0;
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().join();
         }
+    }
+
+    private List<Lane> lanes(Vertx vertx, List<String> baseUrls) {
+        List<Lane> lanes = new ArrayList<>();
+        for (String url : baseUrls) {
+            int connections = concurrency != null ? Math.max(1, concurrency / baseUrls.size()) : OPEN_LOOP_CONNECTIONS;
+            lanes.add(new Lane(vertx.getOrCreateContext(),
+                    new LoadClient(vertx, new LoadTarget(url, endpoint, "", connections, IDLE_TIMEOUT))));
+        }
+        return lanes;
+    }
+
+    private static List<Lane> concat(List<Lane> a, List<Lane> b) {
+        List<Lane> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** Polls {@code url} every 10 ms until it answers 200; fails after 120 s. */
+    private static void awaitOk(String url) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException e) {
+                // Not listening yet.
+            }
+            Thread.sleep(10);
+        }
+        throw new IllegalStateException(url + " did not answer 200 within 120 s");
     }
 
     /** Drives every lane at its share for up to {@code capSeconds}; returns the elapsed seconds of the slowest. */
@@ -150,7 +207,7 @@ public final class RoundRobinLoad implements Callable<Integer> {
             int groups = (int) Math.max(256, Math.min(Integer.MAX_VALUE / 16, requestCap / n / 16 + 1));
             GeneratedSharedPrefix workload = new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(groups, 16, 32,
                     16, outputTokens, laneRate, true, seedBase + i));
-            runs.add(new WorkloadDriver(lane.context(), lane.client(), new RequestEncoder(Endpoint.CHAT, "", stream,
+            runs.add(new WorkloadDriver(lane.context(), lane.client(), new RequestEncoder(endpoint, "", stream,
                     false), pacing, new RunCaps(Math.max(1, requestCap / n), cap), results).run(workload));
         }
         double elapsed = 0;

@@ -55,8 +55,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       the worker's circuit breaker, its placement gives its count back and tells the policy), and after the
  *       backoff of {@link RetryState} ({@code RETRY_BACKOFF}) the request is placed again, avoiding the workers that
  *       failed it, and this step repeats. No worker available at all: 503 at once.
- *   <li>{@code RELAYING}: the worker's status and headers are copied (minus hop-by-hop) and the head is written at
- *       once, so the client sees its stream start before the first token. From here nothing is retried.
+ *   <li>{@code RELAYING}: the worker's status and headers are copied (minus hop-by-hop); a streaming answer's head
+ *       is written at once, so the client sees its stream start before the first token, a sized answer's goes out
+ *       with its first chunk (one write, not two). From here nothing is retried.
  *   <li>{@link SseRelay} writes each chunk to the client as it arrives, unchanged: SSE events pass through with no
  *       re-framing. The first chunk is the worker's first token for the policy.
  *   <li>A slow client fills its write queue: the worker's response is paused, Netty stops reading that socket, and
@@ -396,10 +397,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             response.setChunked(true);
         }
         relay = new SseRelay(upstream, response, this);
-        if (!closeDelimited) {
-            // Write the head now so a streaming client sees the stream open before the first token.
+        if (!sized && !closeDelimited) {
+            // A streaming answer's head goes out now, so the client sees the stream open before the first token.
             response.writeHead();
         }
+        // A sized answer's head goes out with its first chunk: one write to the client rather than two.
     }
 
     // RETRY_BACKOFF

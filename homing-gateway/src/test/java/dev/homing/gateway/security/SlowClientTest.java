@@ -3,6 +3,7 @@ package dev.homing.gateway.security;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.OneWorkerGateway;
+import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +19,7 @@ import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -130,6 +132,22 @@ class SlowClientTest {
     }
 
     @Test
+    void aHeadStartedAfterAnAnswerTimesOutAtTheHeaderTimeoutEvenWhenTheKeepAliveTimeoutIsLonger() throws IOException {
+        // One check per connection: the one pending since the answer must come no later than the head's deadline.
+        try (RunningGateway patient = RunningGateway.start(RunningGateway.config(List.of(setup.worker()))
+                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 60L));
+             Socket socket = connect(patient)) {
+            send(socket, "GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+            assertThat(RawHttp.read(new BoundedByContentLength(socket.getInputStream())).status()).isEqualTo(200);
+
+            send(socket, "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: appl");
+
+            // Read within the socket's 10 s timeout: far sooner than the 60 s keep-alive.
+            assertTimedOut(socket, "client_header_timeout");
+        }
+    }
+
+    @Test
     void aSlowWorkerIsNotMistakenForASlowClient() {
         setup.worker().behaviour(FakeWorker.Behaviour.HANG);
 
@@ -163,6 +181,10 @@ class SlowClientTest {
 
     private static Socket connect() throws IOException {
         return connect(setup.gateway().gateway().port());
+    }
+
+    private static Socket connect(RunningGateway to) throws IOException {
+        return connect(to.gateway().port());
     }
 
     private static Socket connect(int port) throws IOException {
