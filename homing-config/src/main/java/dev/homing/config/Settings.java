@@ -52,6 +52,7 @@ import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.pd.DecodeBalancePolicy;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.model.EngineConfig;
@@ -190,9 +191,16 @@ public final class Settings {
     public static final Setting<Integer> BUCKET_ADJUST_INTERVAL_SECS = declare(policy(
             Setting.of("bucket-adjust-interval-secs", INTEGER, POLICY_DEFAULTS.bucketAdjustIntervalSecs())
                     .check(above(0)), "bucket: boundary refresh period.", same()));
+    public static final Setting<Boolean> DP_AWARE = declare(Setting.off("dp-aware")
+            .help("Route to the data-parallel ranks of an engine: a worker URL http://host:port@rank is one rank, "
+                    + "sent \"data_parallel_rank\": rank in its body.", "whole engines, as the reference")
+            .gateway(ROUTING_POLICY, different("each `http://host:port@rank` is a worker of its own (its own "
+                    + "tenant in the prefix tree, in-flight count and circuit breaker); the gateway strips the rank "
+                    + "from the URL and adds `\"data_parallel_rank\": rank` to the JSON body without re-serialising "
+                    + "it; a body that sets the field itself gets 400. Ranks are given in the URLs: a plain URL is "
+                    + "not expanded to its engine's `dp_size` ([PD.md](PD.md))")));
 
     static {
-        notYet(ROUTING_POLICY, Setting.off("dp-aware"), "Data-parallel-aware routing (not supported yet).");
         notYet(ROUTING_POLICY, Setting.off("enable-igw"), "Inference-gateway mode (not needed: Homing is multi-model).",
                 "Homing is always multi-model (one policy and tree per model), so the flag is not needed; rejected "
                         + "when set");
@@ -254,15 +262,36 @@ public final class Settings {
                     + "for that request's first token, at most this long, so the engine does not compute the prefix "
                     + "twice in one prefill step; 0 sends at once"));
 
-    static {
-        notYet(PD, Setting.off("pd-disaggregation"), "Prefill/decode mode.");
-        notYet(PD, Setting.of("prefill", listOf(TEXT), List.of()).label("URL [BOOTSTRAP_PORT]").arity("1..2"),
-                "A prefill worker (repeatable).");
-        notYet(PD, Setting.of("decode", listOf(TEXT), List.of()).label("URL").arity("1"),
-                "A decode worker (repeatable).");
-        notYet(PD, Setting.of("prefill-policy", TEXT, null), "Policy for prefill workers (default: --policy).");
-        notYet(PD, Setting.of("decode-policy", TEXT, null), "Policy for decode workers (default: --policy).");
-    }
+    public static final Setting<Boolean> PD_DISAGGREGATION = declare(Setting.off("pd-disaggregation")
+            .help("Prefill/decode mode: every request goes to a prefill worker and a decode worker at once.",
+                    "regular workers, as the reference")
+            .gateway(PD, different("as the reference: one prefill and one decode worker per request, the same body "
+                    + "with `bootstrap_host`, `bootstrap_port` and `bootstrap_room` added to both at once, the decode "
+                    + "answer relayed; a leg that fails before the client's first byte fails the pair, which is "
+                    + "retried on other workers, and the prefill leg counts on its worker from its placement "
+                    + "([PD.md](PD.md))")));
+    public static final Setting<List<String>> PREFILL = declare(Setting.of("prefill", listOf(TEXT), List.of())
+            .label("URL [BOOTSTRAP_PORT]").arity("1..2").check(WorkerUrls::prefillProblem)
+            .help("A prefill worker and, when known, its bootstrap port (repeatable).", "none: prefill workers may "
+                    + "also come through POST /workers or discovery")
+            .gateway(PD, different("same; a prefill worker given no bootstrap port gets the "
+                    + "`disaggregation_bootstrap_port` its `/get_server_info` reports")));
+    public static final Setting<List<String>> DECODE = declare(Setting.of("decode", listOf(TEXT), List.of())
+            .label("URL").arity("1").check(each(WorkerUrls::problem))
+            .help("A decode worker (repeatable).", "none: decode workers may also come through POST /workers or "
+                    + "discovery").gateway(PD, same()));
+    public static final Setting<String> PREFILL_POLICY = declare(Setting.of("prefill-policy", TEXT, null)
+            .shown("--policy").check(oneOf(PolicyFactory.NAMES))
+            .help("Policy of the prefill leg, where the prefix cache pays (default: --policy).", REFERENCE)
+            .gateway(PD, same("Policy of the prefill leg (default: `--policy`); its own instance and prefix tree per "
+                    + "model, apart from the decode leg's, seeded with every prefill worker however it arrived")));
+    public static final Setting<String> DECODE_POLICY = declare(Setting.of("decode-policy", TEXT,
+                    DecodeBalancePolicy.NAME).check(oneOf(PolicyFactory.DECODE_NAMES))
+            .help("Policy of the decode leg: decode_balance (fewest requests in flight, then least context) or any "
+                    + "--policy name.", "a decode engine is handed the prompt's KV: no prefix there is worth aiming at")
+            .gateway(PD, different("the reference defaults to `--policy`; Homing to `decode_balance`, fewest requests "
+                    + "in flight then least context in flight, as a decode engine is handed the prompt's KV and a "
+                    + "prefix policy there only skews the load ([PD.md](PD.md)); any `--policy` name is accepted")));
 
     public static final Setting<Long> WORKER_STARTUP_TIMEOUT_SECS = declare(
             Setting.of("worker-startup-timeout-secs", LONG, 1800L).check(above(0))
@@ -299,15 +328,12 @@ public final class Settings {
             .help("The namespace watched; none: every namespace (the shipped manifests name their own, for a "
                     + "namespaced Role).", REFERENCE).gateway(DISCOVERY, same()));
 
-    static {
-        notYet(DISCOVERY, Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"), "Prefill pods.");
-        notYet(DISCOVERY, Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"), "Decode pods.");
-    }
-
+    public static final Setting<List<String>> PREFILL_SELECTOR = declare(roleSelector("prefill"));
+    public static final Setting<List<String>> DECODE_SELECTOR = declare(roleSelector("decode"));
     public static final Setting<String> BOOTSTRAP_PORT_ANNOTATION = declare(Setting.of("bootstrap-port-annotation",
             TEXT, "sglang.ai/bootstrap-port").check(notBlank()).help("Pod annotation holding the bootstrap port.",
-                    REFERENCE).gateway(DISCOVERY, different("read from each pod into its worker's `bootstrap_port` "
-                    + "label; no prefill/decode mode uses it yet")));
+                    REFERENCE).gateway(DISCOVERY, same("Pod annotation holding a prefill pod's bootstrap port; "
+                    + "without it the worker's `/get_server_info` says")));
     public static final Setting<Long> SERVICE_DISCOVERY_RELIST_INTERVAL_SECS = declare(Setting.of(
             "service-discovery-relist-interval-secs", LONG, 60L).check(above(0))
             .help("How often the whole pod list is read and the workers corrected to it (Homing).", "a missed "
@@ -735,6 +761,16 @@ public final class Settings {
     private static void notYet(Group group, Setting.Builder<?> declared, String help, String notes) {
         declare(declared.help(help, REFERENCE + "; at it the flag asks for nothing Homing lacks")
                 .gateway(group, Compatibility.notYet(notes)));
+    }
+
+    /** The pod labels of one role of prefill/decode mode's discovery. */
+    private static Setting.Builder<List<String>> roleSelector(String role) {
+        return Setting.of(role + "-selector", listOf(TEXT), List.<String>of()).label("k=v").arity("1..*")
+                .check(each(Settings::labelProblem))
+                .help("With --pd-disaggregation: pods carrying every one of these labels are " + role + " workers.",
+                        REFERENCE)
+                .gateway(DISCOVERY, same("With `--pd-disaggregation`: pods carrying every one of these labels are "
+                        + role + " workers (`--selector` is for regular workers)"));
     }
 
     /** A limit on a client connection, in seconds (a Homing addition; nginx has the same three). */

@@ -153,7 +153,7 @@ class LaunchCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--pd-disaggregation", "--dp-aware", "--enable-mesh",
+    @ValueSource(strings = {"--mini-lb", "--enable-igw", "--enable-mesh",
             "--enable-trace", "--enable-wasm"})
     void aFlagOfAnUnbuiltFeatureIsRejectedByName(String flag) {
         assertThatThrownBy(() -> LaunchCommand.parse(flag))
