@@ -1,7 +1,6 @@
 package dev.homing.gateway;
 
 import dev.homing.config.Settings;
-import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
@@ -19,6 +18,7 @@ import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -120,7 +120,7 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver) {
-        WorkerRegistry registry = new WorkerRegistry(config.get(Settings.POLICY), config.policyConfig(0));
+        WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
@@ -145,7 +145,7 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.HEALTH_CHECK_INTERVAL_SECS),
                             config.get(Settings.HEALTH_FAILURE_THRESHOLD),
                             config.get(Settings.HEALTH_SUCCESS_THRESHOLD),
-                            config.get(Settings.POLICY).equals("power_of_two"),
+                            config.policyNames().containsValue("power_of_two"),
                             config.get(Settings.EVICTION_INTERVAL)), resolver);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
@@ -163,8 +163,8 @@ public final class Gateway implements AutoCloseable {
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
-            for (String url : config.get(Settings.WORKER_URLS)) {
-                lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.get(Settings.API_KEY)));
+            for (WorkerSpec worker : config.workers()) {
+                lifecycle.register(worker);
             }
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
@@ -185,10 +185,12 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
                     metricsServer, pods);
-            LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
+            LOG.info("Homing gateway listening on {}://{}:{} ({}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
-                    config.get(Settings.POLICY), metricsServer == null ? "off" : metricsServer.port(),
-                    config.get(Settings.WORKER_URLS).size());
+                    config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
+                            + " / " + config.policyNames().get(WorkerRole.DECODE)
+                            : "policy " + config.get(Settings.POLICY),
+                    metricsServer == null ? "off" : metricsServer.port(), config.workers().size());
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();

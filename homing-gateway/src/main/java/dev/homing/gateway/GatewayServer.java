@@ -1,6 +1,7 @@
 package dev.homing.gateway;
 
 import dev.homing.config.Settings;
+import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.Cors;
@@ -17,6 +18,7 @@ import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -85,8 +87,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 config.get(Settings.ALLOW_UNAUTHENTICATED_ADMIN));
         this.fanOut = new FanOutRoutes(registry, lifecycle);
         List<String> allowList = config.get(Settings.WORKER_HOST_ALLOW_LIST);
-        this.workerApi = new WorkerApi(vertx, registry, lifecycle, allowList.isEmpty()
-                ? WorkerHostAllowList.defaults(config.get(Settings.WORKER_URLS), resolver)
+        this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.prefillDecode(),
+                config.get(Settings.DP_AWARE), allowList.isEmpty()
+                ? WorkerHostAllowList.defaults(config.workers().stream().map(w -> WorkerUrls.engine(w.url()))
+                        .toList(), resolver)
                 : WorkerHostAllowList.of(allowList, resolver));
     }
 
@@ -201,18 +205,26 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         error.send(req.response());
     }
 
+    /** Ready with a healthy worker; in prefill/decode mode, with a healthy prefill and a healthy decode worker. */
     private void readiness(HttpServerResponse response) {
         long healthy = registry.healthyCount();
+        boolean ready = config.prefillDecode()
+                ? registry.healthyCount(WorkerRole.PREFILL) > 0 && registry.healthyCount(WorkerRole.DECODE) > 0
+                : healthy > 0;
         Map<String, Object> body = new LinkedHashMap<>();
-        if (healthy > 0) {
+        if (ready) {
             body.put("status", "ready");
             body.put("healthy_workers", healthy);
             body.put("total_workers", registry.workers().size());
+            if (config.prefillDecode()) {
+                body.put("healthy_prefill_workers", registry.healthyCount(WorkerRole.PREFILL));
+                body.put("healthy_decode_workers", registry.healthyCount(WorkerRole.DECODE));
+            }
         } else {
             body.put("status", "not ready");
             body.put("reason", "insufficient healthy workers");
         }
-        JsonResponses.send(response, healthy > 0 ? 200 : 503, body);
+        JsonResponses.send(response, ready ? 200 : 503, body);
     }
 
     private void models(HttpServerResponse response) {

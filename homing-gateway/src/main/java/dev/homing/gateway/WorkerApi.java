@@ -8,6 +8,7 @@ import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -24,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The worker API: {@code POST /workers} (202, registered in the background at the address its host was checked
@@ -40,11 +42,18 @@ final class WorkerApi {
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
     private final WorkerHostAllowList allowList;
+    /** Prefill/decode mode: workers are prefill or decode ones, never regular. */
+    private final boolean prefillDecode;
+    /** {@code --dp-aware}: a URL may name one data-parallel rank of an engine ({@code url@rank}). */
+    private final boolean dpAware;
 
-    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, WorkerHostAllowList allowList) {
+    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, boolean prefillDecode,
+              boolean dpAware, WorkerHostAllowList allowList) {
         this.vertx = vertx;
         this.registry = registry;
         this.lifecycle = lifecycle;
+        this.prefillDecode = prefillDecode;
+        this.dpAware = dpAware;
         this.allowList = allowList;
     }
 
@@ -92,18 +101,23 @@ final class WorkerApi {
             }
             String url = WorkerUrls.normalize(node.get("url").asString());
             String problem = WorkerUrls.problem(url);
+            if (problem == null && !dpAware && WorkerUrls.rank(url) != null) {
+                problem = "'" + url + "' names a data-parallel rank, which needs the gateway's --dp-aware";
+            }
             if (problem != null) {
                 fail(req, ApiError.badRequest(problem));
                 return;
             }
+            WorkerRole role = role(node);
             spec = new WorkerSpec(url, optionalText(node, "api_key"), optionalText(node, "model_id"),
-                    labels(node), node.path("priority").asInt(WorkerSpec.DEFAULT_PRIORITY));
+                    labels(node), node.path("priority").asInt(WorkerSpec.DEFAULT_PRIORITY), role,
+                    bootstrapPort(node, role));
         } catch (JacksonException | IllegalArgumentException e) {
             fail(req, ApiError.badRequest("invalid worker: " + e.getMessage()));
             return;
         }
         // The check may wait on DNS, so it runs off the event loop; its answer comes back on this request's loop.
-        vertx.executeBlocking(() -> allowList.check(spec.url())).onComplete(checked -> {
+        vertx.executeBlocking(() -> allowList.check(WorkerUrls.engine(spec.url()))).onComplete(checked -> {
             if (checked.failed()) {
                 fail(req, new ApiError(500, "worker_host_check_failed", String.valueOf(checked.cause())));
             } else {
@@ -143,6 +157,33 @@ final class WorkerApi {
         }
     }
 
+    /** {@code worker_type}: regular when absent; in prefill/decode mode it must be prefill or decode. */
+    private WorkerRole role(JsonNode node) {
+        WorkerRole role = WorkerRole.of(Objects.requireNonNullElse(optionalText(node, "worker_type"), "regular"));
+        if (prefillDecode == (role == WorkerRole.REGULAR)) {
+            throw new IllegalArgumentException(prefillDecode
+                    ? "worker_type must be prefill or decode: the gateway runs in prefill/decode mode"
+                    : "worker_type " + role.label() + " needs the gateway in prefill/decode mode "
+                            + "(--pd-disaggregation)");
+        }
+        return role;
+    }
+
+    /** {@code bootstrap_port}: a prefill worker's, 1..65535, or absent (learnt from the worker). */
+    private static Integer bootstrapPort(JsonNode node, WorkerRole role) {
+        JsonNode port = node.get("bootstrap_port");
+        if (port == null || port.isNull()) {
+            return null;
+        }
+        if (role != WorkerRole.PREFILL) {
+            throw new IllegalArgumentException("bootstrap_port is a prefill worker's");
+        }
+        if (!port.isInt() || port.asInt() < 1 || port.asInt() > 65_535) {
+            throw new IllegalArgumentException("bootstrap_port must be an integer 1..65535");
+        }
+        return port.asInt();
+    }
+
     private static String optionalText(JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
@@ -175,7 +216,13 @@ final class WorkerApi {
         out.put("id", w.id());
         out.put("url", w.url());
         out.put("model_id", w.modelId());
-        out.put("worker_type", "regular");
+        out.put("worker_type", w.role().label());
+        if (w.role() == WorkerRole.PREFILL) {
+            out.put("bootstrap_port", w.bootstrapPort());
+        }
+        if (w.dpRank() != null) {
+            out.put("dp_rank", w.dpRank());
+        }
         out.put("state", w.state().name().toLowerCase(java.util.Locale.ROOT));
         out.put("is_healthy", w.healthy());
         out.put("load", w.inFlight());

@@ -4,6 +4,7 @@ import dev.homing.core.policy.Decision;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
@@ -180,7 +181,7 @@ public final class GatewayMetrics {
                 .help("Active workers per model").labelNames("worker_type", "connection_mode", "model")
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
-                        cb.call(pool.workers().size(), WORKER_TYPE, CONNECTION_MODE, pool.model());
+                        cb.call(pool.workers().size(), pool.role().label(), CONNECTION_MODE, pool.model());
                     }
                 }).register(registry);
         GaugeWithCallback.builder().name("homing_tree_chars")
@@ -337,7 +338,7 @@ public final class GatewayMetrics {
         workerErrors.get(errorType).inc();
     }
 
-    public void healthCheck(boolean ok) {
-        healthChecks.labelValues(WORKER_TYPE, ok ? "success" : "failure").inc();
+    public void healthCheck(WorkerRole role, boolean ok) {
+        healthChecks.labelValues(role.label(), ok ? "success" : "failure").inc();
     }
 }
