@@ -135,7 +135,7 @@ public final class Gateway implements AutoCloseable {
                             .setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                     new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
             GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
-                    config.get(Settings.BACKEND));
+                    config.get(Settings.BACKEND), config.prefillDecode());
             metrics.watchEdge(refusals);
             WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, client, registry, metrics,
                     new WorkerLifecycle.Settings(config.get(Settings.WORKER_STARTUP_TIMEOUT_SECS),
@@ -159,7 +159,8 @@ public final class Gateway implements AutoCloseable {
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
                     config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
-                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK));
+                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
+                    config.get(Settings.DP_AWARE));
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.

@@ -54,6 +54,16 @@ public final class RunningGateway implements AutoCloseable {
                 .with(Settings.SHUTDOWN_GRACE_PERIOD_SECS, 1L).with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, true);
     }
 
+    /**
+     * Test defaults in prefill/decode mode, the workers given as {@code --prefill} (each with the bootstrap port it
+     * reports, so the gateway learns it) and {@code --decode}.
+     */
+    public static Config prefillDecodeConfig(List<FakeWorker> prefills, List<FakeWorker> decodes) {
+        return config(List.of()).with(Settings.PD_DISAGGREGATION, true)
+                .with(Settings.PREFILL, prefills.stream().map(FakeWorker::url).toList())
+                .with(Settings.DECODE, decodes.stream().map(FakeWorker::url).toList());
+    }
+
     /** A gateway with {@code config} (checked first), once every worker takes traffic. */
     public static RunningGateway start(Config config) {
         return start(config, java.net.InetAddress::getAllByName);
@@ -61,9 +71,10 @@ public final class RunningGateway implements AutoCloseable {
 
     /** As {@link #start(Config)}, looking worker host names up in {@code resolver}. */
     public static RunningGateway start(Config config, WorkerHostAllowList.Resolver resolver) {
-        RunningGateway running = new RunningGateway(Gateway.start(new GatewayConfig(config), null, resolver));
+        GatewayConfig checked = new GatewayConfig(config);
+        RunningGateway running = new RunningGateway(Gateway.start(checked, null, resolver));
         await().atMost(Duration.ofSeconds(10)).until(
-                () -> running.gateway.registry().healthyCount() == config.get(Settings.WORKER_URLS).size());
+                () -> running.gateway.registry().healthyCount() == checked.workers().size());
         return running;
     }
 
