@@ -65,6 +65,7 @@ public final class FakeWorker implements AutoCloseable {
             "data: [DONE]\n\n");
 
     private final HttpServer server;
+    private final String host;
     private final String model;
     private final Role role;
     private final int bootstrapPort;
@@ -76,7 +77,8 @@ public final class FakeWorker implements AutoCloseable {
     private volatile Behaviour behaviour = Behaviour.NORMAL;
     private volatile boolean healthy = true;
 
-    private FakeWorker(String model, Role role, int bootstrapPort) {
+    private FakeWorker(String model, Role role, int bootstrapPort, String host) {
+        this.host = host;
         this.model = model;
         this.role = role;
         this.bootstrapPort = bootstrapPort;
@@ -98,17 +100,32 @@ public final class FakeWorker implements AutoCloseable {
     }
 
     private static FakeWorker start(String model, Role role, int bootstrapPort) {
-        FakeWorker worker = new FakeWorker(model, role, bootstrapPort);
+        return startAt("127.0.0.1", 0, model, role, bootstrapPort);
+    }
+
+    /**
+     * A worker of {@code role} listening on {@code host}:{@code port} (0: a port the OS picks), as a pod's server
+     * listens on its own address: discovery tests give each fake a loopback address of its own and one port.
+     *
+     * @throws IllegalStateException when the port cannot be bound
+     */
+    public static FakeWorker startAt(String host, int port, String model, Role role, int bootstrapPort) {
+        FakeWorker worker = new FakeWorker(model, role, bootstrapPort, host);
         try {
-            worker.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            worker.server.listen(port, host).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
+            worker.server.close();
             throw new IllegalStateException(e);
         }
         return worker;
     }
 
+    public int port() {
+        return server.actualPort();
+    }
+
     public String url() {
-        return "http://127.0.0.1:" + server.actualPort();
+        return "http://" + host + ":" + server.actualPort();
     }
 
     public String model() {
