@@ -38,10 +38,16 @@ final class GatewayProcess {
      * @param flags {@code homing launch} flags on top of the loopback, port and worker ones
      */
     static GatewayProcess start(String heap, List<EngineProcess> engines, List<String> flags, Path dir) {
+        return startWith(heap, List.of("--worker-urls",
+                engines.stream().map(EngineProcess::url).collect(Collectors.joining(","))), flags, dir);
+    }
+
+    /** As {@link #start}, its workers given by {@code workerFlags} ({@code --prefill ... --decode ...}). */
+    static GatewayProcess startWith(String heap, List<String> workerFlags, List<String> flags, Path dir) {
         List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", "0",
                 "--prometheus-host", "127.0.0.1", "--prometheus-port", "0",
-                "--worker-urls", engines.stream().map(EngineProcess::url).collect(Collectors.joining(",")),
                 "--worker-startup-check-interval", "1", "--health-check-interval-secs", "1"));
+        args.addAll(workerFlags);
         args.addAll(flags);
         HomingProcess process = HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir);
         try {

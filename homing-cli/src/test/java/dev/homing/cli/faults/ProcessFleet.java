@@ -56,6 +56,25 @@ final class ProcessFleet implements AutoCloseable {
         return gateway;
     }
 
+    /**
+     * Starts a gateway in prefill/decode mode in front of {@code prefills} (each reporting its bootstrap port) and
+     * {@code decodes}.
+     */
+    GatewayProcess pdGateway(String heap, List<EngineProcess> prefills, List<EngineProcess> decodes,
+                             String... flags) {
+        List<String> workers = new ArrayList<>(List.of("--pd-disaggregation"));
+        prefills.forEach(engine -> workers.addAll(List.of("--prefill", engine.url())));
+        decodes.forEach(engine -> workers.addAll(List.of("--decode", engine.url())));
+        return gatewayFor(heap, workers, flags);
+    }
+
+    /** Starts a gateway whose workers {@code workerFlags} name (ranks of an engine, say). */
+    GatewayProcess gatewayFor(String heap, List<String> workerFlags, String... flags) {
+        GatewayProcess gateway = GatewayProcess.startWith(heap, workerFlags, List.of(flags), dir);
+        processes.add(gateway.process());
+        return gateway;
+    }
+
     /** Waits until the gateway reports {@code workers} healthy workers, its engines having started meanwhile. */
     void awaitReady(GatewayProcess gateway, int workers) {
         awaitOutcome("gateway ready with " + workers + " workers", START_TIMEOUT)
