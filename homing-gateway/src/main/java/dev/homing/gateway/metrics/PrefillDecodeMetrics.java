@@ -34,7 +34,7 @@ public final class PrefillDecodeMetrics {
         pairs = GatewayMetrics.cache(Counter.builder().name("smg_pd_requests_total")
                 .help("Requests sent to a prefill/decode pair").labelNames("route").register(registry));
         pairDuration = GatewayMetrics.cache(Histogram.builder().name("smg_pd_request_duration_seconds")
-                .help("Prefill/decode request duration, from placement to the end of the decode answer")
+                .help("Prefill/decode request duration, from its arrival to the end of the decode answer")
                 .labelNames("route").classicOnly().classicUpperBounds(buckets).register(registry));
         prefillRequests = GatewayMetrics.cache(Counter.builder().name("smg_pd_prefill_requests_total")
                 .help("Prefill legs sent to each prefill worker").labelNames("worker").register(registry));
