@@ -231,6 +231,47 @@ class PrefillDecodePairTest {
     }
 
     @Test
+    void aRequestWhosePrefixIsBeingPrefilledWaitsForThatPrefillBeforeEitherLegGoes() throws Exception {
+        FakeWorker slow = prefill(1);
+        slow.behaviour(Behaviour.SLOW);
+        FakeWorker other = prefill(2);
+        other.behaviour(Behaviour.SLOW);
+        FakeWorker decode = decode();
+        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(slow, other), List.of(decode)));
+        String body = "{\"text\":\"" + "a system prompt shared by two requests ".repeat(100) + "\"}";
+
+        try (var first = gateway.openPost("/generate", body)) {
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> slow.received().size() + other.received().size() == 1);
+            HttpResponse<String> second = gateway.post("/generate", body);
+
+            assertThat(second.statusCode()).isEqualTo(200);
+            // Held on the first one's prefill, then sent where that prefix now is.
+            assertThat(Math.max(slow.received().size(), other.received().size())).isEqualTo(2);
+            assertThat(gateway.metric("homing_prefill_waits_total{model=\"m\",outcome=\"released\"}"))
+                    .isEqualTo(1);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+    }
+
+    @Test
+    void aPrefillWorkersClientErrorsNeverOpenItsCircuit() {
+        FakeWorker prefill = prefill(1);
+        prefill.behaviour(Behaviour.BAD_REQUEST);
+        FakeWorker decode = decode();
+        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode))
+                .with(Settings.CB_FAILURE_THRESHOLD, 2));
+
+        for (int i = 0; i < 6; i++) {
+            assertThat(gateway.post("/v1/chat/completions", CHAT).statusCode()).isEqualTo(400);
+        }
+
+        String id = gateway.gateway().registry().find(prefill.url()).id();
+        assertThat(gateway.gateway().breakers().of(id).state().label()).isEqualTo("closed");
+        assertThat(prefill.received()).hasSize(6);
+    }
+
+    @Test
     void logProbabilitiesOfThePromptComeFromThePrefillAndPrecedeTheDecodesOwn() {
         FakeWorker prefill = prefill(8998);
         FakeWorker decode = decode();

@@ -198,6 +198,10 @@ public final class FakeWorker implements AutoCloseable {
                 prefill(req, resp, rooms, stream);
                 return;
             }
+            if (role == Role.PREFILL && behaviour == Behaviour.SLOW) {
+                TestVertx.get().setTimer(300, id -> prefill(req, resp, rooms, stream));
+                return;
+            }
             if (role == Role.DECODE && behaviour == Behaviour.NORMAL) {
                 decode(resp, rooms, stream);
                 return;
