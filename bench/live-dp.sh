@@ -22,10 +22,7 @@ BASE_PORT=${BASE_PORT:-18800}
 MAX_SECONDS=${MAX_SECONDS:-900}
 
 . "$repo/bench/processes.sh"
-log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
-[ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
-homing="$repo/bin/homing"
+needs_homing "$repo"
 "$homing" sim-engine --help | grep -q -- --dp-size || { echo "this build's sim-engine has no --dp-size" >&2; exit 1; }
 engine_url="http://127.0.0.1:$BASE_PORT"
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
@@ -42,12 +39,7 @@ run() {
   "$homing" launch --host 127.0.0.1 --port "$gateway_port" --prometheus-host 127.0.0.1 \
     --prometheus-port "$metrics_port" --policy "$POLICY" "$@" >"$out/logs/$name-gateway.log" 2>&1 &
   pids+=($!); run_pids+=($!)
-  local deadline=$((SECONDS + 60))
-  until [ "$(curl -s "http://127.0.0.1:$gateway_port/readiness" | jq -r '.healthy_workers // 0' 2>/dev/null)" \
-    = "$healthy" ]; do
-    [ $SECONDS -lt $deadline ] || { echo "the gateway never reported $healthy healthy workers" >&2; exit 1; }
-    sleep 0.1
-  done
+  ready "$gateway_port" "$healthy"
   log "$name: multi-turn chat, $CONVERSATIONS conversations"
   "$homing" bench --url "http://127.0.0.1:$gateway_port" --engine-urls "$engine_url" --workload multi-turn \
     --rate 2 --max-requests $((CONVERSATIONS * 4)) --duration "$MAX_SECONDS" --output "$out/$name.json" \

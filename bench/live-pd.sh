@@ -25,10 +25,7 @@ BASE_PORT=${BASE_PORT:-18700}
 MAX_SECONDS=${MAX_SECONDS:-900}   # cap of one run, real seconds
 
 . "$repo/bench/processes.sh"
-log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
-[ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
-homing="$repo/bin/homing"
+needs_homing "$repo"
 "$homing" sim-engine --help | grep -q -- --disaggregation-mode \
   || { echo "this build's sim-engine has no --disaggregation-mode" >&2; exit 1; }
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
@@ -39,16 +36,6 @@ engine() {
   shift 2
   "$homing" sim-engine --host 127.0.0.1 --port "$port" --time-scale "$TIME_SCALE" "$@" >"$out/logs/$name.log" 2>&1 &
   pids+=($!); run_pids+=($!)
-}
-
-# ready N: polls the gateway's /readiness until it reports N healthy workers (60 s at most).
-ready() {
-  local deadline=$((SECONDS + 60))
-  until [ "$(curl -s "http://127.0.0.1:$gateway_port/readiness" | jq -r '.healthy_workers // 0' 2>/dev/null)" = "$1" ]
-  do
-    [ $SECONDS -lt $deadline ] || { echo "the gateway never reported $1 healthy workers" >&2; return 1; }
-    sleep 0.1
-  done
 }
 
 # bench NAME ENGINES ARGS...: one `homing bench` run against the gateway, its engines' counters read too.
@@ -82,7 +69,7 @@ run() {
   "$homing" launch --host 127.0.0.1 --port "$gateway_port" --prometheus-host 127.0.0.1 \
     --prometheus-port "$metrics_port" "${gateway_flags[@]}" >"$out/logs/$name-gateway.log" 2>&1 &
   pids+=($!); run_pids+=($!)
-  ready 4
+  ready "$gateway_port" 4
   log "$name: multi-turn chat, $CONVERSATIONS conversations"
   bench "$name-multi-turn" "$prefill_urls" --workload multi-turn --rate 2 --max-requests $((CONVERSATIONS * 4))
   log "$name: $LONG_PROMPTS prompts of 32,000 tokens, one output token each"

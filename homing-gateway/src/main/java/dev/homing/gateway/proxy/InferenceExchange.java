@@ -642,12 +642,13 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             }
             return false;
         }
+        if (prefill != null && phase == Phase.RELAYING) {
+            // The relay stops first: resetting a leg fails its answer at once, and the relay must not hear of it.
+            unsendHead();
+        }
         endLegs.run();
         if (prefill != null) {
             prefill.drop();
-            if (phase == Phase.RELAYING) {
-                unsendHead();
-            }
         }
         proxy.metrics().retried(route.path(), after.retry(), after.delayMillis());
         moveTo(Phase.RETRY_BACKOFF);

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Merges a prefill answer's input log probabilities into its decode partner's answer, as the client asked for log
@@ -105,48 +106,75 @@ final class LogprobMerge implements SseRelay.Rewrite {
      */
     private byte[] merged(byte[] bytes, int from, int to, int defaultItem) {
         List<Splice> splices = new ArrayList<>();
-        try (JsonParser p = JSON.createParser(bytes, from, to - from)) {
-            JsonToken first = p.nextToken();
-            if (first == JsonToken.START_OBJECT) {
-                item(p, bytes, from, Math.max(defaultItem, 0), splices);
-            } else if (first == JsonToken.START_ARRAY) {
-                int position = 0;
-                for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), position++) {
-                    if (t == JsonToken.START_OBJECT) {
-                        item(p, bytes, from, defaultItem < 0 ? position : defaultItem, splices);
-                    } else {
-                        p.skipChildren();
-                    }
-                }
-            }
+        try {
+            forEachItem(bytes, from, to, defaultItem, (p, position) -> item(p, bytes, from, position, splices));
         } catch (JacksonException e) {
             return slice(bytes, from, to);
         }
         return Splice.apply(bytes, from, to, splices);
     }
 
+    /** What is done with each answer object of a document, the parser on its START_OBJECT and left at its end. */
+    private interface ItemVisitor {
+        void visit(JsonParser p, int position);
+    }
+
+    /**
+     * Visits the answer objects of a JSON document: the document itself, or each object of its array. An object's
+     * position is {@code defaultItem}, or its place in the array when that is negative.
+     *
+     * @throws JacksonException when the document is not JSON
+     */
+    private static void forEachItem(byte[] bytes, int from, int to, int defaultItem, ItemVisitor visitor) {
+        try (JsonParser p = JSON.createParser(bytes, from, to - from)) {
+            JsonToken first = p.nextToken();
+            if (first == JsonToken.START_OBJECT) {
+                visitor.visit(p, Math.max(defaultItem, 0));
+            } else if (first == JsonToken.START_ARRAY) {
+                int position = 0;
+                for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), position++) {
+                    if (t == JsonToken.START_OBJECT) {
+                        visitor.visit(p, defaultItem < 0 ? position : defaultItem);
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+            }
+        }
+    }
+
     /** One answer object, the parser on its START_OBJECT: its splice, if it has {@code meta_info}. */
     private void item(JsonParser p, byte[] bytes, int base, int position, List<Splice> splices) {
+        Splice[] splice = {null};
+        Integer index = walkItem(p, meta -> splice[0] = metaInfo(meta, bytes, base));
+        String lists = prefill.get(index != null ? index : position);
+        if (lists == null && prefill.size() == 1) {
+            lists = prefill.values().iterator().next();
+        }
+        if (splice[0] != null && lists != null && !lists.isEmpty()) {
+            splices.add(splice[0].with(lists));
+        }
+    }
+
+    /**
+     * Reads one answer object, the parser on its START_OBJECT and left at its end: returns its {@code index} (null
+     * when it has none) and hands its {@code meta_info}, the parser on that object's START_OBJECT, to {@code meta},
+     * which must leave the parser at its end.
+     */
+    private static Integer walkItem(JsonParser p, Consumer<JsonParser> meta) {
         Integer index = null;
-        Splice splice = null;
         while (p.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = p.currentName();
             JsonToken value = p.nextToken();
             if (name.equals("index") && value == JsonToken.VALUE_NUMBER_INT) {
                 index = p.getIntValue();
             } else if (name.equals("meta_info") && value == JsonToken.START_OBJECT) {
-                splice = metaInfo(p, bytes, base);
+                meta.accept(p);
             } else {
                 p.skipChildren();
             }
         }
-        String lists = prefill.get(index != null ? index : position);
-        if (lists == null && prefill.size() == 1) {
-            lists = prefill.values().iterator().next();
-        }
-        if (splice != null && lists != null && !lists.isEmpty()) {
-            splices.add(splice.with(lists));
-        }
+        return index;
     }
 
     /** Where the prefill's list goes in one {@code meta_info}, the parser on its START_OBJECT; left at its end. */
@@ -175,52 +203,30 @@ final class LogprobMerge implements SseRelay.Rewrite {
 
     /** Collects a prefill document's lists by item. */
     private static void collect(byte[] bytes, int from, int to, Map<Integer, String> found, int defaultItem) {
-        try (JsonParser p = JSON.createParser(bytes, from, to - from)) {
-            JsonToken first = p.nextToken();
-            if (first == JsonToken.START_OBJECT) {
-                collectItem(p, bytes, from, Math.max(defaultItem, 0), found);
-            } else if (first == JsonToken.START_ARRAY) {
-                int position = 0;
-                for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), position++) {
-                    if (t == JsonToken.START_OBJECT) {
-                        collectItem(p, bytes, from, position, found);
-                    } else {
-                        p.skipChildren();
-                    }
-                }
-            }
+        try {
+            forEachItem(bytes, from, to, defaultItem, (p, position) -> collectItem(p, bytes, from, position, found));
         } catch (JacksonException e) {
             // Not JSON (an event such as [DONE]): nothing to collect.
         }
     }
 
     private static void collectItem(JsonParser p, byte[] bytes, int base, int position, Map<Integer, String> found) {
-        Integer index = null;
-        String lists = null;
-        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-            String name = p.currentName();
-            JsonToken value = p.nextToken();
-            if (name.equals("index") && value == JsonToken.VALUE_NUMBER_INT) {
-                index = p.getIntValue();
-            } else if (name.equals("meta_info") && value == JsonToken.START_OBJECT) {
-                while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-                    String field = p.currentName();
-                    JsonToken fieldValue = p.nextToken();
-                    if (field.equals("input_token_logprobs") && fieldValue == JsonToken.START_ARRAY) {
-                        int open = base + (int) p.currentTokenLocation().getByteOffset();
-                        p.skipChildren();
-                        int close = base + (int) p.currentTokenLocation().getByteOffset();
-                        lists = new String(bytes, open + 1, close - open - 1, StandardCharsets.UTF_8).strip();
-                    } else {
-                        p.skipChildren();
-                    }
+        String[] lists = {null};
+        Integer index = walkItem(p, meta -> {
+            while (meta.nextToken() == JsonToken.PROPERTY_NAME) {
+                String field = meta.currentName();
+                if (meta.nextToken() == JsonToken.START_ARRAY && field.equals("input_token_logprobs")) {
+                    int open = base + (int) meta.currentTokenLocation().getByteOffset();
+                    meta.skipChildren();
+                    int close = base + (int) meta.currentTokenLocation().getByteOffset();
+                    lists[0] = new String(bytes, open + 1, close - open - 1, StandardCharsets.UTF_8).strip();
+                } else {
+                    meta.skipChildren();
                 }
-            } else {
-                p.skipChildren();
             }
-        }
-        if (lists != null && !lists.isEmpty()) {
-            found.putIfAbsent(index != null ? index : position, lists);
+        });
+        if (lists[0] != null && !lists[0].isEmpty()) {
+            found.putIfAbsent(index != null ? index : position, lists[0]);
         }
     }
 

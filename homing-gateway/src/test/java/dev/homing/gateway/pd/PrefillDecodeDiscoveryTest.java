@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.discovery.DiscoverySettings;
+import dev.homing.gateway.testing.Closing;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.KubernetesApi;
 import dev.homing.gateway.testing.RunningGateway;
@@ -16,8 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Prefill/decode discovery against fabric8's mock API server: each pod's role comes from the role selectors, its
@@ -29,14 +30,8 @@ class PrefillDecodeDiscoveryTest {
     private static final Map<String, String> DECODE = Map.of("app", "sglang", "role", "decode");
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final List<AutoCloseable> started = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (AutoCloseable c : started.reversed()) {
-            c.close();
-        }
-    }
+    @RegisterExtension
+    final Closing closing = new Closing();
 
     /** Fakes on 127.0.0.2, .3, .4, one port for all (the OS picks it for the first), as pods of one service. */
     private List<FakeWorker> fleet() {
@@ -47,7 +42,7 @@ class PrefillDecodeDiscoveryTest {
                 fakes.add(FakeWorker.startAt("127.0.0.2", 0, "m", FakeWorker.Role.PREFILL, 0));
                 fakes.add(FakeWorker.startAt("127.0.0.3", fakes.getFirst().port(), "m", FakeWorker.Role.DECODE, 0));
                 fakes.add(FakeWorker.startAt("127.0.0.4", fakes.getFirst().port(), "m", FakeWorker.Role.DECODE, 0));
-                started.addAll(fakes);
+                fakes.forEach(closing::add);
                 return fakes;
             } catch (IllegalStateException taken) {
                 fakes.forEach(FakeWorker::close);
@@ -61,8 +56,7 @@ class PrefillDecodeDiscoveryTest {
     void podsBecomePrefillAndDecodeWorkersByTheirLabelsAndServePairs() {
         List<FakeWorker> fakes = fleet();
         int port = fakes.getFirst().port();
-        KubernetesApi api = KubernetesApi.start();
-        started.add(api);
+        KubernetesApi api = closing.add(KubernetesApi.start());
         Pod prefill = new PodBuilder(KubernetesApi.pod("pd", "prefill-0", PREFILL, "127.0.0.2", true, port))
                 .editMetadata().addToAnnotations("sglang.ai/bootstrap-port", "9100").endMetadata().build();
         api.create(prefill);
@@ -71,9 +65,8 @@ class PrefillDecodeDiscoveryTest {
         DiscoverySettings discovery = new DiscoverySettings(true, Map.of(), "pd", port, "sglang.ai/bootstrap-port",
                 Duration.ofHours(1), Duration.ofHours(1), Duration.ofSeconds(30), api.url(),
                 new DiscoverySettings.Roles(PREFILL, DECODE));
-        RunningGateway gateway = RunningGateway.start(RunningGateway.prefillDecodeConfig(List.of(), List.of()),
-                discovery);
-        started.add(gateway);
+        RunningGateway gateway = closing.add(RunningGateway.start(
+                RunningGateway.prefillDecodeConfig(List.of(), List.of()), discovery));
 
         await().atMost(WAIT).until(() -> gateway.get("/readiness").statusCode() == 200);
         Worker prefillWorker = gateway.gateway().registry().find(fakes.get(0).url());

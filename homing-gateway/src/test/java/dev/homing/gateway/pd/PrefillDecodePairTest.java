@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
+import dev.homing.gateway.testing.Closing;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
@@ -13,8 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -26,31 +28,45 @@ class PrefillDecodePairTest {
     private static final String STREAM = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
             + "\"stream\":true}";
 
-    private final List<AutoCloseable> started = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (AutoCloseable c : started.reversed()) {
-            c.close();
-        }
-    }
+    @RegisterExtension
+    final Closing closing = new Closing();
 
     private FakeWorker prefill(int bootstrapPort) {
-        FakeWorker worker = FakeWorker.startPrefill("m", bootstrapPort);
-        started.add(worker);
+        return closing.add(FakeWorker.startPrefill("m", bootstrapPort));
+    }
+
+    private FakeWorker prefill(int bootstrapPort, Behaviour behaviour) {
+        FakeWorker worker = prefill(bootstrapPort);
+        worker.behaviour(behaviour);
         return worker;
     }
 
     private FakeWorker decode() {
-        FakeWorker worker = FakeWorker.startDecode("m");
-        started.add(worker);
-        return worker;
+        return closing.add(FakeWorker.startDecode("m"));
     }
 
     private RunningGateway gateway(Config config) {
-        RunningGateway gateway = RunningGateway.start(config);
-        started.add(gateway);
-        return gateway;
+        return closing.add(RunningGateway.start(config));
+    }
+
+    /** A gateway pairing {@code prefills} with {@code decodes}, its test defaults changed by {@code settings}. */
+    private RunningGateway gateway(List<FakeWorker> prefills, List<FakeWorker> decodes,
+                                   UnaryOperator<Config> settings) {
+        return gateway(settings.apply(RunningGateway.prefillDecodeConfig(prefills, decodes)));
+    }
+
+    private RunningGateway gateway(FakeWorker prefill, FakeWorker decode) {
+        return gateway(List.of(prefill), List.of(decode), UnaryOperator.identity());
+    }
+
+    /** A prefill worker reporting bootstrap port 8998, a decode worker, and their gateway. */
+    private record Pair(FakeWorker prefill, FakeWorker decode, RunningGateway gateway) {
+    }
+
+    private Pair pair() {
+        FakeWorker prefill = prefill(8998);
+        FakeWorker decode = decode();
+        return new Pair(prefill, decode, gateway(prefill, decode));
     }
 
     private static JsonNode body(FakeWorker.Received received) {
@@ -59,30 +75,26 @@ class PrefillDecodePairTest {
 
     @Test
     void bothLegsGetTheSameBodyWithTheBootstrapFieldsAndTheClientGetsTheDecodeAnswer() {
-        FakeWorker prefill = prefill(8998);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        Pair pair = pair();
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
+        HttpResponse<String> response = pair.gateway().post("/v1/chat/completions", CHAT);
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.headers().firstValue("x-worker")).hasValue(decode.url());
-        byte[] toPrefill = prefill.received().getFirst().body();
-        byte[] toDecode = decode.received().getFirst().body();
+        assertThat(response.headers().firstValue("x-worker")).hasValue(pair.decode().url());
+        byte[] toPrefill = pair.prefill().received().getFirst().body();
+        byte[] toDecode = pair.decode().received().getFirst().body();
         assertThat(new String(toPrefill, StandardCharsets.UTF_8))
                 .isEqualTo(new String(toDecode, StandardCharsets.UTF_8))
                 .startsWith("{\"bootstrap_host\":\"127.0.0.1\",\"bootstrap_port\":8998,\"bootstrap_room\":")
                 .endsWith("," + CHAT.substring(1));
-        assertThat(body(prefill.received().getFirst()).path("bootstrap_room").asLong()).isNotNegative();
+        assertThat(body(pair.prefill().received().getFirst()).path("bootstrap_room").asLong()).isNotNegative();
     }
 
     @Test
     void aStreamedPairRelaysTheDecodeStreamAsItCame() {
-        FakeWorker prefill = prefill(8998);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        Pair pair = pair();
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM);
+        HttpResponse<String> response = pair.gateway().post("/v1/chat/completions", STREAM);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
@@ -93,7 +105,7 @@ class PrefillDecodePairTest {
     void aBootstrapPortNobodyGaveIsTheOneThePrefillWorkerReports() {
         FakeWorker prefill = prefill(9123);
         FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        RunningGateway gateway = gateway(prefill, decode);
 
         gateway.post("/v1/chat/completions", CHAT);
 
@@ -102,27 +114,24 @@ class PrefillDecodePairTest {
 
     @Test
     void aBatchGetsOneRoomPerItemOnBothLegs() {
-        FakeWorker prefill = prefill(8998);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        Pair pair = pair();
 
-        HttpResponse<String> response = gateway.post("/generate", "{\"text\":[\"a\",\"b\",\"c\"]}");
+        HttpResponse<String> response = pair.gateway().post("/generate", "{\"text\":[\"a\",\"b\",\"c\"]}");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        JsonNode rooms = body(decode.received().getFirst()).path("bootstrap_room");
+        JsonNode rooms = body(pair.decode().received().getFirst()).path("bootstrap_room");
         assertThat(rooms.size()).isEqualTo(3);
-        assertThat(body(prefill.received().getFirst()).path("bootstrap_room")).isEqualTo(rooms);
-        assertThat(body(decode.received().getFirst()).path("bootstrap_host").size()).isEqualTo(3);
+        assertThat(body(pair.prefill().received().getFirst()).path("bootstrap_room")).isEqualTo(rooms);
+        assertThat(body(pair.decode().received().getFirst()).path("bootstrap_host").size()).isEqualTo(3);
     }
 
     @Test
     void aPrefillThatFailsHasThePairRetriedOnAnotherPrefillWorker() {
-        FakeWorker failing = prefill(8998);
-        failing.behaviour(Behaviour.FAIL_500);
+        FakeWorker failing = prefill(8998, Behaviour.FAIL_500);
         FakeWorker healthy = prefill(8999);
         FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(failing, healthy),
-                List.of(decode)).with(Settings.PREFILL_POLICY, "round_robin"));
+        RunningGateway gateway = gateway(List.of(failing, healthy), List.of(decode),
+                c -> c.with(Settings.PREFILL_POLICY, "round_robin"));
 
         for (int i = 0; i < 4; i++) {
             assertThat(gateway.post("/v1/chat/completions", STREAM).body())
@@ -144,8 +153,8 @@ class PrefillDecodePairTest {
         FakeWorker failing = decode();
         failing.behaviour(Behaviour.FAIL_503);
         FakeWorker healthy = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill),
-                List.of(failing, healthy)).with(Settings.DECODE_POLICY, "round_robin"));
+        RunningGateway gateway = gateway(List.of(prefill), List.of(failing, healthy),
+                c -> c.with(Settings.DECODE_POLICY, "round_robin"));
 
         for (int i = 0; i < 4; i++) {
             HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
@@ -158,11 +167,9 @@ class PrefillDecodePairTest {
 
     @Test
     void whenEveryPrefillFailsTheClientGetsThePrefillsErrorAndNothingStaysCounted() {
-        FakeWorker failing = prefill(8998);
-        failing.behaviour(Behaviour.FAIL_500);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(failing), List.of(decode))
-                .with(Settings.RETRY_MAX_RETRIES, 2));
+        FakeWorker failing = prefill(8998, Behaviour.FAIL_500);
+        RunningGateway gateway = gateway(List.of(failing), List.of(decode()),
+                c -> c.with(Settings.RETRY_MAX_RETRIES, 2));
 
         HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM);
 
@@ -174,10 +181,9 @@ class PrefillDecodePairTest {
 
     @Test
     void aPrefillThatBreaksAfterHandingOverItsKvLeavesTheStreamWhole() {
-        FakeWorker prefill = prefill(8998);
-        prefill.behaviour(Behaviour.BREAK_AFTER_HANDOFF);
+        FakeWorker prefill = prefill(8998, Behaviour.BREAK_AFTER_HANDOFF);
         FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        RunningGateway gateway = gateway(prefill, decode);
 
         HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM);
 
@@ -190,10 +196,9 @@ class PrefillDecodePairTest {
 
     @Test
     void thePrefillLegCountsOnItsWorkerFromItsPlacementNotFromTheDecodeAnswer() throws Exception {
-        FakeWorker prefill = prefill(8998);
-        prefill.behaviour(Behaviour.HANG);
+        FakeWorker prefill = prefill(8998, Behaviour.HANG);
         FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        RunningGateway gateway = gateway(prefill, decode);
 
         try (var socket = gateway.openPost("/v1/chat/completions", STREAM)) {
             await().atMost(Duration.ofSeconds(5)).until(() -> prefill.received().size() == 1);
@@ -206,11 +211,10 @@ class PrefillDecodePairTest {
 
     @Test
     void longPromptsToSlowPrefillsSpreadOverThePrefillWorkers() throws Exception {
-        List<FakeWorker> prefills = List.of(prefill(1), prefill(2), prefill(3));
-        prefills.forEach(p -> p.behaviour(Behaviour.HANG));
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(prefills, List.of(decode))
-                .with(Settings.PREFILL_POLICY, "cache_aware"));
+        List<FakeWorker> prefills = List.of(prefill(1, Behaviour.HANG), prefill(2, Behaviour.HANG),
+                prefill(3, Behaviour.HANG));
+        RunningGateway gateway = gateway(prefills, List.of(decode()),
+                c -> c.with(Settings.PREFILL_POLICY, "cache_aware"));
         List<java.net.Socket> open = new ArrayList<>();
         try {
             for (int i = 0; i < 9; i++) {
@@ -232,12 +236,9 @@ class PrefillDecodePairTest {
 
     @Test
     void aRequestWhosePrefixIsBeingPrefilledWaitsForThatPrefillBeforeEitherLegGoes() throws Exception {
-        FakeWorker slow = prefill(1);
-        slow.behaviour(Behaviour.SLOW);
-        FakeWorker other = prefill(2);
-        other.behaviour(Behaviour.SLOW);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(slow, other), List.of(decode)));
+        FakeWorker slow = prefill(1, Behaviour.SLOW);
+        FakeWorker other = prefill(2, Behaviour.SLOW);
+        RunningGateway gateway = gateway(List.of(slow, other), List.of(decode()), UnaryOperator.identity());
         String body = "{\"text\":\"" + "a system prompt shared by two requests ".repeat(100) + "\"}";
 
         try (var first = gateway.openPost("/generate", body)) {
@@ -256,11 +257,9 @@ class PrefillDecodePairTest {
 
     @Test
     void aPrefillWorkersClientErrorsNeverOpenItsCircuit() {
-        FakeWorker prefill = prefill(1);
-        prefill.behaviour(Behaviour.BAD_REQUEST);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode))
-                .with(Settings.CB_FAILURE_THRESHOLD, 2));
+        FakeWorker prefill = prefill(1, Behaviour.BAD_REQUEST);
+        RunningGateway gateway = gateway(List.of(prefill), List.of(decode()),
+                c -> c.with(Settings.CB_FAILURE_THRESHOLD, 2));
 
         for (int i = 0; i < 6; i++) {
             assertThat(gateway.post("/v1/chat/completions", CHAT).statusCode()).isEqualTo(400);
@@ -273,11 +272,9 @@ class PrefillDecodePairTest {
 
     @Test
     void logProbabilitiesOfThePromptComeFromThePrefillAndPrecedeTheDecodesOwn() {
-        FakeWorker prefill = prefill(8998);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        Pair pair = pair();
 
-        HttpResponse<String> response = gateway.post("/generate", "{\"text\":\"hi\",\"return_logprob\":true}");
+        HttpResponse<String> response = pair.gateway().post("/generate", "{\"text\":\"hi\",\"return_logprob\":true}");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(JSON.readTree(response.body()).path("meta_info").path("input_token_logprobs").toString())
@@ -286,11 +283,9 @@ class PrefillDecodePairTest {
 
     @Test
     void aDecodeWhosePrefillNeverCameFailsNamingTheKvTransferAndIsCounted() {
-        FakeWorker prefill = prefill(8998);
-        prefill.behaviour(Behaviour.BAD_REQUEST);
         FakeWorker decode = decode();
         decode.roomTimeout(Duration.ofMillis(200));
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        RunningGateway gateway = gateway(prefill(8998, Behaviour.BAD_REQUEST), decode);
 
         HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
 
@@ -302,12 +297,10 @@ class PrefillDecodePairTest {
 
     @Test
     void aDecodeFailingWithAKvTransferErrorIsCountedAndThePairRetried() {
-        FakeWorker prefill = prefill(8998);
-        prefill.behaviour(Behaviour.HANG);
         FakeWorker decode = decode();
         decode.roomTimeout(Duration.ofMillis(100));
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode))
-                .with(Settings.RETRY_MAX_RETRIES, 2));
+        RunningGateway gateway = gateway(List.of(prefill(8998, Behaviour.HANG)), List.of(decode),
+                c -> c.with(Settings.RETRY_MAX_RETRIES, 2));
 
         HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
 
@@ -322,7 +315,7 @@ class PrefillDecodePairTest {
 
     @Test
     void aRouteWithNoDecodePhaseIsNotServedInPrefillDecodeMode() {
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill(1)), List.of(decode())));
+        RunningGateway gateway = gateway(prefill(1), decode());
 
         HttpResponse<String> response = gateway.post("/v1/embeddings", "{\"input\":\"hi\"}");
 
@@ -333,7 +326,7 @@ class PrefillDecodePairTest {
     @Test
     void aBodyThatSetsABootstrapFieldItselfIsRefusedAndCounted() {
         FakeWorker prefill = prefill(1);
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode())));
+        RunningGateway gateway = gateway(prefill, decode());
 
         HttpResponse<String> response = gateway.post("/generate", "{\"text\":\"a\",\"bootstrap_room\":7}");
 
@@ -346,17 +339,15 @@ class PrefillDecodePairTest {
 
     @Test
     void thePairsMetricsNameBothLegsAndEachLegsHitRate() {
-        FakeWorker prefill = prefill(8998);
-        FakeWorker decode = decode();
-        RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), List.of(decode)));
+        Pair pair = pair();
 
-        gateway.post("/v1/chat/completions", CHAT);
+        pair.gateway().post("/v1/chat/completions", CHAT);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
-        String metrics = gateway.scrapeMetrics();
+        await().atMost(Duration.ofSeconds(5)).until(() -> pair.gateway().inFlight() == 0);
+        String metrics = pair.gateway().scrapeMetrics();
         assertThat(metrics).contains("smg_pd_requests_total{route=\"/v1/chat/completions\"} 1.0",
-                "smg_pd_prefill_requests_total{worker=\"" + prefill.url() + "\"} 1.0",
-                "smg_pd_decode_requests_total{worker=\"" + decode.url() + "\"} 1.0",
+                "smg_pd_prefill_requests_total{worker=\"" + pair.prefill().url() + "\"} 1.0",
+                "smg_pd_decode_requests_total{worker=\"" + pair.decode().url() + "\"} 1.0",
                 "homing_pd_cached_tokens_total{leg=\"prefill\",model=\"m\"} 3.0",
                 "homing_pd_prompt_tokens_total{leg=\"decode\",model=\"m\"} 5.0",
                 "smg_pd_prefill_duration_seconds_count{backend_type=\"sglang\",model=\"m\"} 1",

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
+import dev.homing.gateway.testing.Closing;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.workers.WorkerRole;
@@ -12,8 +13,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,18 +23,11 @@ class PrefillDecodeWorkersTest {
 
     private static final JsonMapper JSON = JsonMapper.shared();
 
-    private final List<AutoCloseable> started = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (AutoCloseable c : started.reversed()) {
-            c.close();
-        }
-    }
+    @RegisterExtension
+    final Closing closing = new Closing();
 
     private <T extends AutoCloseable> T started(T closeable) {
-        started.add(closeable);
-        return closeable;
+        return closing.add(closeable);
     }
 
     private RunningGateway gateway(Config config) {

@@ -12,6 +12,11 @@ class LogprobMergeTest {
     private static final String PREFILL = "{\"text\":\"x\",\"meta_info\":{\"id\":\"p\",\"prompt_tokens\":3,"
             + "\"input_token_logprobs\":[[null,1,null],[-0.5,2,null],[-1.5,3,null]]}}";
 
+    /** A JSON decode answer, in these chunks, merged with {@link #PREFILL}'s input log probabilities. */
+    private static String mergedJson(String... chunks) {
+        return whole(new LogprobMerge(LogprobMerge.prefillLogprobs(Buffer.buffer(PREFILL)), false), chunks);
+    }
+
     private static String whole(LogprobMerge merge, String... chunks) {
         StringBuilder out = new StringBuilder();
         for (String chunk : chunks) {
@@ -22,25 +27,23 @@ class LogprobMergeTest {
 
     @Test
     void thePrefillsInputLogProbabilitiesGoInFrontOfTheDecodesOwn() {
-        Map<Integer, String> prefill = LogprobMerge.prefillLogprobs(Buffer.buffer(PREFILL));
         String decode = "{\"text\":\"Hello\",\"meta_info\":{\"input_token_logprobs\":[[-0.1,4,null]],"
                 + "\"output_token_logprobs\":[[-0.2,9,null]]}}";
 
-        assertThat(whole(new LogprobMerge(prefill, false), decode.substring(0, 20), decode.substring(20)))
+        assertThat(mergedJson(decode.substring(0, 20), decode.substring(20)))
                 .isEqualTo("{\"text\":\"Hello\",\"meta_info\":{\"input_token_logprobs\":[[null,1,null],[-0.5,2,null],"
                         + "[-1.5,3,null],[-0.1,4,null]],\"output_token_logprobs\":[[-0.2,9,null]]}}");
     }
 
     @Test
     void aDecodeAnswerWithoutTheListOrWithAnEmptyOneGetsThePrefills() {
-        Map<Integer, String> prefill = LogprobMerge.prefillLogprobs(Buffer.buffer(PREFILL));
         String lists = "[[null,1,null],[-0.5,2,null],[-1.5,3,null]]";
 
-        assertThat(whole(new LogprobMerge(prefill, false), "{\"meta_info\":{\"id\":\"d\"}}"))
+        assertThat(mergedJson("{\"meta_info\":{\"id\":\"d\"}}"))
                 .isEqualTo("{\"meta_info\":{\"input_token_logprobs\":" + lists + ",\"id\":\"d\"}}");
-        assertThat(whole(new LogprobMerge(prefill, false), "{\"meta_info\":{\"input_token_logprobs\":[ ]}}"))
+        assertThat(mergedJson("{\"meta_info\":{\"input_token_logprobs\":[ ]}}"))
                 .isEqualTo("{\"meta_info\":{\"input_token_logprobs\":[[null,1,null],[-0.5,2,null],[-1.5,3,null] ]}}");
-        assertThat(whole(new LogprobMerge(prefill, false), "{\"meta_info\":{\"input_token_logprobs\":null}}"))
+        assertThat(mergedJson("{\"meta_info\":{\"input_token_logprobs\":null}}"))
                 .isEqualTo("{\"meta_info\":{\"input_token_logprobs\":" + lists + "}}");
     }
 
@@ -75,11 +78,10 @@ class LogprobMergeTest {
 
     @Test
     void anAnswerWithoutMetaInfoOrThatIsNotJsonPassesUnchanged() {
-        Map<Integer, String> prefill = LogprobMerge.prefillLogprobs(Buffer.buffer(PREFILL));
         String openAi = "{\"choices\":[{\"logprobs\":{\"content\":[]}}],\"usage\":{\"prompt_tokens\":3}}";
 
-        assertThat(whole(new LogprobMerge(prefill, false), openAi)).isEqualTo(openAi);
-        assertThat(whole(new LogprobMerge(prefill, false), "not json")).isEqualTo("not json");
+        assertThat(mergedJson(openAi)).isEqualTo(openAi);
+        assertThat(mergedJson("not json")).isEqualTo("not json");
         assertThat(LogprobMerge.prefillLogprobs(Buffer.buffer(openAi))).isEmpty();
     }
 }
