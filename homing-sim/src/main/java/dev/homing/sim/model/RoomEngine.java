@@ -1,0 +1,104 @@
+package dev.homing.sim.model;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the prefill and the decode roles share: an {@link Engine} running the requests of bootstrap rooms, and
+ * events of the role's own (a room's deadline, a transfer's arrival) interleaved with the engine's steps in time
+ * order. Each room has at most one request here; its events carry the room, not the engine's request id.
+ *
+ * <p>Not thread-safe: one driver owns it.
+ */
+abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> permits PrefillEngine, DecodeEngine {
+    /** The engine computing the rooms' requests; the role hands it requests, never the driver. */
+    final Engine engine;
+    private final Map<Long, Long> roomOfRequest = new HashMap<>();
+    private final List<RoomEvent> outbox = new ArrayList<>();
+    /** The role's virtual time: the latest time it was told of. */
+    long now;
+
+    RoomEngine(EngineConfig config) {
+        this.engine = new Engine(config);
+    }
+
+    /** When the role's own next event is due, or {@link Long#MAX_VALUE} when none is. */
+    abstract long nextRoomEventNanos();
+
+    /** Handles the role's own event due now ({@link #now} is its time). */
+    abstract void onRoomEvent();
+
+    /** The request of {@code room} has finished on the engine. */
+    abstract void finished(long room);
+
+    @Override
+    public final List<RoomEvent> advanceTo(long atNanos) {
+        runUntil(atNanos);
+        List<RoomEvent> done = List.copyOf(outbox);
+        outbox.clear();
+        return done;
+    }
+
+    @Override
+    public final long nextEventNanos() {
+        return Math.min(engine.nextEventNanos(), nextRoomEventNanos());
+    }
+
+    /** The engine's settings. */
+    public final EngineConfig config() {
+        return engine.config();
+    }
+
+    public final EngineStats stats() {
+        return engine.stats();
+    }
+
+    /** Empties the cache if nothing runs, as {@link Engine#flushCache} does. */
+    public final boolean flushCache(long atNanos) {
+        runUntil(atNanos);
+        return engine.flushCache(atNanos);
+    }
+
+    /** Takes every event due by {@code atNanos}, the engine's and the role's, in time order. */
+    final void runUntil(long atNanos) {
+        long next = nextRoomEventNanos();
+        while (next != Long.MAX_VALUE && next <= atNanos) {
+            collect(engine.advanceTo(next));
+            now = Math.max(now, next);
+            onRoomEvent();
+            next = nextRoomEventNanos();
+        }
+        collect(engine.advanceTo(atNanos));
+        now = Math.max(now, atNanos);
+    }
+
+    /** The engine's request {@code engineId} serves {@code room}: its progress is the room's. */
+    final void track(long room, long engineId) {
+        roomOfRequest.put(engineId, room);
+    }
+
+    /** Takes {@code room}'s request, the engine's {@code engineId}, off the engine now. */
+    final void abortOnEngine(long engineId) {
+        roomOfRequest.remove(engineId);
+        engine.abort(engineId, now);
+    }
+
+    final void emit(RoomEvent event) {
+        outbox.add(event);
+    }
+
+    private void collect(List<Progress> progress) {
+        for (Progress p : progress) {
+            Long room = p.finished() ? roomOfRequest.remove(p.requestId()) : roomOfRequest.get(p.requestId());
+            if (room == null) {
+                continue;
+            }
+            if (p.finished()) {
+                finished(room);
+            }
+            outbox.add(new RoomEvent.Tokens(room, p));
+        }
+    }
+}
