@@ -2,6 +2,7 @@ package dev.homing.config;
 
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,14 @@ public final class EngineSettings {
         return new EngineConfig(config.get(Settings.KV_TOKENS), config.get(Settings.PAGE_SIZE),
                 config.get(Settings.MAX_RUNNING_REQUESTS), config.get(Settings.CHUNKED_PREFILL_SIZE),
                 config.get(Settings.CONTEXT_LENGTH), timing, seed);
+    }
+
+    /** The prefill and decode roles' settings of {@code config}, with the 8B model's KV size a token. */
+    public static DisaggregationConfig disaggregation(Config config) {
+        return new DisaggregationConfig((long) (config.get(Settings.DISAGGREGATION_BOOTSTRAP_TIMEOUT_SECS) * 1e9),
+                config.get(Settings.KV_TRANSFER_BANDWIDTH_GBPS),
+                (long) (config.get(Settings.KV_TRANSFER_LATENCY_MS) * 1e6),
+                DisaggregationConfig.DEFAULTS.kvBytesPerToken());
     }
 
     /** How {@code homing sim-engine} runs: its server, its engine model and its faults, all on its one seed. */

@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * <p>Not thread-safe: one driver owns it.
  */
-abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> permits PrefillEngine, DecodeEngine {
+public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> permits PrefillEngine, DecodeEngine {
     /** The engine computing the rooms' requests; the role hands it requests, never the driver. */
     final Engine engine;
     private final Map<Long, Long> roomOfRequest = new HashMap<>();
