@@ -115,6 +115,11 @@ public final class DecodeEngine extends RoomEngine {
         return rooms.size();
     }
 
+    /** Whether the request of {@code room} is here, in any state. */
+    public boolean has(long room) {
+        return rooms.containsKey(room);
+    }
+
     @Override
     long nextRoomEventNanos() {
         long deadline = waiting.isEmpty() ? Long.MAX_VALUE : waiting.first().deadlineNanos;

@@ -1,0 +1,39 @@
+package dev.homing.sim.http;
+
+import java.util.Locale;
+
+/** SGLang's {@code --disaggregation-mode}: what part of a request the engine serves. */
+public enum DisaggregationMode {
+    /** The whole request, alone: SGLang's {@code null}. */
+    NONE("null"),
+    /** The prompt and the first token; the KV goes to the decode engine of the same bootstrap room. */
+    PREFILL("prefill"),
+    /** The output, from the KV a prefill engine hands over. */
+    DECODE("decode");
+
+    private final String flag;
+
+    DisaggregationMode(String flag) {
+        this.flag = flag;
+    }
+
+    /** As SGLang names it: {@code null}, {@code prefill}, {@code decode}. */
+    public String flag() {
+        return flag;
+    }
+
+    /** @throws IllegalArgumentException for a name SGLang does not have */
+    public static DisaggregationMode parse(String flag) {
+        for (DisaggregationMode mode : values()) {
+            if (mode.flag.equals(flag.toLowerCase(Locale.ROOT))) {
+                return mode;
+            }
+        }
+        throw new IllegalArgumentException("unknown disaggregation mode '" + flag + "'; valid: null, prefill, decode");
+    }
+
+    /** Whether a request must carry bootstrap fields here. */
+    boolean disaggregated() {
+        return this != NONE;
+    }
+}
