@@ -63,6 +63,12 @@ abstract sealed class RoomSide<M extends RoomEngine> implements InferenceBackend
         }
     }
 
+    /** Rooms the role holds anything of: what must come back to zero once its requests are over. */
+    final int rooms() {
+        driver.pump();
+        return driver.model().rooms();
+    }
+
     @Override
     public final List<EngineStats> stats() {
         driver.pump();

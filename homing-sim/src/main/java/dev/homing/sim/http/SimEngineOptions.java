@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * How to run one simulated engine over HTTP. {@link #defaults()} listens on 127.0.0.1 on an ephemeral port, in
- * real time, with the engine model's defaults and no faults; {@code homing sim-engine} builds one from its flags (the
- * settings table, which takes these defaults but for the port).
+ * real time, with the engine model's defaults and no faults, serving whole requests on one rank; {@code homing
+ * sim-engine} builds one from its flags (the settings table, which takes these defaults but for the ports: SGLang's).
  *
  * @param host      address to listen on
  * @param port      port to listen on; 0 picks a free one (see {@link SimEngineServer#port()})

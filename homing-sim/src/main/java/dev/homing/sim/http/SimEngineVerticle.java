@@ -227,6 +227,9 @@ final class SimEngineVerticle extends VerticleBase {
         body.put("disaggregation_mode", options.mode().flag());
         body.put("disaggregation_bootstrap_port", bootstrapServer == null ? options.bootstrapPort()
             : bootstrapServer.actualPort());
+        if (backend instanceof RoomSide<?> side) {
+            body.put("bootstrap_rooms", side.rooms());
+        }
         body.put("time_scale", options.timeScale());
         ArrayNode states = body.putArray("internal_states");
         for (EngineStats stats : ranks) {

@@ -43,14 +43,16 @@ public final class DecodeEngine extends RoomEngine {
     private static final class Room {
         final long room;
         final GenerationRequest request;
+        final long arrivalNanos;
         final long deadlineNanos;
         long kvArrivesNanos;
         int cachedTokens;
         long engineId = -1;
 
-        Room(long room, GenerationRequest request, long deadlineNanos) {
+        Room(long room, GenerationRequest request, long arrivalNanos, long deadlineNanos) {
             this.room = room;
             this.request = request;
+            this.arrivalNanos = arrivalNanos;
             this.deadlineNanos = deadlineNanos;
         }
     }
@@ -66,7 +68,7 @@ public final class DecodeEngine extends RoomEngine {
         if (rooms.containsKey(room)) {
             throw new IllegalArgumentException("bootstrap room " + room + " is already in use");
         }
-        Room entry = new Room(room, request, now + bootstrapTimeoutNanos);
+        Room entry = new Room(room, request, now, now + bootstrapTimeoutNanos);
         rooms.put(room, entry);
         waiting.add(entry);
     }
@@ -111,6 +113,7 @@ public final class DecodeEngine extends RoomEngine {
     }
 
     /** Rooms whose request is here, in any state. */
+    @Override
     public int rooms() {
         return rooms.size();
     }
@@ -132,7 +135,7 @@ public final class DecodeEngine extends RoomEngine {
         if (!crossing.isEmpty() && crossing.first().kvArrivesNanos <= now) {
             Room arrived = crossing.pollFirst();
             arrived.engineId = engine.submitTransferred(arrived.request, arrived.cachedTokens, now);
-            track(arrived.room, arrived.engineId);
+            track(arrived.room, arrived.engineId, arrived.arrivalNanos);
             return;
         }
         Room expired = waiting.pollFirst();

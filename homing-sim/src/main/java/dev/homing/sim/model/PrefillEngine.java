@@ -40,6 +40,7 @@ public final class PrefillEngine extends RoomEngine {
     private static final class Room {
         final long room;
         GenerationRequest request;
+        long arrivalNanos;
         boolean registered;
         long deadlineNanos;
         long engineId = -1;
@@ -65,6 +66,7 @@ public final class PrefillEngine extends RoomEngine {
         Room entry = known != null ? known : new Room(room);
         rooms.put(room, entry);
         entry.request = prefill;
+        entry.arrivalNanos = now;
         if (entry.registered) {
             start(entry);
         } else {
@@ -126,6 +128,7 @@ public final class PrefillEngine extends RoomEngine {
     }
 
     /** Rooms known here: a request, a registration, or both. */
+    @Override
     public int rooms() {
         return rooms.size();
     }
@@ -150,6 +153,6 @@ public final class PrefillEngine extends RoomEngine {
 
     private void start(Room entry) {
         entry.engineId = engine.submit(entry.request, now);
-        track(entry.room, entry.engineId);
+        track(entry.room, entry.engineId, entry.arrivalNanos);
     }
 }

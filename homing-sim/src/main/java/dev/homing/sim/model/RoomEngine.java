@@ -8,14 +8,16 @@ import java.util.Map;
 /**
  * What the prefill and the decode roles share: an {@link Engine} running the requests of bootstrap rooms, and
  * events of the role's own (a room's deadline, a transfer's arrival) interleaved with the engine's steps in time
- * order. Each room has at most one request here; its events carry the room, not the engine's request id.
+ * order. Each room has at most one request here; its events carry the room, not the engine's request id, and its
+ * progress counts from the request's arrival at the role, not at the engine (a decode request reaches its engine only
+ * once its KV has arrived).
  *
  * <p>Not thread-safe: one driver owns it.
  */
 public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> permits PrefillEngine, DecodeEngine {
     /** The engine computing the rooms' requests; the role hands it requests, never the driver. */
     final Engine engine;
-    private final Map<Long, Long> roomOfRequest = new HashMap<>();
+    private final Map<Long, Tracked> roomOfRequest = new HashMap<>();
     private final List<RoomEvent> outbox = new ArrayList<>();
     /** The role's virtual time: the latest time it was told of. */
     long now;
@@ -32,6 +34,9 @@ public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> p
 
     /** The request of {@code room} has finished on the engine. */
     abstract void finished(long room);
+
+    /** Rooms this role holds anything of: a request in any state, or a registration. */
+    public abstract int rooms();
 
     @Override
     public final List<RoomEvent> advanceTo(long atNanos) {
@@ -74,9 +79,13 @@ public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> p
         now = Math.max(now, atNanos);
     }
 
-    /** The engine's request {@code engineId} serves {@code room}: its progress is the room's. */
-    final void track(long room, long engineId) {
-        roomOfRequest.put(engineId, room);
+    /** A room's request on the engine, and when it arrived at the role. */
+    private record Tracked(long room, long arrivalNanos) {
+    }
+
+    /** The engine's request {@code engineId} serves {@code room}, which arrived here at {@code arrivalNanos}. */
+    final void track(long room, long engineId, long arrivalNanos) {
+        roomOfRequest.put(engineId, new Tracked(room, arrivalNanos));
     }
 
     /** Takes {@code room}'s request, the engine's {@code engineId}, off the engine now. */
@@ -91,14 +100,15 @@ public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> p
 
     private void collect(List<Progress> progress) {
         for (Progress p : progress) {
-            Long room = p.finished() ? roomOfRequest.remove(p.requestId()) : roomOfRequest.get(p.requestId());
-            if (room == null) {
+            Tracked tracked = p.finished() ? roomOfRequest.remove(p.requestId()) : roomOfRequest.get(p.requestId());
+            if (tracked == null) {
                 continue;
             }
             if (p.finished()) {
-                finished(room);
+                finished(tracked.room());
             }
-            outbox.add(new RoomEvent.Tokens(room, p));
+            outbox.add(new RoomEvent.Tokens(tracked.room(), new Progress(p.requestId(), tracked.arrivalNanos(),
+                p.atNanos(), p.promptTokens(), p.cachedTokens(), p.completionTokens(), p.finished())));
         }
     }
 }

@@ -132,6 +132,7 @@ class DisaggregatedRolesTest {
         List<Progress> tokens = events.stream().map(event -> ((RoomEvent.Tokens) event).progress()).toList();
         assertThat(tokens).extracting(Progress::completionTokens).containsExactly(1, 2, 3, 4);
         assertThat(tokens.getFirst().atNanos()).isEqualTo(arrived + TIMING.decodeNanos(1, 1000));
+        assertThat(tokens.getFirst().arrivalNanos()).as("counted from the request's arrival here").isZero();
         assertThat(tokens.getLast().cachedTokens()).isEqualTo(600);
         assertThat(tokens.getLast().promptTokens()).isEqualTo(1000);
         assertThat(decode.rooms()).isZero();
