@@ -50,13 +50,7 @@ class SimEngineCommandTest {
 
     @Test
     void anInvalidValueIsAUsageErrorWithoutAStackTrace() {
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err));
-
-        int exit = commandLine.execute("--kv-tokens", "-5");
-
-        assertThat(exit).isEqualTo(2);
-        assertThat(err.toString()).contains("must be positive").doesNotContain("\tat ");
+        assertThat(usageError("--kv-tokens", "-5")).contains("must be positive");
     }
 
     @Test
@@ -105,23 +99,22 @@ class SimEngineCommandTest {
 
     @Test
     void ranksWithARoleAreAUsageErrorSayingWhy() {
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err));
-
-        int exit = commandLine.execute("--disaggregation-mode", "prefill", "--dp-size", "2");
-
-        assertThat(exit).isEqualTo(2);
-        assertThat(err.toString()).contains("data-parallel ranks are simulated without disaggregation only");
+        assertThat(usageError("--disaggregation-mode", "prefill", "--dp-size", "2"))
+            .contains("data-parallel ranks are simulated without disaggregation only");
     }
 
     @Test
     void anUnknownModeIsAUsageErrorNamingSglangsModes() {
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err));
+        assertThat(usageError("--disaggregation-mode", "encode")).contains("null, prefill, decode");
+    }
 
-        int exit = commandLine.execute("--disaggregation-mode", "encode");
+    /** What the command says when {@code args} are a usage error (exit code 2), checked to have no stack trace. */
+    private static String usageError(String... args) {
+        StringWriter err = new StringWriter();
+        int exit = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err)).execute(args);
 
         assertThat(exit).isEqualTo(2);
-        assertThat(err.toString()).contains("null, prefill, decode");
+        assertThat(err.toString()).doesNotContain("\tat ");
+        return err.toString();
     }
 }

@@ -35,31 +35,28 @@ import java.util.function.LongSupplier;
  * Hit rates are the prefill engines' (a decode engine neither matches nor keeps a prefix); output tokens are the
  * decode engines'.
  */
-final class DisaggregatedFleet extends SimulatedFleet {
+final class DisaggregatedFleet extends SimulatedFleet<RoomEngine<?>> {
 
     /** A sent request's two legs. */
     private record Pair(TurnRequest request, Placement decode, DecodeEngine decodeEngine) {
     }
 
-    private final List<SimulatedWorker> prefillWorkers = new ArrayList<>();
+    // The routed workers are the prefill workers; the engines are the prefill engines, then the decode engines.
     private final List<SimulatedWorker> decodeWorkers = new ArrayList<>();
     private final List<PrefillEngine> prefill = new ArrayList<>();
     private final List<DecodeEngine> decode = new ArrayList<>();
-    /** Every engine, prefill first: the order equal-time events are taken. */
-    private final List<RoomEngine> engines = new ArrayList<>();
     private final Placer decodePlacer;
-    private final long capacityPerWorker;
     private final Map<Long, Pair> rooms = new HashMap<>();
     private long lastRoom;
 
     /** @param clock the simulation's virtual time, for the decode placements */
     DisaggregatedFleet(int prefillCount, int decodeCount, EngineConfig engine, DisaggregationConfig disaggregation,
                        PolicyConfig policy, LongSupplier clock) {
-        this.capacityPerWorker = engine.kvTokens();
+        super(engine.kvTokens());
         for (int i = 0; i < prefillCount; i++) {
             PrefillEngine role = new PrefillEngine(engine, disaggregation);
             prefill.add(role);
-            prefillWorkers.add(new SimulatedWorker(i, "http://prefill-" + i, () -> role.stats().usedTokens()));
+            routed.add(new SimulatedWorker(i, "http://prefill-" + i, () -> role.stats().usedTokens()));
         }
         for (int i = 0; i < decodeCount; i++) {
             DecodeEngine role = new DecodeEngine(engine, disaggregation);
@@ -72,23 +69,8 @@ final class DisaggregatedFleet extends SimulatedFleet {
     }
 
     @Override
-    List<SimulatedWorker> routed() {
-        return prefillWorkers;
-    }
-
-    @Override
-    long capacityPerWorker() {
-        return capacityPerWorker;
-    }
-
-    @Override
-    long nextEventNanos() {
-        return nextEventNanos(engines);
-    }
-
-    @Override
     void advance(long atNanos, Answers answers) {
-        RoomEngine engine = engines.get(earliest(engines));
+        RoomEngine<?> engine = engines.get(earliest());
         boolean prefillSide = engine instanceof PrefillEngine;
         for (RoomEvent event : engine.advanceTo(atNanos)) {
             Pair pair = rooms.get(event.room());
@@ -134,23 +116,14 @@ final class DisaggregatedFleet extends SimulatedFleet {
 
     @Override
     void sampleLoad() {
-        prefillWorkers.forEach(SimulatedWorker::sampleLoad);
+        routed.forEach(SimulatedWorker::sampleLoad);
         decodeWorkers.forEach(SimulatedWorker::sampleLoad);
     }
 
     @Override
     Totals totals() {
-        long prompt = 0;
-        long cached = 0;
-        long output = 0;
-        for (PrefillEngine role : prefill) {
-            prompt += role.stats().promptTokensTotal();
-            cached += role.stats().cachedTokensTotal();
-        }
-        for (DecodeEngine role : decode) {
-            output += role.stats().generationTokensTotal();
-        }
-        return new Totals(prompt, cached, output);
+        return Totals.of(prefill.stream().map(RoomEngine::stats).toList(),
+                decode.stream().map(RoomEngine::stats).toList());
     }
 
     private void onPrefill(Pair pair, RoomEvent event) {

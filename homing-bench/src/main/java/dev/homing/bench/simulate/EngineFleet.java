@@ -2,6 +2,7 @@ package dev.homing.bench.simulate;
 
 import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
 import java.util.ArrayList;
@@ -15,21 +16,18 @@ import java.util.Map;
  * in-server round robin sends it. A fleet routed to ranks is one rank a worker, named as the gateway names a rank
  * ({@code url@rank}).
  */
-final class EngineFleet extends SimulatedFleet {
+final class EngineFleet extends SimulatedFleet<Engine> {
 
-    private final List<SimulatedWorker> workers = new ArrayList<>();
-    /** Every rank's engine, workers in order and ranks in order within each: the order equal-time events are taken. */
-    private final List<Engine> engines = new ArrayList<>();
+    // The engines are every rank's: workers in order and ranks in order within each.
     /** The requests sent to each engine and not yet finished, by the engine's request id. */
     private final List<Map<Long, TurnRequest>> sent = new ArrayList<>();
     private final int ranksPerWorker;
     private final int[] nextRank;
-    private final long capacityPerWorker;
 
     private EngineFleet(List<String> ids, int ranksPerWorker, EngineConfig engine) {
+        super((long) ranksPerWorker * engine.kvTokens());
         this.ranksPerWorker = ranksPerWorker;
         this.nextRank = new int[ids.size()];
-        this.capacityPerWorker = (long) ranksPerWorker * engine.kvTokens();
         for (int i = 0; i < ids.size(); i++) {
             List<Engine> own = new ArrayList<>(ranksPerWorker);
             for (int r = 0; r < ranksPerWorker; r++) {
@@ -37,7 +35,7 @@ final class EngineFleet extends SimulatedFleet {
                 sent.add(new HashMap<>());
             }
             engines.addAll(own);
-            workers.add(new SimulatedWorker(i, ids.get(i),
+            routed.add(new SimulatedWorker(i, ids.get(i),
                     () -> own.stream().mapToLong(rank -> rank.stats().usedTokens()).sum()));
         }
     }
@@ -68,23 +66,8 @@ final class EngineFleet extends SimulatedFleet {
     }
 
     @Override
-    List<SimulatedWorker> routed() {
-        return workers;
-    }
-
-    @Override
-    long capacityPerWorker() {
-        return capacityPerWorker;
-    }
-
-    @Override
-    long nextEventNanos() {
-        return nextEventNanos(engines);
-    }
-
-    @Override
     void advance(long atNanos, Answers answers) {
-        int rank = earliest(engines);
+        int rank = earliest();
         Map<Long, TurnRequest> onRank = sent.get(rank);
         for (Progress p : engines.get(rank).advanceTo(atNanos)) {
             TurnRequest request = p.finished() ? onRank.remove(p.requestId()) : onRank.get(p.requestId());
@@ -117,19 +100,12 @@ final class EngineFleet extends SimulatedFleet {
 
     @Override
     void sampleLoad() {
-        workers.forEach(SimulatedWorker::sampleLoad);
+        routed.forEach(SimulatedWorker::sampleLoad);
     }
 
     @Override
     Totals totals() {
-        long prompt = 0;
-        long cached = 0;
-        long output = 0;
-        for (Engine engine : engines) {
-            prompt += engine.stats().promptTokensTotal();
-            cached += engine.stats().cachedTokensTotal();
-            output += engine.stats().generationTokensTotal();
-        }
-        return new Totals(prompt, cached, output);
+        List<EngineStats> stats = engines.stream().map(Engine::stats).toList();
+        return Totals.of(stats, stats);
     }
 }

@@ -1,7 +1,9 @@
 package dev.homing.bench.simulate;
 
+import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.VirtualTimeModel;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,8 +14,21 @@ import java.util.List;
  * <p>A fleet owns the placements it makes itself (a decode leg's) and tells the routing policy's placement of each
  * request its first token and its end, as the engine that leg ran on reports them. Not thread-safe, like the
  * simulation.
+ *
+ * @param <M> the fleet's engine model
  */
-abstract sealed class SimulatedFleet permits EngineFleet, DisaggregatedFleet {
+abstract sealed class SimulatedFleet<M extends VirtualTimeModel<?>> permits EngineFleet, DisaggregatedFleet {
+
+    /** The workers the routing policy places on, in the order it sees them; the subclass fills it. */
+    final List<SimulatedWorker> routed = new ArrayList<>();
+    /** Every engine, in the order equal-time events are taken; the subclass fills it. */
+    final List<M> engines = new ArrayList<>();
+    private final long capacityPerWorker;
+
+    /** @param capacityPerWorker the KV tokens the engines of one routed worker hold */
+    SimulatedFleet(long capacityPerWorker) {
+        this.capacityPerWorker = capacityPerWorker;
+    }
 
     /** What the simulation hears of the requests it sent, in the order the client would. */
     interface Answers {
@@ -30,16 +45,25 @@ abstract sealed class SimulatedFleet permits EngineFleet, DisaggregatedFleet {
 
     /** Prompt tokens admitted on the routing policy's leg, of those the cached ones, and output tokens sent back. */
     record Totals(long promptTokens, long cachedTokens, long outputTokens) {
+
+        /** The prompts {@code computing} engines admitted and the output {@code answering} engines emitted. */
+        static Totals of(List<EngineStats> computing, List<EngineStats> answering) {
+            EngineStats prompts = EngineStats.sum(computing);
+            return new Totals(prompts.promptTokensTotal(), prompts.cachedTokensTotal(),
+                    EngineStats.sum(answering).generationTokensTotal());
+        }
     }
 
-    /** The workers the routing policy places on, in the order it sees them. */
-    abstract List<SimulatedWorker> routed();
-
     /** The KV tokens the engines of one routed worker hold. */
-    abstract long capacityPerWorker();
+    final long capacityPerWorker() {
+        return capacityPerWorker;
+    }
 
     /** When the next engine event is due, or {@link Long#MAX_VALUE} when every engine is idle. */
-    abstract long nextEventNanos();
+    final long nextEventNanos() {
+        int earliest = earliest();
+        return earliest < 0 ? Long.MAX_VALUE : engines.get(earliest).nextEventNanos();
+    }
 
     /** Takes the events of one engine whose next event is due at {@code atNanos} (the earliest). */
     abstract void advance(long atNanos, Answers answers);
@@ -56,8 +80,8 @@ abstract sealed class SimulatedFleet permits EngineFleet, DisaggregatedFleet {
 
     abstract Totals totals();
 
-    /** The index of the first of {@code engines} whose next event is the earliest, or -1 when all are idle. */
-    static int earliest(List<? extends VirtualTimeModel<?>> engines) {
+    /** The index of the first engine whose next event is the earliest, or -1 when all are idle. */
+    final int earliest() {
         int earliest = -1;
         long at = Long.MAX_VALUE;
         for (int i = 0; i < engines.size(); i++) {
@@ -68,11 +92,5 @@ abstract sealed class SimulatedFleet permits EngineFleet, DisaggregatedFleet {
             }
         }
         return earliest;
-    }
-
-    /** When the earliest of {@code engines}' next events is due. */
-    static long nextEventNanos(List<? extends VirtualTimeModel<?>> engines) {
-        int earliest = earliest(engines);
-        return earliest < 0 ? Long.MAX_VALUE : engines.get(earliest).nextEventNanos();
     }
 }

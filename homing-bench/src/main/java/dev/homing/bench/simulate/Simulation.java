@@ -61,7 +61,7 @@ public final class Simulation {
     private final RequestShape shape;
     private final RoutingPolicy policy;
     private final Placer placer;
-    private final SimulatedFleet fleet;
+    private final SimulatedFleet<?> fleet;
     private final List<SimulatedWorker> workers;
     private final SequenceBounds bounds;
     private final Map<String, Long> branches = new TreeMap<>();
@@ -89,7 +89,7 @@ public final class Simulation {
         this.policy = watch.apply(PolicyFactory.create(policyName, settings.policy(), () -> now));
         this.placer = new Placer(policy, () -> now);
         this.fleet = settings.newFleet(() -> now);
-        this.workers = fleet.routed();
+        this.workers = fleet.routed;
         for (SimulatedWorker worker : workers) {
             policy.onWorkerCapacity(worker.id(), fleet.capacityPerWorker());
         }

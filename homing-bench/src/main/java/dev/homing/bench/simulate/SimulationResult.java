@@ -22,8 +22,8 @@ import java.util.Map;
  *       are the times between an answer's next tokens as its client receives them;</li>
  *   <li>throughput: requests answered, and prompt plus output tokens, per second of simulated time between the first
  *       arrival and the last answer;</li>
- *   <li>load: prompt tokens routed to each worker the policy places on; max/mean is the busiest worker's over the mean, 1.0 when even.
- *       Requests per worker are kept too.</li>
+ *   <li>load: prompt tokens routed to each worker the policy places on; max/mean is the busiest worker's over the
+ *       mean, 1.0 when even. Requests per worker are kept too.</li>
  * </ul>
  * The arrays are shared, not copied: read them, do not change them.
  *

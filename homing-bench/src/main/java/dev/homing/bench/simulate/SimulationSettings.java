@@ -95,7 +95,7 @@ public record SimulationSettings(
     }
 
     /** The fleet's engines, as {@code fleet} lays them out; decode placements run on {@code clock}. */
-    SimulatedFleet newFleet(LongSupplier clock) {
+    SimulatedFleet<?> newFleet(LongSupplier clock) {
         return switch (fleet.kind()) {
             case REGULAR -> EngineFleet.regular(workers, engine);
             case DISAGGREGATED -> new DisaggregatedFleet(fleet.prefillWorkers(), fleet.decodeWorkers(), engine,

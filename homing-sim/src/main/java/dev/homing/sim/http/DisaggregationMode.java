@@ -5,31 +5,26 @@ import java.util.Locale;
 /** SGLang's {@code --disaggregation-mode}: what part of a request the engine serves. */
 public enum DisaggregationMode {
     /** The whole request, alone: SGLang's {@code null}. */
-    NONE("null"),
+    NONE,
     /** The prompt and the first token; the KV goes to the decode engine of the same bootstrap room. */
-    PREFILL("prefill"),
+    PREFILL,
     /** The output, from the KV a prefill engine hands over. */
-    DECODE("decode");
-
-    private final String flag;
-
-    DisaggregationMode(String flag) {
-        this.flag = flag;
-    }
+    DECODE;
 
     /** As SGLang names it: {@code null}, {@code prefill}, {@code decode}. */
     public String flag() {
-        return flag;
+        return this == NONE ? "null" : name().toLowerCase(Locale.ROOT);
     }
 
     /** @throws IllegalArgumentException for a name SGLang does not have */
     public static DisaggregationMode parse(String flag) {
-        for (DisaggregationMode mode : values()) {
-            if (mode.flag.equals(flag.toLowerCase(Locale.ROOT))) {
-                return mode;
-            }
-        }
-        throw new IllegalArgumentException("unknown disaggregation mode '" + flag + "'; valid: null, prefill, decode");
+        return switch (flag.toLowerCase(Locale.ROOT)) {
+            case "null" -> NONE;
+            case "prefill" -> PREFILL;
+            case "decode" -> DECODE;
+            default -> throw new IllegalArgumentException("unknown disaggregation mode '" + flag
+                + "'; valid: null, prefill, decode");
+        };
     }
 
     /** Whether a request must carry bootstrap fields here. */

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  *
  * @param <M> the role's model
  */
-abstract sealed class RoomSide<M extends RoomEngine> implements InferenceBackend permits PrefillSide, DecodeSide {
+abstract sealed class RoomSide<M extends RoomEngine<?>> implements InferenceBackend permits PrefillSide, DecodeSide {
     /** SGLang's words when a room's request is aborted. */
     static final String ABORTED = "Aborted by AbortReq.";
 

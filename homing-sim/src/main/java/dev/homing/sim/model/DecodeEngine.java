@@ -1,8 +1,6 @@
 package dev.homing.sim.model;
 
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -19,28 +17,25 @@ import java.util.TreeSet;
  * <p>Invariants: a room's request is in exactly one of waiting, crossing the link, or on the engine; it ends exactly
  * once, by its last token or its failure, unless it is aborted. Not thread-safe: one driver owns it.
  */
-public final class DecodeEngine extends RoomEngine {
+public final class DecodeEngine extends RoomEngine<DecodeEngine.Room> {
     private static final Comparator<Room> BY_DEADLINE =
         Comparator.<Room>comparingLong(room -> room.deadlineNanos).thenComparingLong(room -> room.room);
     private static final Comparator<Room> BY_ARRIVAL =
         Comparator.<Room>comparingLong(room -> room.kvArrivesNanos).thenComparingLong(room -> room.room);
 
-    private final long bootstrapTimeoutNanos;
     private final long kvBytesPerToken;
     private final TransferLink link;
-    private final Map<Long, Room> rooms = new HashMap<>();
     private final TreeSet<Room> waiting = new TreeSet<>(BY_DEADLINE);
     private final TreeSet<Room> crossing = new TreeSet<>(BY_ARRIVAL);
 
     public DecodeEngine(EngineConfig config, DisaggregationConfig disaggregation) {
-        super(config);
-        this.bootstrapTimeoutNanos = disaggregation.bootstrapTimeoutNanos();
+        super(config, disaggregation);
         this.kvBytesPerToken = disaggregation.kvBytesPerToken();
         this.link = disaggregation.link();
     }
 
     /** One room's request. */
-    private static final class Room {
+    static final class Room {
         final long room;
         final GenerationRequest request;
         final long arrivalNanos;
@@ -112,12 +107,6 @@ public final class DecodeEngine extends RoomEngine {
         remove(room);
     }
 
-    /** Rooms whose request is here, in any state. */
-    @Override
-    public int rooms() {
-        return rooms.size();
-    }
-
     /** Whether the request of {@code room} is here, in any state. */
     public boolean has(long room) {
         return rooms.containsKey(room);
@@ -138,15 +127,7 @@ public final class DecodeEngine extends RoomEngine {
             track(arrived.room, arrived.engineId, arrived.arrivalNanos);
             return;
         }
-        Room expired = waiting.pollFirst();
-        rooms.remove(expired.room);
-        emit(new RoomEvent.Failed(expired.room, now,
-            KvTransferError.timedOut(expired.room, bootstrapTimeoutNanos, KvTransferError.WAITING_FOR_INPUT)));
-    }
-
-    @Override
-    void finished(long room) {
-        rooms.remove(room);
+        expire(waiting.pollFirst().room, KvTransferError.WAITING_FOR_INPUT);
     }
 
     private boolean remove(long room) {

@@ -1,8 +1,6 @@
 package dev.homing.sim.model;
 
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -23,21 +21,18 @@ import java.util.TreeSet;
  * nowhere and has not reached the engine; each room's request ends exactly once, by its last token or its failure,
  * unless it is aborted. Not thread-safe: one driver owns it.
  */
-public final class PrefillEngine extends RoomEngine {
+public final class PrefillEngine extends RoomEngine<PrefillEngine.Room> {
     private static final Comparator<Room> BY_DEADLINE =
         Comparator.<Room>comparingLong(room -> room.deadlineNanos).thenComparingLong(room -> room.room);
 
-    private final long bootstrapTimeoutNanos;
-    private final Map<Long, Room> rooms = new HashMap<>();
     private final TreeSet<Room> parked = new TreeSet<>(BY_DEADLINE);
 
     public PrefillEngine(EngineConfig config, DisaggregationConfig disaggregation) {
-        super(config);
-        this.bootstrapTimeoutNanos = disaggregation.bootstrapTimeoutNanos();
+        super(config, disaggregation);
     }
 
     /** One room's two halves, as far as they have come. */
-    private static final class Room {
+    static final class Room {
         final long room;
         GenerationRequest request;
         long arrivalNanos;
@@ -127,12 +122,6 @@ public final class PrefillEngine extends RoomEngine {
         return entry.registered;
     }
 
-    /** Rooms known here: a request, a registration, or both. */
-    @Override
-    public int rooms() {
-        return rooms.size();
-    }
-
     @Override
     long nextRoomEventNanos() {
         return parked.isEmpty() ? Long.MAX_VALUE : parked.first().deadlineNanos;
@@ -140,15 +129,7 @@ public final class PrefillEngine extends RoomEngine {
 
     @Override
     void onRoomEvent() {
-        Room expired = parked.pollFirst();
-        rooms.remove(expired.room);
-        emit(new RoomEvent.Failed(expired.room, now,
-            KvTransferError.timedOut(expired.room, bootstrapTimeoutNanos, KvTransferError.BOOTSTRAPPING)));
-    }
-
-    @Override
-    void finished(long room) {
-        rooms.remove(room);
+        expire(parked.pollFirst().room, KvTransferError.BOOTSTRAPPING);
     }
 
     private void start(Room entry) {

@@ -13,17 +13,24 @@ import java.util.Map;
  * once its KV has arrived).
  *
  * <p>Not thread-safe: one driver owns it.
+ *
+ * @param <R> what the role knows of one room
  */
-public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> permits PrefillEngine, DecodeEngine {
+public abstract sealed class RoomEngine<R> implements VirtualTimeModel<RoomEvent> permits PrefillEngine, DecodeEngine {
     /** The engine computing the rooms' requests; the role hands it requests, never the driver. */
     final Engine engine;
+    /** How long a room waits for its partner. */
+    final long bootstrapTimeoutNanos;
+    /** Every room the role holds anything of, by its number. */
+    final Map<Long, R> rooms = new HashMap<>();
     private final Map<Long, Tracked> roomOfRequest = new HashMap<>();
     private final List<RoomEvent> outbox = new ArrayList<>();
     /** The role's virtual time: the latest time it was told of. */
     long now;
 
-    RoomEngine(EngineConfig config) {
+    RoomEngine(EngineConfig config, DisaggregationConfig disaggregation) {
         this.engine = new Engine(config);
+        this.bootstrapTimeoutNanos = disaggregation.bootstrapTimeoutNanos();
     }
 
     /** When the role's own next event is due, or {@link Long#MAX_VALUE} when none is. */
@@ -32,11 +39,10 @@ public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> p
     /** Handles the role's own event due now ({@link #now} is its time). */
     abstract void onRoomEvent();
 
-    /** The request of {@code room} has finished on the engine. */
-    abstract void finished(long room);
-
     /** Rooms this role holds anything of: a request in any state, or a registration. */
-    public abstract int rooms();
+    public final int rooms() {
+        return rooms.size();
+    }
 
     @Override
     public final List<RoomEvent> advanceTo(long atNanos) {
@@ -98,6 +104,12 @@ public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> p
         outbox.add(event);
     }
 
+    /** {@code room} waited the whole bootstrap timeout in poll state {@code state}: it fails, and is forgotten. */
+    final void expire(long room, String state) {
+        rooms.remove(room);
+        emit(new RoomEvent.Failed(room, now, KvTransferError.timedOut(room, bootstrapTimeoutNanos, state)));
+    }
+
     private void collect(List<Progress> progress) {
         for (Progress p : progress) {
             Tracked tracked = p.finished() ? roomOfRequest.remove(p.requestId()) : roomOfRequest.get(p.requestId());
@@ -105,7 +117,7 @@ public abstract sealed class RoomEngine implements VirtualTimeModel<RoomEvent> p
                 continue;
             }
             if (p.finished()) {
-                finished(tracked.room());
+                rooms.remove(tracked.room());
             }
             outbox.add(new RoomEvent.Tokens(tracked.room(), new Progress(p.requestId(), tracked.arrivalNanos(),
                 p.atNanos(), p.promptTokens(), p.cachedTokens(), p.completionTokens(), p.finished())));

@@ -39,6 +39,14 @@ class DisaggregatedEnginesTest {
         pair.close();
     }
 
+    /** The message of a 500 in the OpenAI error shape. */
+    private static String serverError(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(500);
+        JsonNode error = SimEngineClient.JSON.readTree(response.body()).path("error");
+        assertThat(error.path("code").intValue()).isEqualTo(500);
+        return error.path("message").stringValue();
+    }
+
     private static String generate(String text, int tokens, String bootstrap, String more) {
         return "{\"text\":\"" + text + "\",\"sampling_params\":{\"max_new_tokens\":" + tokens + "}," + bootstrap
             + more + "}";
@@ -191,15 +199,11 @@ class DisaggregatedEnginesTest {
     @Test
     void aPrefillWhoseDecodeNeverRegistersFailsWithSglangsBootstrappingErrorAndLeavesNothing() {
         try (PrefillDecodePair impatient = new PrefillDecodePair(IMPATIENT)) {
-            HttpResponse<String> response = impatient.prefillClient.post("/generate", generate("lonely", 3,
-                impatient.bootstrap(424242), ",\"stream\":true"));
+            String message = serverError(impatient.prefillClient.post("/generate", generate("lonely", 3,
+                impatient.bootstrap(424242), ",\"stream\":true")));
 
-            assertThat(response.statusCode()).isEqualTo(500);
-            JsonNode error = SimEngineClient.JSON.readTree(response.body()).path("error");
-            assertThat(error.path("code").intValue()).isEqualTo(500);
-            assertThat(error.path("message").stringValue()).startsWith("Prefill bootstrap failed for request rank=0")
-                .endsWith("with exception KVTransferError(bootstrap_room=424242): Request 424242 timed out after "
-                    + "2.0s in KVPoll.Bootstrapping");
+            assertThat(message).startsWith("Prefill bootstrap failed for request rank=0").endsWith("with exception "
+                + "KVTransferError(bootstrap_room=424242): Request 424242 timed out after 2.0s in KVPoll.Bootstrapping");
             assertThat(PrefillDecodePair.rooms(impatient.prefillClient)).isZero();
         }
     }
@@ -207,17 +211,14 @@ class DisaggregatedEnginesTest {
     @Test
     void aDecodeWhosePrefillNeverComesFailsWithSglangsWaitingErrorAndWithdrawsItsRoom() {
         try (PrefillDecodePair impatient = new PrefillDecodePair(IMPATIENT)) {
-            HttpResponse<String> response = impatient.decodeClient.post("/generate", generate("forgotten", 3,
-                impatient.bootstrap(777), ""));
+            String message = serverError(impatient.decodeClient.post("/generate", generate("forgotten", 3,
+                impatient.bootstrap(777), "")));
 
-            assertThat(response.statusCode()).isEqualTo(500);
-            assertThat(SimEngineClient.JSON.readTree(response.body()).at("/error/message").stringValue())
-                .startsWith("Decode transfer failed for request rank=0")
+            assertThat(message).startsWith("Decode transfer failed for request rank=0")
                 .endsWith("KVTransferError(bootstrap_room=777): Request 777 timed out after 2.0s in "
                     + "KVPoll.WaitingForInput");
-            assertThat(PrefillDecodePair.rooms(impatient.decodeClient)).isZero();
-            await().atMost(Duration.ofSeconds(20))
-                .until(() -> PrefillDecodePair.rooms(impatient.prefillClient) == 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> PrefillDecodePair.rooms(impatient.decodeClient) == 0
+                && PrefillDecodePair.rooms(impatient.prefillClient) == 0);
         }
     }
 
@@ -234,9 +235,8 @@ class DisaggregatedEnginesTest {
                     .until(() -> PrefillDecodePair.running(realTime.prefillClient) == 1);
             }
 
-            HttpResponse<String> failed = decode.join();
-            assertThat(failed.statusCode()).isEqualTo(500);
-            assertThat(failed.body()).contains("KVTransferError(bootstrap_room=5150): Aborted by AbortReq.");
+            assertThat(serverError(decode.join()))
+                .endsWith("KVTransferError(bootstrap_room=5150): Aborted by AbortReq.");
             await().atMost(Duration.ofSeconds(20)).until(() -> PrefillDecodePair.rooms(realTime.prefillClient) == 0
                 && PrefillDecodePair.rooms(realTime.decodeClient) == 0);
         }
@@ -253,9 +253,8 @@ class DisaggregatedEnginesTest {
 
         HttpResponse<String> response = pair.decodeClient.post("/generate", body);
 
-        assertThat(response.statusCode()).isEqualTo(500);
-        assertThat(response.body()).contains("KVTransferError(bootstrap_room=99): cannot reach the bootstrap server "
-            + "at 127.0.0.1:" + closedPort);
+        assertThat(serverError(response)).contains("KVTransferError(bootstrap_room=99): cannot reach the bootstrap "
+            + "server at 127.0.0.1:" + closedPort);
     }
 
     @Test

@@ -70,13 +70,11 @@ class DisaggregatedRolesTest {
         PrefillEngine prefill = new PrefillEngine(ENGINE, LINK);
         prefill.submit(ROOM, new GenerationRequest(prompt(1, 100), 8), 1_000);
 
-        List<RoomEvent> events = runToIdle(prefill);
+        RoomEvent.Failed failed = onlyFailure(runToIdle(prefill));
 
-        assertThat(events).singleElement().isInstanceOfSatisfying(RoomEvent.Failed.class, failed -> {
-            assertThat(failed.atNanos()).isEqualTo(1_000 + TIMEOUT);
-            assertThat(failed.reason()).isEqualTo("KVTransferError(bootstrap_room=4242424242): Request 4242424242 "
-                + "timed out after 5.0s in KVPoll.Bootstrapping");
-        });
+        assertThat(failed.atNanos()).isEqualTo(1_000 + TIMEOUT);
+        assertThat(failed.reason()).isEqualTo("KVTransferError(bootstrap_room=4242424242): Request 4242424242 "
+            + "timed out after 5.0s in KVPoll.Bootstrapping");
         assertThat(prefill.rooms()).isZero();
         assertThat(prefill.stats().runningRequests() + prefill.stats().waitingRequests()).isZero();
     }
@@ -172,12 +170,10 @@ class DisaggregatedRolesTest {
         DecodeEngine decode = new DecodeEngine(ENGINE, LINK);
         decode.submit(ROOM, new GenerationRequest(prompt(1, 100), 8), 0);
 
-        List<RoomEvent> events = runToIdle(decode);
+        RoomEvent.Failed failed = onlyFailure(runToIdle(decode));
 
-        assertThat(events).singleElement().isInstanceOfSatisfying(RoomEvent.Failed.class, failed -> {
-            assertThat(failed.atNanos()).isEqualTo(TIMEOUT);
-            assertThat(failed.reason()).endsWith("timed out after 5.0s in KVPoll.WaitingForInput");
-        });
+        assertThat(failed.atNanos()).isEqualTo(TIMEOUT);
+        assertThat(failed.reason()).endsWith("timed out after 5.0s in KVPoll.WaitingForInput");
         assertThat(decode.rooms()).isZero();
         assertThat(decode.kvReady(ROOM, 0, TIMEOUT + 1)).isFalse();
     }
@@ -188,10 +184,9 @@ class DisaggregatedRolesTest {
         decode.submit(ROOM, new GenerationRequest(prompt(1, 100), 8), 0);
 
         assertThat(decode.fail(ROOM, KvTransferError.of(ROOM, "prefill gone"), 50)).isTrue();
-        List<RoomEvent> events = decode.advanceTo(50);
+        RoomEvent.Failed failed = onlyFailure(decode.advanceTo(50));
 
-        assertThat(events).singleElement().isInstanceOfSatisfying(RoomEvent.Failed.class,
-            failed -> assertThat(failed.reason()).isEqualTo("KVTransferError(bootstrap_room=4242424242): prefill gone"));
+        assertThat(failed.reason()).isEqualTo("KVTransferError(bootstrap_room=4242424242): prefill gone");
         assertThat(decode.nextEventNanos()).isEqualTo(Long.MAX_VALUE);
     }
 
@@ -207,5 +202,10 @@ class DisaggregatedRolesTest {
             assertThat(tokens.progress().finished()).isTrue();
             assertThat(tokens.progress().completionTokens()).isZero();
         });
+    }
+
+    private static RoomEvent.Failed onlyFailure(List<RoomEvent> events) {
+        assertThat(events).singleElement().isInstanceOf(RoomEvent.Failed.class);
+        return (RoomEvent.Failed) events.getFirst();
     }
 }
