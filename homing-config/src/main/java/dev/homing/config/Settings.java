@@ -21,6 +21,7 @@ import static dev.homing.config.Group.CIRCUIT_BREAKER;
 import static dev.homing.config.Group.CONFIGURATION;
 import static dev.homing.config.Group.DISCOVERY;
 import static dev.homing.config.Group.ENGINE_MODEL;
+import static dev.homing.config.Group.ENGINE_ROLES;
 import static dev.homing.config.Group.FAULTS;
 import static dev.homing.config.Group.FLEET;
 import static dev.homing.config.Group.HEALTH;
@@ -55,6 +56,7 @@ import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.pd.DecodeBalancePolicy;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
 import java.nio.file.Path;
@@ -90,6 +92,7 @@ public final class Settings {
     private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
     private static final TimingModel TIMING = ENGINE.timing();
     private static final Faults NO_FAULTS = Faults.NONE;
+    private static final DisaggregationConfig ROLES = DisaggregationConfig.DEFAULTS;
     private static final String REFERENCE = "the reference's default";
     private static final String AFFINITY_MEASURED = "measured best in the offline simulator (docs/POLICY.md)";
     private static final String SERVING_BENCHMARK = "the generated-shared-prefix shape of SGLang's serving benchmark, "
@@ -634,6 +637,35 @@ public final class Settings {
             Setting.of("decode-ns-per-context-token", LONG, TIMING.decodeNanosPerContextToken()).check(atLeast(0)),
             "Decode step cost per token of context in the batch.", "128 KiB of KV read at 3.35 TB/s"));
 
+    /** SGLang's name for an engine that is neither prefill nor decode. */
+    public static final String NOT_DISAGGREGATED = "null";
+    public static final Setting<String> DISAGGREGATION_MODE = declare(Setting.of("disaggregation-mode", TEXT,
+                    NOT_DISAGGREGATED).check(oneOf(List.of(NOT_DISAGGREGATED, "prefill", "decode")))
+            .help("null, prefill or decode: a prefill engine computes prompts and hands their KV to the decode engine "
+                    + "of the same bootstrap room, a decode engine receives it and decodes; either refuses a request "
+                    + "without bootstrap fields.", "SGLang's: an engine that serves alone")
+            .in(ENGINE_ROLES, SIM_ENGINE));
+    public static final Setting<Integer> DISAGGREGATION_BOOTSTRAP_PORT = declare(Setting.of(
+                    "disaggregation-bootstrap-port", INTEGER, 8998).check(port(0))
+            .help("A prefill engine's bootstrap server, where decode engines register rooms; 0 for any free port.",
+                    "SGLang's").in(ENGINE_ROLES, SIM_ENGINE));
+    public static final Setting<Double> DISAGGREGATION_BOOTSTRAP_TIMEOUT_SECS = declare(engineRole(Setting.of(
+                    "disaggregation-bootstrap-timeout-secs", NUMBER, ROLES.bootstrapTimeoutNanos() / 1e9)
+            .check(above(0)), "A room whose partner has not come by then fails: a prefill request no decode engine "
+                    + "registered, a decode request whose KV was not handed over (Homing; virtual seconds).",
+            "SGLang's bootstrap and waiting timeouts, both 300 s"));
+    public static final Setting<Double> KV_TRANSFER_BANDWIDTH_GBPS = declare(engineRole(Setting.of(
+                    "kv-transfer-bandwidth-gbps", NUMBER, ROLES.linkGigabitsPerSecond()).check(positive()),
+            "A decode engine's KV link, in Gb/s; transfers cross it one after the other (Homing).",
+            "one 400 Gb/s RDMA NIC a GPU, as H100 nodes have"));
+    public static final Setting<Double> KV_TRANSFER_LATENCY_MS = declare(engineRole(Setting.of(
+                    "kv-transfer-latency-ms", NUMBER, ROLES.linkLatencyNanos() / 1e6).check(atLeast(0)),
+            "Fixed cost of one KV transfer (Homing).", "the transfer engine's handshake and completion poll, not "
+                    + "the wire's microseconds"));
+    public static final Setting<Integer> DP_SIZE = declare(engineRole(Setting.of("dp-size", INTEGER, 1)
+            .check(atLeast(1)), "Data-parallel ranks behind one port, each with its own cache and scheduler; a "
+                    + "request's data_parallel_rank picks one, else they take turns.", "SGLang's: one rank"));
+
     public static final Setting<Long> ENGINE_SEED = declare(Setting.of("seed", LONG, ENGINE.seed())
             .help("Seed of the output words and the fault dice.", "the engine model's: answers repeat run to run")
             .in(FAULTS, SIM_ENGINE));
@@ -695,8 +727,20 @@ public final class Settings {
             .in(Group.WORKLOAD, SIMULATE));
 
     public static final Setting<Integer> WORKERS = declare(Setting.of("workers", INTEGER, 8).check(atLeast(1))
-            .help("Simulated engines.", "a fleet large enough for balance to matter, small enough to run in "
-                    + "seconds").in(FLEET, SIMULATE));
+            .help("Simulated engines (servers of --dp-size ranks in the dp fleets).", "a fleet large enough for "
+                    + "balance to matter, small enough to run in seconds").in(FLEET, SIMULATE));
+    public static final Setting<List<String>> FLEETS = declare(Setting.of("fleet", listOf(LOWER_CASE_TEXT),
+                    List.of("regular")).label("KIND").arity("1").check(notEmpty())
+            .help("Fleets to run each policy on, comma-separated: regular (--workers engines), pd (--prefill-workers "
+                    + "and --decode-workers; the policy places the prefill leg), dp (--workers servers of --dp-size "
+                    + "ranks, each taking its ranks in turn), dp-aware (the same ranks, the policy placing on each). "
+                    + "More than one, or any but regular, prints a table of fleets.", "the regular fleet, as before")
+            .in(FLEET, SIMULATE));
+    public static final Setting<Integer> PREFILL_WORKERS = declare(Setting.of("prefill-workers", INTEGER, 4)
+            .check(atLeast(1)).help("Prefill engines of the pd fleet.", "half of the default fleet")
+            .in(FLEET, SIMULATE));
+    public static final Setting<Integer> DECODE_WORKERS = declare(Setting.of("decode-workers", INTEGER, 4)
+            .check(atLeast(1)).help("Decode engines of the pd fleet.", "the other half").in(FLEET, SIMULATE));
 
     public static final Setting<Double> LOAD_SAMPLE_INTERVAL_SECS = declare(
             Setting.of("load-sample-interval-secs", NUMBER, 5.0).check(atLeast(0))
@@ -798,6 +842,11 @@ public final class Settings {
     /** A setting of the engine model: the simulated engine's, and each of the simulator's engines. */
     private static <T> Setting.Builder<T> engine(Setting.Builder<T> declared, String help, String why) {
         return declared.help(help, why).in(ENGINE_MODEL, SIM_ENGINE, SIMULATE);
+    }
+
+    /** A setting of the prefill/decode roles or data parallelism: the simulated engine's, and the simulator's. */
+    private static <T> Setting.Builder<T> engineRole(Setting.Builder<T> declared, String help, String why) {
+        return declared.help(help, why).in(ENGINE_ROLES, SIM_ENGINE, SIMULATE);
     }
 
     /** A fault the simulated engine injects for tests: off by default. */

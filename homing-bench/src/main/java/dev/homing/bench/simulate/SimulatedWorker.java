@@ -3,28 +3,29 @@ package dev.homing.bench.simulate;
 import dev.homing.core.placement.InFlightCount;
 import dev.homing.core.placement.PlacementTarget;
 import dev.homing.core.policy.WorkerView;
-import dev.homing.sim.model.Engine;
-import dev.homing.sim.model.EngineConfig;
+import java.util.function.LongSupplier;
 
 /**
- * One simulated engine as the simulated gateway sees it: always available, counting the requests placed on it, with
- * the load last sampled from it (unknown until a sample is taken). Not thread-safe, like the simulation.
+ * One worker as the simulated gateway sees it: always available, counting the requests placed on it, with the load
+ * last sampled from its engines (unknown until a sample is taken). Its engines are its fleet's. Not thread-safe, like
+ * the simulation.
  */
 final class SimulatedWorker implements PlacementTarget {
 
     private final int index;
     private final String id;
-    private final Engine engine;
+    private final LongSupplier load;
     private final InFlightCount inFlight = new InFlightCount();
     private long sampledLoad = WorkerView.UNKNOWN_LOAD;
 
-    SimulatedWorker(int index, EngineConfig engine) {
+    /** @param load what {@code /get_load} would report now: the KV tokens its engines use */
+    SimulatedWorker(int index, String id, LongSupplier load) {
         this.index = index;
-        this.id = "http://worker-" + index;
-        this.engine = new Engine(engine);
+        this.id = id;
+        this.load = load;
     }
 
-    /** Its position among the simulation's workers. */
+    /** Its position among its fleet's workers of its kind. */
     int index() {
         return index;
     }
@@ -44,12 +45,8 @@ final class SimulatedWorker implements PlacementTarget {
         return inFlight;
     }
 
-    Engine engine() {
-        return engine;
-    }
-
-    /** What {@code /get_load} would report now: the engine's KV tokens in use. */
+    /** Reads its load, as the gateway's poll of {@code /get_load} does. */
     void sampleLoad() {
-        sampledLoad = engine.stats().usedTokens();
+        sampledLoad = load.getAsLong();
     }
 }

@@ -7,7 +7,9 @@ import dev.homing.config.Scope;
 import dev.homing.config.Settings;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.sim.model.EngineConfig;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Everything a simulation run fixes besides the workload and the policy name, from the settings table's values of
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  *                                {@code WorkerView.reportedLoad}; 0 never samples, so every reported load is unknown
  * @param sendRoutingKey          whether the simulated client sends its conversation id as
  *                                {@code X-SMG-Routing-Key} (read by {@code manual} and {@code consistent_hashing})
+ * @param fleet                   how the engines stand behind the gateway
  */
 public record SimulationSettings(
         int workers,
@@ -29,7 +32,8 @@ public record SimulationSettings(
         PolicyConfig policy,
         long maintainIntervalNanos,
         long loadSampleIntervalNanos,
-        boolean sendRoutingKey) {
+        boolean sendRoutingKey,
+        FleetShape fleet) {
 
     public SimulationSettings {
         if (workers <= 0) {
@@ -39,14 +43,26 @@ public record SimulationSettings(
             throw new IllegalArgumentException("the maintenance interval must be positive, the sample interval not "
                     + "negative");
         }
+        Objects.requireNonNull(fleet, "fleet");
+    }
+
+    /** A regular fleet of {@code workers} engines. */
+    public SimulationSettings(int workers, EngineConfig engine, PolicyConfig policy, long maintainIntervalNanos,
+                              long loadSampleIntervalNanos, boolean sendRoutingKey) {
+        this(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos, sendRoutingKey,
+                FleetShape.REGULAR);
     }
 
     /** The settings of a checked {@code SIMULATE} configuration; one seed for the policies and the engines. */
     public static SimulationSettings of(Config config) {
         long seed = config.get(Settings.SIMULATION_SEED);
+        FleetShape fleet = new FleetShape(FleetShape.Kind.parse(config.get(Settings.FLEETS).getFirst()),
+                config.get(Settings.PREFILL_WORKERS), config.get(Settings.DECODE_WORKERS),
+                config.get(Settings.DP_SIZE), EngineSettings.disaggregation(config));
         return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
                 PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
-                (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY));
+                (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY),
+                fleet);
     }
 
     /** The table's defaults with {@code workers} engines and seed 0 (that of {@link EngineConfig#DEFAULTS}). */
@@ -56,16 +72,50 @@ public record SimulationSettings(
 
     public SimulationSettings withEngine(EngineConfig newEngine) {
         return new SimulationSettings(workers, newEngine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey);
+                sendRoutingKey, fleet);
     }
 
     public SimulationSettings withPolicy(PolicyConfig newPolicy) {
         return new SimulationSettings(workers, engine, newPolicy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey);
+                sendRoutingKey, fleet);
     }
 
-    /** The pooled bound's memory: every worker's KV pool together. */
+    public SimulationSettings withFleet(FleetShape newFleet) {
+        return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
+                sendRoutingKey, newFleet);
+    }
+
+    /** The pooled bound's memory: the KV pools of every engine the routing policy places on, together. */
     public long pooledKvTokens() {
-        return (long) workers * engine.kvTokens();
+        return switch (fleet.kind()) {
+            case REGULAR -> (long) workers * engine.kvTokens();
+            case DISAGGREGATED -> (long) fleet.prefillWorkers() * engine.kvTokens();
+            case DATA_PARALLEL, RANK_AWARE -> (long) workers * fleet.dpSize() * engine.kvTokens();
+        };
+    }
+
+    /** The fleet's engines, as {@code fleet} lays them out; decode placements run on {@code clock}. */
+    SimulatedFleet<?> newFleet(LongSupplier clock) {
+        return switch (fleet.kind()) {
+            case REGULAR -> EngineFleet.regular(workers, engine);
+            case DISAGGREGATED -> new DisaggregatedFleet(fleet.prefillWorkers(), fleet.decodeWorkers(), engine,
+                    fleet.disaggregation(), policy, clock);
+            case DATA_PARALLEL -> EngineFleet.dataParallel(workers, fleet.dpSize(), engine);
+            case RANK_AWARE -> EngineFleet.rankAware(workers, fleet.dpSize(), engine);
+        };
+    }
+
+    /** The fleet in a few words: {@code 8 workers}, {@code 4 prefill + 4 decode}, {@code 1 server x 4 ranks}... */
+    public String fleetDescription() {
+        return switch (fleet.kind()) {
+            case REGULAR -> workers + " workers";
+            case DISAGGREGATED -> fleet.prefillWorkers() + " prefill + " + fleet.decodeWorkers() + " decode";
+            case DATA_PARALLEL -> plural(workers, "server") + " x " + fleet.dpSize() + " ranks, round robin inside";
+            case RANK_AWARE -> workers * fleet.dpSize() + " ranks routed to";
+        };
+    }
+
+    private static String plural(int count, String noun) {
+        return count + " " + noun + (count == 1 ? "" : "s");
     }
 }

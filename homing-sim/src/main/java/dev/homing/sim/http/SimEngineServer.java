@@ -23,13 +23,16 @@ public final class SimEngineServer implements AutoCloseable {
     private final String deploymentId;
     private final String host;
     private final int port;
+    private final int bootstrapPort;
 
-    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port) {
+    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port,
+                            int bootstrapPort) {
         this.vertx = vertx;
         this.ownsVertx = ownsVertx;
         this.deploymentId = deploymentId;
         this.host = host;
         this.port = port;
+        this.bootstrapPort = bootstrapPort;
     }
 
     /** Starts an engine on a Vert.x instance of its own, closed with it. */
@@ -51,11 +54,17 @@ public final class SimEngineServer implements AutoCloseable {
     private static SimEngineServer start(Vertx vertx, SimEngineOptions options, boolean ownsVertx) {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
-        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort());
+        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort(),
+            verticle.actualBootstrapPort());
     }
 
     public int port() {
         return port;
+    }
+
+    /** A prefill engine's bootstrap port, where decode engines register rooms; -1 for any other engine. */
+    public int bootstrapPort() {
+        return bootstrapPort;
     }
 
     /** The engine's base URL, e.g. {@code http://127.0.0.1:34567}. */

@@ -13,29 +13,27 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code decode_balance}: the decode leg of a prefill/decode pair. A decode engine receives the prompt's KV by
- * transfer, so no prefix of its own is worth aiming at; what it has to share out is decode work. Each request goes
- * to the available worker with the fewest requests in flight (the driver's count, which holds every placement not yet
- * ended); among those tied, to the one holding the fewest characters of context in flight (the routing text of the
- * requests this policy placed there and that have not ended: a decode step costs per token of context in its batch);
- * the rest of a tie is broken at random, so equal workers share a burst. Branch {@code fewest_running}.
+ * {@code decode_balance}: the decode leg's placement in prefill/decode disaggregation, the same rule in the gateway
+ * and the offline simulator. A decode engine's step time grows with the KV its running requests hold (every context
+ * token is read each step) and the batch it runs, and a decode engine has no prefix cache to aim at; so each request
+ * goes to the available worker holding the least outstanding work: the routing-text characters (about four a token)
+ * of the requests placed there and not yet ended, at least one per request so that a request without text counts.
+ * Ties (an idle fleet) are broken at random by the seeded picker, so worker 0 is not everyone's first choice.
  *
- * <p>The gateway's decode leg and the offline simulator's PD runs place with this same rule.
+ * <p>Invariant: a worker's outstanding work is the sum over its requests placed and not yet ended; it is added at
+ * the decision and taken back once by {@link #onCompleted}, which the placement protocol calls exactly once a
+ * request, refused choices included. A removed worker's count is forgotten.
  *
- * <p>Invariant: a worker's context characters go up by a request's text when this policy places it and down by the
- * same amount at its end ({@link #onCompleted}, which the placement protocol calls exactly once a request), so they
- * cannot drift; a worker that leaves is forgotten. Thread-safe: the counters are atomic in a concurrent map, and the
- * picker is thread-safe.
+ * <p>Thread-safe: the counts are atomic, per worker; two concurrent decisions may both see the same least-loaded
+ * worker, as any load-reading policy may.
  */
 public final class DecodeBalancePolicy extends AvailableWorkersPolicy {
 
     public static final String NAME = "decode_balance";
-    public static final String BRANCH = "fewest_running";
-    /** Context characters are compared below the in-flight count: 2^40 characters is far beyond any fleet's. */
-    private static final int CONTEXT_BITS = 40;
-    private static final long CONTEXT_CAP = (1L << CONTEXT_BITS) - 1;
+    /** The branch of every decision that found a worker. */
+    public static final String BRANCH = "least_outstanding";
 
-    private final Map<String, AtomicLong> contextChars = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> outstanding = new ConcurrentHashMap<>();
 
     public DecodeBalancePolicy(PolicyConfig config) {
         super(NAME, config);
@@ -43,32 +41,35 @@ public final class DecodeBalancePolicy extends AvailableWorkersPolicy {
 
     @Override
     protected Decision choose(List<WorkerView> workers, int available, RoutingRequest request) {
-        int chosen = picker.lowest(workers, worker -> ((long) worker.inFlight() << CONTEXT_BITS)
-                | Math.min(CONTEXT_CAP, context(worker.id()).get()));
-        context(workers.get(chosen).id()).addAndGet(request.text().length());
-        return Decision.of(chosen, BRANCH);
+        int chosen = picker.lowest(workers, worker -> outstanding(worker.id()).get());
+        outstanding(workers.get(chosen).id()).addAndGet(weight(request));
+        return new Decision(chosen, BRANCH, 0, request.text().length());
     }
 
     @Override
     public void onCompleted(String workerId, RoutingRequest request, Decision decision, EngineReport report) {
-        AtomicLong chars = contextChars.get(workerId);
-        if (chars != null) {
-            chars.addAndGet(-request.text().length());
+        AtomicLong count = outstanding.get(workerId);
+        if (count != null) {
+            count.addAndGet(-weight(request));
         }
     }
 
     @Override
     public void onWorkerRemoved(String workerId) {
-        contextChars.remove(workerId);
+        outstanding.remove(workerId);
     }
 
-    /** Characters of context in flight on {@code workerId} that this policy placed. */
-    public long contextChars(String workerId) {
-        AtomicLong chars = contextChars.get(workerId);
-        return chars == null ? 0 : chars.get();
+    /** The outstanding work on {@code workerId}, in characters. */
+    public long outstandingOn(String workerId) {
+        AtomicLong count = outstanding.get(workerId);
+        return count == null ? 0 : count.get();
     }
 
-    private AtomicLong context(String workerId) {
-        return contextChars.computeIfAbsent(workerId, id -> new AtomicLong());
+    private AtomicLong outstanding(String workerId) {
+        return outstanding.computeIfAbsent(workerId, id -> new AtomicLong());
+    }
+
+    private static long weight(RoutingRequest request) {
+        return Math.max(1, request.text().length());
     }
 }
