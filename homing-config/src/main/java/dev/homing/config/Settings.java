@@ -290,10 +290,10 @@ public final class Settings {
                     + "model, apart from the decode leg's, seeded with every prefill worker however it arrived")));
     public static final Setting<String> DECODE_POLICY = declare(Setting.of("decode-policy", TEXT,
                     DecodeBalancePolicy.NAME).check(oneOf(PolicyFactory.DECODE_NAMES))
-            .help("Policy of the decode leg: decode_balance (fewest requests in flight, then least context) or any "
+            .help("Policy of the decode leg: decode_balance (the least outstanding context in flight) or any "
                     + "--policy name.", "a decode engine is handed the prompt's KV: no prefix there is worth aiming at")
-            .gateway(PD, different("the reference defaults to `--policy`; Homing to `decode_balance`, fewest requests "
-                    + "in flight then least context in flight, as a decode engine is handed the prompt's KV and a "
+            .gateway(PD, different("the reference defaults to `--policy`; Homing to `decode_balance`, the worker with "
+                    + "the least outstanding context in flight, as a decode engine is handed the prompt's KV and a "
                     + "prefix policy there only skews the load ([PD.md](PD.md)); any `--policy` name is accepted")));
 
     public static final Setting<Long> WORKER_STARTUP_TIMEOUT_SECS = declare(

@@ -1,12 +1,10 @@
 package dev.homing.cli.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -15,7 +13,6 @@ import tools.jackson.databind.json.JsonMapper;
  * Data-parallel ranks live (issue 17, target 3): a {@code --dp-size 4} engine behind a gateway that routes to its
  * ranks ({@code --dp-aware}, {@code url@0..3}) keeps each conversation's prefix on the rank that holds it; the same
  * engine behind a gateway that sees it whole leaves the ranks to the engine's own round robin, which loses it.
- * Skipped until {@code homing sim-engine} has {@code --dp-size}.
  */
 class DataParallelIT {
 
@@ -23,11 +20,6 @@ class DataParallelIT {
     private static final int RANKS = 4;
 
     private final ProcessFleet fleet = new ProcessFleet("data-parallel");
-
-    @BeforeEach
-    void needsRanks() {
-        assumeTrue(SimEngineRoles.dataParallel(), "homing sim-engine has no --dp-size yet");
-    }
 
     @AfterEach
     void stopProcesses() {

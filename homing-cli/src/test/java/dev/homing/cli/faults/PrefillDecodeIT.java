@@ -1,14 +1,12 @@
 package dev.homing.cli.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -17,7 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Prefill/decode live (issue 17, target 2): two simulated prefill engines and two decode engines behind the gateway.
  * A conversation's later turns report the prompt tokens the prefill engine had cached; long prompts with one output
  * token (the reference's PR #27547 case) spread over the prefill engines; a prefill engine killed under load loses
- * no request and duplicates none. Skipped until {@code homing sim-engine} has its prefill/decode roles.
+ * no request and duplicates none.
  */
 class PrefillDecodeIT {
 
@@ -25,11 +23,6 @@ class PrefillDecodeIT {
     private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(120);
 
     private final ProcessFleet fleet = new ProcessFleet("prefill-decode");
-
-    @BeforeEach
-    void needsEngineRoles() {
-        assumeTrue(SimEngineRoles.prefillDecode(), "homing sim-engine has no --disaggregation-mode yet");
-    }
 
     @AfterEach
     void stopProcesses() {

@@ -22,8 +22,13 @@ import java.util.function.LongSupplier;
  * whether the client set one of these fields itself, which the gateway refuses rather than send a body holding the
  * key twice.
  *
- * @param batchItems how many items the request holds when it is a batch ({@code n} above 1, or a {@code text},
- *                   {@code prompt} or {@code input_ids} array of items), else 0
+ * <p>A batch's items are counted as the engine counts them: its prompts (a {@code text}, {@code prompt} or
+ * {@code input_ids} array of them, else one) times the native {@code sampling_params.n}, the whole list once a
+ * sample. An OpenAI request's top-level {@code n} asks for several choices of its one prompt: it keeps one value of
+ * each field, which the engine reads as consecutive rooms from the one given.
+ *
+ * @param batchItems how many items the request holds when it is a batch (more than one prompt, or a native
+ *                   {@code n} above 1), else 0
  * @param logprobs   the client asked for log probabilities ({@code return_logprob} or {@code logprobs})
  */
 public record AddedFields(int batchItems, boolean logprobs) {
@@ -51,7 +56,7 @@ public record AddedFields(int batchItems, boolean logprobs) {
                     }
                 }
                 switch (name) {
-                    case "n" -> n = value == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : 0;
+                    case "sampling_params" -> n = samplingN(p);
                     case "text", "prompt", "input_ids" -> items = Math.max(items, batchItems(p, name));
                     case "return_logprob", "logprobs" -> logprobs |= value == JsonToken.VALUE_TRUE
                             || value == JsonToken.VALUE_NUMBER_INT && p.getIntValue() > 0;
@@ -61,7 +66,35 @@ public record AddedFields(int batchItems, boolean logprobs) {
         } catch (JacksonException e) {
             throw new BadRequestException("malformed JSON: " + e.getOriginalMessage());
         }
-        return new AddedFields(n > 1 ? n : items, logprobs);
+        return new AddedFields(items == 0 && n <= 1 ? 0 : Math.max(items, 1) * Math.max(n, 1), logprobs);
+    }
+
+    /** An integer value, or 0 for any other; the parser is left at the value's end. */
+    private static int count(JsonParser p) {
+        if (p.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+            return p.getIntValue();
+        }
+        p.skipChildren();
+        return 0;
+    }
+
+    /** The {@code n} of a native request's {@code sampling_params} object, 0 when absent. */
+    private static int samplingN(JsonParser p) {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return 0;
+        }
+        int n = 0;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            p.nextToken();
+            if (name.equals("n")) {
+                n = count(p);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return n;
     }
 
     /**

@@ -47,12 +47,26 @@ class AddedFieldsTest {
     }
 
     @Test
-    void aBatchIsAnArrayOfTextsOrOfTokenIdArraysOrMoreThanOneChoice() throws Exception {
+    void aBatchIsAnArrayOfTextsOrOfTokenIdArrays() throws Exception {
         assertThat(read("{\"prompt\":[\"a\",\"b\"]}").batchItems()).isEqualTo(2);
         assertThat(read("{\"input_ids\":[[1,2],[3],[4]]}").batchItems()).isEqualTo(3);
-        assertThat(read("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"n\":4}").batchItems()).isEqualTo(4);
         assertThat(read("{\"input_ids\":[1,2,3]}").batchItems()).as("one prompt of token ids").isZero();
         assertThat(read("{\"prompt\":\"a\",\"n\":1}").batchItems()).isZero();
+    }
+
+    @Test
+    void aBatchOfSeveralChoicesHoldsEveryPromptOnceAChoiceAsTheEngineCountsItsItems() throws Exception {
+        assertThat(read("{\"text\":[\"a\",\"b\"],\"sampling_params\":{\"temperature\":0,\"n\":2}}").batchItems())
+                .isEqualTo(4);
+        assertThat(read("{\"text\":\"a\",\"sampling_params\":{\"n\":3,\"stop\":[\"x\"]}}").batchItems())
+                .isEqualTo(3);
+        assertThat(read("{\"text\":\"a\",\"sampling_params\":{\"n\":1}}").batchItems()).isZero();
+    }
+
+    @Test
+    void anOpenAiRequestForSeveralChoicesOfItsOnePromptKeepsOneRoom() throws Exception {
+        assertThat(read("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"n\":4}").batchItems()).isZero();
+        assertThat(read("{\"prompt\":[\"a\",\"b\",\"c\"],\"n\":2}").batchItems()).isEqualTo(3);
     }
 
     @Test

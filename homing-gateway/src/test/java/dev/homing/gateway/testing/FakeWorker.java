@@ -240,11 +240,11 @@ public final class FakeWorker implements AutoCloseable {
         }
     }
 
-    /** A prefill's one-token answer: the room handed over, usage and input log probabilities reported. */
+    /** A prefill's one-token answer: the room handed over, its usage reported. */
     private void prefill(HttpServerRequest req, HttpServerResponse resp, List<Long> rooms, boolean stream) {
         rooms.forEach(FakeRooms::handOver);
-        String answer = "{\"text\":\"H\",\"meta_info\":{\"prompt_tokens\":5,\"cached_tokens\":3,"
-                + "\"input_token_logprobs\":[[null,11,null],[-0.5,12,null]]},\"usage\":{\"prompt_tokens\":5,"
+        String answer = "{\"text\":\"H\",\"meta_info\":{\"prompt_tokens\":5,\"cached_tokens\":3},"
+                + "\"usage\":{\"prompt_tokens\":5,"
                 + "\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":3}}}";
         if (behaviour == Behaviour.BREAK_AFTER_HANDOFF) {
             resp.setChunked(true).putHeader("content-type", "text/event-stream").write("data: {\"text\":\"H\"}\n\n");
@@ -298,7 +298,7 @@ public final class FakeWorker implements AutoCloseable {
     }
 
     private String decodeAnswer() {
-        return "{\"text\":\"Hello\",\"meta_info\":{\"input_token_logprobs\":[[-0.1,13,null]]},"
+        return "{\"text\":\"Hello\","
                 + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,"
                 + "\"prompt_tokens_details\":{\"cached_tokens\":3}},\"worker\":\"" + url() + "\"}";
     }

@@ -59,9 +59,14 @@ public final class RunningGateway implements AutoCloseable {
      * reports, so the gateway learns it) and {@code --decode}.
      */
     public static Config prefillDecodeConfig(List<FakeWorker> prefills, List<FakeWorker> decodes) {
-        return config(List.of()).with(Settings.PD_DISAGGREGATION, true)
-                .with(Settings.PREFILL, prefills.stream().map(FakeWorker::url).toList())
-                .with(Settings.DECODE, decodes.stream().map(FakeWorker::url).toList());
+        return prefillDecodeUrls(prefills.stream().map(FakeWorker::url).toList(),
+                decodes.stream().map(FakeWorker::url).toList());
+    }
+
+    /** As {@link #prefillDecodeConfig}, with the workers' {@code --prefill} and {@code --decode} values. */
+    public static Config prefillDecodeUrls(List<String> prefills, List<String> decodes) {
+        return config(List.of()).with(Settings.PD_DISAGGREGATION, true).with(Settings.PREFILL, prefills)
+                .with(Settings.DECODE, decodes);
     }
 
     /** A gateway with {@code config} (checked first), once every worker takes traffic. */
