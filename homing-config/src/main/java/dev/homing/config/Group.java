@@ -16,7 +16,7 @@ public enum Group {
     LOGGING("Logging"), METRICS("Metrics"), REQUESTS("Requests"), ADMISSION("Admission control and rate limiting"),
     RETRIES("Retries"), CIRCUIT_BREAKER("Circuit breaker"), HEALTH("Health checks"),
     TOKENIZER("Tokenizer, gRPC mode" + Group.NOT_YET), PARSERS("Parsers" + Group.NOT_YET), BACKEND("Backend"),
-    STORAGE("History storage" + Group.NOT_YET), TLS("TLS"), TRACING("Tracing" + Group.NOT_YET),
+    STORAGE("History storage" + Group.NOT_YET), TLS("TLS"), TRACING("Tracing"),
     AUTHENTICATION("Authentication"), MESH("HA mesh" + Group.NOT_YET),
     REPORT("Report");
 

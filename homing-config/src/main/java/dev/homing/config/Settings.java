@@ -372,7 +372,9 @@ public final class Settings {
                     + "detail").gateway(LOGGING, same()));
     public static final Setting<Boolean> LOG_JSON = declare(Setting.off("log-json")
             .help("Write one JSON object per log line (Homing).", "plain lines, for people; log shippers opt in")
-            .gateway(LOGGING, homing(null)));
+            .gateway(LOGGING, homing("one flat JSON object a line: `time`, `level`, `logger`, `thread`, `message`, "
+                    + "and the access log's fields (`request_id`, `route`, `model`, `worker`, `branch`, `status`, "
+                    + "`total_ms`, ...; `trace_id` when traced), numbers as numbers")));
 
     public static final Setting<String> PROMETHEUS_HOST = declare(Setting.of("prometheus-host", TEXT, "0.0.0.0")
             .help("Address of the metrics listener.", "all interfaces, for a scraper on another machine")
@@ -532,10 +534,20 @@ public final class Settings {
         notYet(TLS, Setting.of("ca-cert-paths", listOf(TEXT), List.of()), "CAs of workers (not supported yet).");
     }
 
-    static {
-        notYet(TRACING, Setting.off("enable-trace"), "OpenTelemetry traces.");
-        notYet(TRACING, Setting.of("otlp-traces-endpoint", TEXT, "localhost:4317"), "Where traces go.");
-    }
+    public static final Setting<Boolean> ENABLE_TRACE = declare(Setting.off("enable-trace")
+            .help("Export OpenTelemetry traces: a span per inference request, a child per attempt at a worker.",
+                    "off, as the reference: a gateway without a collector pays nothing for traces")
+            .gateway(TRACING, different("OpenTelemetry over OTLP/HTTP, not gRPC: a server span per inference "
+                    + "request with the routing decision (policy, branch, match ratio, worker, model, held time, "
+                    + "retries), a client span per attempt at a worker, whose W3C `traceparent` the engine gets; an "
+                    + "incoming `traceparent` is continued ([DIFFERENCES.md](DIFFERENCES.md))")));
+    public static final Setting<String> OTLP_TRACES_ENDPOINT = declare(Setting.of("otlp-traces-endpoint", TEXT,
+            OtlpEndpoint.DEFAULT).label("ENDPOINT").check(OtlpEndpoint::problem)
+            .help("Where traces go, over OTLP/HTTP: host:port (then /v1/traces), or the full URL.", "the "
+                    + "collector's OTLP/HTTP port on the same host (the reference's 4317 is OTLP/gRPC's)")
+            .gateway(TRACING, different("OTLP/HTTP (protobuf): `host:port` posts to `http://host:port/v1/traces`, a "
+                    + "URL with no path gets `/v1/traces`; the default is the OTLP/HTTP port 4318, where the "
+                    + "reference's 4317 is OTLP/gRPC's")));
 
     public static final Setting<String> API_KEY = declare(Setting.of("api-key", TEXT, null).check(notBlank())
             .help("Clients must send it as Bearer; also sent to --worker-urls.", "none: a gateway on a private "

@@ -15,6 +15,7 @@ import dev.homing.gateway.proxy.InferenceAdmission;
 import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -78,11 +79,12 @@ public final class Gateway implements AutoCloseable {
     private final MetricsServer metricsServer;
     /** Kubernetes discovery, or null when off. */
     private final PodDiscovery discovery;
+    private final Tracing tracing;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
                     WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
-                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery) {
+                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing) {
         this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
@@ -93,6 +95,7 @@ public final class Gateway implements AutoCloseable {
         this.servers = servers;
         this.metricsServer = metricsServer;
         this.discovery = discovery;
+        this.tracing = tracing;
     }
 
     /**
@@ -120,6 +123,16 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver) {
+        return start(config, discovery, resolver, Tracing.of(config));
+    }
+
+    /**
+     * As {@link #start(GatewayConfig, DiscoverySettings, WorkerHostAllowList.Resolver)}, with the requests' spans
+     * going to {@code tracing} (in place of what {@code --enable-trace} asks for), which the gateway closes with
+     * itself.
+     */
+    public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
+                                WorkerHostAllowList.Resolver resolver, Tracing tracing) {
         WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
@@ -160,7 +173,7 @@ public final class Gateway implements AutoCloseable {
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
                     config.get(Settings.MAX_PAYLOAD_SIZE), Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
-                    config.get(Settings.DP_AWARE));
+                    config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
@@ -185,7 +198,7 @@ public final class Gateway implements AutoCloseable {
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
-                    metricsServer, pods);
+                    metricsServer, pods, tracing);
             LOG.info("Homing gateway listening on {}://{}:{} ({}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
                     config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
@@ -195,6 +208,7 @@ public final class Gateway implements AutoCloseable {
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();
+            tracing.close();
             throw e;
         }
     }
@@ -303,5 +317,7 @@ public final class Gateway implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        // Last: the spans of the requests that finished during the grace are queued by now.
+        tracing.close();
     }
 }

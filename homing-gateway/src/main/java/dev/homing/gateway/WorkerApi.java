@@ -228,7 +228,7 @@ final class WorkerApi {
         out.put("load", w.inFlight());
         out.put("labels", w.labels());
         out.put("priority", w.priority());
-        out.put("has_api_key", w.apiKey() != null);
+        out.put("has_api_key", w.target().authorization() != null);
         return out;
     }
 

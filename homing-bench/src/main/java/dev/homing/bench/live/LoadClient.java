@@ -18,6 +18,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -250,27 +252,24 @@ public final class LoadClient implements AutoCloseable {
                 finish(RequestOutcome.Status.INVALID_RESPONSE, "a streamed answer without any data event");
                 return;
             }
-            try {
-                if (endpoint.streamsCumulativeText() && lastChunk != null) {
-                    JsonNode last = JSON.readTree(lastChunk, 0, lastChunkLength);
-                    usage = AnswerFields.usage(last, endpoint);
-                    if (request.keepText()) {
-                        text = new StringBuilder(AnswerFields.chunkText(last, endpoint));
-                    }
-                }
-            } catch (JacksonException e) {
-                invalid(e);
-                return;
+            if (endpoint.streamsCumulativeText() && lastChunk != null) {
+                succeedWith(() -> JSON.readTree(lastChunk, 0, lastChunkLength), AnswerFields::chunkText);
+            } else {
+                finish(RequestOutcome.Status.SUCCESS, null);
             }
-            finish(RequestOutcome.Status.SUCCESS, null);
         }
 
         private void onWholeAnswer(Buffer body) {
+            succeedWith(() -> JSON.readTree(body.getBytes()), AnswerFields::answerText);
+        }
+
+        /** Takes the usage, and the text when the request keeps it, from the answer read; unreadable, it is invalid. */
+        private void succeedWith(Supplier<JsonNode> answer, BiFunction<JsonNode, Endpoint, String> textOf) {
             try {
-                JsonNode answer = JSON.readTree(body.getBytes());
-                usage = AnswerFields.usage(answer, endpoint);
+                JsonNode node = answer.get();
+                usage = AnswerFields.usage(node, endpoint);
                 if (request.keepText()) {
-                    text = new StringBuilder(AnswerFields.answerText(answer, endpoint));
+                    text = new StringBuilder(textOf.apply(node, endpoint));
                 }
             } catch (JacksonException e) {
                 invalid(e);

@@ -27,15 +27,17 @@ public final class ResultAggregator implements OutcomeListener {
     private final Recorder ttft = new Recorder(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
     private final Recorder gaps = new Recorder(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
     private final Recorder e2e = new Recorder(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
+    // How requests ended.
     private final LongAdder sent = new LongAdder();
     private final LongAdder ended = new LongAdder();
     private final LongAdder succeeded = new LongAdder();
+    private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+    // What the answers said of their tokens.
+    private final LongAdder withUsage = new LongAdder();
     private final LongAdder promptTokens = new LongAdder();
     private final LongAdder completionTokens = new LongAdder();
-    private final LongAdder withUsage = new LongAdder();
     private final LongAdder cachedReportPromptTokens = new LongAdder();
     private final LongAdder cachedTokens = new LongAdder();
-    private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
 
     private final Histogram ttftTotal = new Histogram(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
     private final Histogram gapsTotal = new Histogram(HIGHEST_MICROS, SIGNIFICANT_DIGITS);

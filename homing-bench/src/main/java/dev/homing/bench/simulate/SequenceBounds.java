@@ -34,10 +34,8 @@ final class SequenceBounds {
     private final PooledCacheBound blockPooled;
     private final KvCache tokenOracle;
     private final KvCache tokenPooled;
-    private long tokenRequests;
-    private long tokenPrompts;
-    private long tokenOracleHits;
-    private long tokenPooledHits;
+    private HitRate tokenOracleRate = HitRate.NONE;
+    private HitRate tokenPooledRate = HitRate.NONE;
 
     SequenceBounds(long pooledTokens, int pageSize) {
         this.pooledTokens = pooledTokens;
@@ -55,10 +53,8 @@ final class SequenceBounds {
             blockPooled.accept(blocks);
             return;
         }
-        tokenRequests++;
-        tokenPrompts += promptTokens.length;
-        tokenOracleHits += hitThenInsert(tokenOracle, promptTokens, promptTokens.length);
-        tokenPooledHits += hitThenInsert(tokenPooled, promptTokens, promptTokens.length);
+        tokenOracleRate = tokenOracleRate.plus(tokenRequest(tokenOracle, promptTokens));
+        tokenPooledRate = tokenPooledRate.plus(tokenRequest(tokenPooled, promptTokens));
     }
 
     /** An answer finished and its conversation goes on: cache the prompt and the answer as the engine did. */
@@ -72,15 +68,13 @@ final class SequenceBounds {
     }
 
     CacheBounds result() {
-        HitRate blockOracleRate = blockOracle.result();
-        HitRate blockPooledRate = blockPooled.result();
-        return new CacheBounds(plus(blockOracleRate, tokenOracleHits), plus(blockPooledRate, tokenPooledHits),
+        return new CacheBounds(blockOracle.result().plus(tokenOracleRate), blockPooled.result().plus(tokenPooledRate),
                 pooledTokens);
     }
 
-    private HitRate plus(HitRate blocks, long tokenHits) {
-        return new HitRate(blocks.hitTokens() + tokenHits, blocks.promptTokens() + tokenPrompts, blocks.hitBlocks(),
-                blocks.blocks(), blocks.requests() + tokenRequests);
+    /** One request of {@code promptTokens} counted to the token on {@code cache}: no blocks. */
+    private static HitRate tokenRequest(KvCache cache, int[] promptTokens) {
+        return new HitRate(hitThenInsert(cache, promptTokens, promptTokens.length), promptTokens.length, 0, 0, 1);
     }
 
     /**

@@ -50,6 +50,9 @@ import org.HdrHistogram.Histogram;
  * the policy places on. Events are taken strictly in time order; at equal times engine steps come first (in the
  * fleet's order), then timers, then arrivals, so an arrival sees every answer that finished at its instant.
  *
+ * <p>Invariants: simulated time never goes back, since each turn of the loop takes the earliest event left; every
+ * placement ends exactly once (completed by its engine, or unsent), which its {@link Placement} checks.
+ *
  * <p>Not thread-safe; single use: {@link #run} builds one and runs it to the end.
  */
 public final class Simulation {

@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
  * conversations: one per question, one turn per question turn, with the same system prompt, starting by a Poisson
  * process and pausing an exponential think time between turns. Small (80 questions); read whole.
  */
-public final class MtBench implements Workload {
+public record MtBench(Path file, Options options) implements Workload {
 
     /** A short generic instruction, written for this workload. */
     public static final String DEFAULT_SYSTEM_PROMPT =
@@ -44,12 +44,9 @@ public final class MtBench implements Workload {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final Path file;
-    private final Options options;
-
-    public MtBench(Path file, Options options) {
-        this.file = Objects.requireNonNull(file, "file");
-        this.options = Objects.requireNonNull(options, "options");
+    public MtBench {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(options, "options");
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 5 of the suite: one request at a time, two may wait four seconds. Requests beyond the queue are refused with
@@ -20,15 +21,15 @@ class AdmissionQueueIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private final ProcessFleet fleet = new ProcessFleet("admission-queue");
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("admission-queue");
     /** One thread per request of the test, so no request waits for a thread. */
     private final ExecutorService clients = Executors.newFixedThreadPool(6);
     private final List<String> answeredInOrder = new CopyOnWriteArrayList<>();
 
     @AfterEach
-    void stopProcesses() {
+    void stopClients() {
         clients.shutdownNow();
-        fleet.close();
     }
 
     @Test

@@ -1,12 +1,13 @@
 package dev.homing.cli.faults;
 
+import static dev.homing.cli.faults.ProcessFleet.LOAD_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 3 of the suite: a flood of requests the engines refuse with 400 (prompts beyond their context length) is
@@ -14,16 +15,11 @@ import org.junit.jupiter.api.Test;
  */
 class ClientErrorFloodIT {
 
-    private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     private static final int CONTEXT_TOKENS = 256;
     private static final int FLOOD = 300;
 
-    private final ProcessFleet fleet = new ProcessFleet("client-error-flood");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("client-error-flood");
 
     @Test
     void aFloodOfPromptsTooLongForTheEnginesOpensNoCircuit() throws Exception {

@@ -1,13 +1,14 @@
 package dev.homing.cli.faults;
 
+import static dev.homing.cli.faults.ProcessFleet.LOAD_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 1 of the suite: one of four engine processes is killed (SIGKILL) under steady load of plain requests and
@@ -20,17 +21,12 @@ class EngineKillIT {
      * kill finds streams half generated, and a plain 8-token request some 35 ms.
      */
     private static final String TIME_SCALE = "2";
-    private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     private static final int PLAIN_CLIENTS = 2;
     private static final int PLAIN_REQUESTS = 300;
     private static final int STREAMS = 32;
 
-    private final ProcessFleet fleet = new ProcessFleet("engine-kill");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("engine-kill");
 
     @Test
     void killingAnEngineUnderLoadLosesNoRequestDuplicatesNoneAndItsRestartBringsTrafficBack() throws Exception {

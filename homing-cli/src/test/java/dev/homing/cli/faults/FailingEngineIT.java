@@ -1,13 +1,14 @@
 package dev.homing.cli.faults;
 
+import static dev.homing.cli.faults.ProcessFleet.LOAD_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 2 of the suite: of four engines one fails half its requests with 500 and one hangs. Their circuits open,
@@ -16,21 +17,16 @@ import org.junit.jupiter.api.Test;
  */
 class FailingEngineIT {
 
-    private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     /** Open circuits wait this long before half-open probes: long enough to watch, short enough for a test. */
-    private static final int OPEN_SECONDS = 4;
+    private static final String OPEN_SECONDS = "4";
     /**
      * What the hung engine's requests wait before they time out: short enough to open its circuit in seconds, long
      * enough that a healthy engine on a machine with both cores busy always answers within it.
      */
-    private static final int REQUEST_TIMEOUT_SECONDS = 4;
+    private static final String REQUEST_TIMEOUT_SECONDS = "4";
 
-    private final ProcessFleet fleet = new ProcessFleet("failing-engines");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("failing-engines");
 
     @Test
     void circuitsOfAFlakyAndAHungEngineOpenTrafficMovesAndTheyCloseOnceTheFaultsAreCleared() throws Exception {
@@ -44,8 +40,7 @@ class FailingEngineIT {
         List<EngineProcess> engines = List.of(flaky, hung, healthy.get(0), healthy.get(1));
         GatewayProcess gateway = fleet.gateway("512m", engines, "--policy", "round_robin",
                 "--cb-failure-threshold", "3", "--cb-success-threshold", "2",
-                "--cb-timeout-duration-secs", Integer.toString(OPEN_SECONDS), "--request-timeout-secs",
-                Integer.toString(REQUEST_TIMEOUT_SECONDS));
+                "--cb-timeout-duration-secs", OPEN_SECONDS, "--request-timeout-secs", REQUEST_TIMEOUT_SECONDS);
         fleet.awaitReady(gateway, 4);
         String url = gateway.url() + Requests.CHAT;
         List<Answer> answers = new ArrayList<>();

@@ -12,17 +12,22 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The processes of one fault scenario: simulated engines and a gateway, each on a free loopback port, with their
  * logs and request-id records under {@code target/fault-suite/<scenario>/}. Closing the fleet stops every process it
- * started, and so does the test JVM's exit if a test never gets to close it.
+ * started, and so does the test JVM's exit if a test never gets to close it. Registered as an instance
+ * {@code @RegisterExtension} field, a fleet closes itself after each test, after the test's own {@code @AfterEach}.
  */
-final class ProcessFleet implements AutoCloseable {
+final class ProcessFleet implements AutoCloseable, AfterEachCallback {
 
     /** JVM start, picocli, Vert.x and worker registration on two busy cores: generous, and only reached on failure. */
     static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     static final Duration POLL = Duration.ofMillis(100);
+    /** A load run's bound, and an outcome's under load: generous, and only reached on failure. */
+    static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
     /** A small engine's JVM: a few hundred requests need little heap, and a serial collector spares the cores. */
     static final List<String> ENGINE_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
 
@@ -103,6 +108,11 @@ final class ProcessFleet implements AutoCloseable {
 
     Path dir() {
         return dir;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close();
     }
 
     @Override

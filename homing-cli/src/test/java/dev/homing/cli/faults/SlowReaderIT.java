@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 4 of the suite: thousands of streams whose clients stop reading. The gateway must hold each one's backlog
@@ -37,13 +38,13 @@ class SlowReaderIT {
     private static final long HEAP_BOUND_BYTES = 256L << 20;
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
-    private final ProcessFleet fleet = new ProcessFleet("slow-readers");
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("slow-readers");
     private final Vertx vertx = Vertx.vertx();
 
     @AfterEach
-    void stopProcesses() throws Exception {
+    void closeVertx() throws Exception {
         vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        fleet.close();
     }
 
     @Test

@@ -31,6 +31,9 @@ import java.util.function.LongSupplier;
  * available: then it may go back to one of them rather than fail. It is never held: the awaited prefill has had its
  * chance.
  *
+ * <p>Invariant: every choice the policy makes is answered once, as a {@link Placement} that will end, or, refused by
+ * the driver, with {@code onCompleted} at once; the policy is asked at most once more per worker, so a step ends.
+ *
  * <p>Thread-safe when the policy is (the gateway places from every event loop at once): a step keeps its state on
  * the stack.
  */

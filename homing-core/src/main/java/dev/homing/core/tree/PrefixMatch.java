@@ -1,6 +1,7 @@
 package dev.homing.core.tree;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,11 +24,19 @@ public final class PrefixMatch {
     private final long[][] tenants;
     private final TenantRegistry registry;
 
-    PrefixMatch(int textChars, int[] ends, long[][] tenants, TenantRegistry registry) {
+    /**
+     * The match of a text of {@code textChars} characters along the first {@code levels} nodes of a walk, node
+     * {@code i} ending {@code ends[i]} characters into the text. Keeps the nodes' tenant arrays themselves: the
+     * tree replaces a node's array when a tenant comes or goes (see {@link Node}).
+     */
+    PrefixMatch(int textChars, Node[] nodes, int[] ends, int levels, TenantRegistry registry) {
         this.textChars = textChars;
-        this.ends = ends;
-        this.tenants = tenants;
         this.registry = registry;
+        this.ends = Arrays.copyOf(ends, levels);
+        this.tenants = new long[levels][];
+        for (int i = 0; i < levels; i++) {
+            tenants[i] = nodes[i].tenants;
+        }
     }
 
     /** Characters (UTF-16 units) of the text. */

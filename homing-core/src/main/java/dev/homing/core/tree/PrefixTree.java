@@ -20,7 +20,8 @@ import java.util.function.ToLongFunction;
  * <h2>Structure and invariants</h2>
  * Edges hold text as strings (one byte a character when it fits Latin-1, see {@link EdgeText}); siblings start
  * with distinct code points. Each node lists its tenants (workers that inserted a text through it) with a last-access
- * stamp from a logical clock. Invariants, checked by the tests after every randomized step:
+ * stamp from a logical clock. Invariants, kept by insert, eviction and tenant removal (all under the write lock) and
+ * checked by the tests ({@code checkInvariants()}) after every randomized step:
  * <ul>
  *   <li>a tenant at a node is at its parent (the root implicitly holds everyone and stores nothing);</li>
  *   <li>every node but the root has at least one tenant, so a node that loses its last tenant is removed;</li>
@@ -557,11 +558,7 @@ public final class PrefixTree {
         }
 
         PrefixMatch toMatch(int textChars, TenantRegistry registry) {
-            long[][] tenants = new long[size][];
-            for (int i = 0; i < size; i++) {
-                tenants[i] = nodes[i].tenants;
-            }
-            return new PrefixMatch(textChars, Arrays.copyOf(ends, size), tenants, registry);
+            return new PrefixMatch(textChars, nodes, ends, size, registry);
         }
     }
 }

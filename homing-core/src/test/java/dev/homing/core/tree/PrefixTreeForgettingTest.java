@@ -12,10 +12,9 @@ class PrefixTreeForgettingTest {
 
     @Test
     void anEvictionBelowAPointForgetsTheTenantsOtherBranchesThereButNotTheTextsPath() {
-        tree.insert("shared-one", "w0");
-        tree.insert("shared-two", "w0");
-        tree.insert("shared-two", "w1");
-        tree.insert("shared-abc", "w0");
+        insert("w0", "shared-one", "shared-two");
+        insert("w1", "shared-two");
+        insert("w0", "shared-abc");
 
         long forgotten = tree.forgetBranchesBelow("shared-abc", 3, "w0");
 
@@ -38,10 +37,8 @@ class PrefixTreeForgettingTest {
 
     @Test
     void aTenantAboveItsBudgetLosesItsOldestLeavesAndNoOneElseLosesAnything() {
-        tree.insert("aaaa", "w0");
-        tree.insert("bbbb", "w0");
-        tree.insert("cccc", "w1");
-        tree.insert("dddd", "w1");
+        insert("w0", "aaaa", "bbbb");
+        insert("w1", "cccc", "dddd");
 
         tree.evictTenantsAbove(id -> id.equals("w0") ? 4 : Long.MAX_VALUE);
 
@@ -49,5 +46,12 @@ class PrefixTreeForgettingTest {
                 "w0", java.util.List.of("bbbb"),
                 "w1", java.util.List.of("cccc", "dddd")));
         tree.checkInvariants();
+    }
+
+    /** Inserts {@code texts} for {@code tenant}, one after the other. */
+    private void insert(String tenant, String... texts) {
+        for (String text : texts) {
+            tree.insert(text, tenant);
+        }
     }
 }

@@ -3,12 +3,15 @@ package dev.homing.gateway.http;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 import java.util.Locale;
 
 /**
  * What one request did, filled in as it goes and written once at completion: one access-log line and the HTTP
  * metrics. In the line's text every value is one field ({@link #field}): what a client sent cannot forge another.
+ * The same fields go with the line as key-value pairs, numbers as numbers and unknown ones left out, which
+ * {@code --log-json} writes as the fields of the line's JSON object (its encoder escapes every value).
  * Confined to the request's event loop; {@link #complete} ignores calls after the first.
  */
 public final class RequestRecord {
@@ -27,6 +30,8 @@ public final class RequestRecord {
     private long firstByteNanos = -1;
     private long promptTokens = -1;
     private long cachedTokens = -1;
+    /** The request's trace when it is traced, else null. */
+    private String traceId;
     private boolean completed;
 
     public RequestRecord(GatewayMetrics metrics, String requestId, String method, String path) {
@@ -49,6 +54,11 @@ public final class RequestRecord {
         this.worker = worker;
         this.branch = branch;
         this.matchRatio = matchRatio;
+    }
+
+    /** The request is traced, in the trace {@code id} (null: it is not). */
+    public void traced(String id) {
+        this.traceId = id;
     }
 
     /** The token counts the worker reported for this request. */
@@ -94,18 +104,36 @@ public final class RequestRecord {
         String ttfb = firstByteNanos < 0 ? "-" : String.format(Locale.ROOT, "%.1f", firstByteNanos / 1e6);
         String totalMs = String.format(Locale.ROOT, "%.1f", total / 1e6);
         // The message reads well as text; the key-value pairs make each field a field in JSON logs.
-        ACCESS.atInfo()
+        LoggingEventBuilder line = ACCESS.atInfo()
                 .addKeyValue("request_id", requestId).addKeyValue("method", method).addKeyValue("route", path)
                 .addKeyValue("model", model).addKeyValue("worker", worker).addKeyValue("branch", branch)
-                .addKeyValue("match_ratio", ratio).addKeyValue("status", status)
-                .addKeyValue("error", errorCode == null ? "-" : errorCode)
-                .addKeyValue("prompt_tokens", promptTokens).addKeyValue("cached_tokens", cachedTokens)
-                .addKeyValue("ttfb_ms", ttfb).addKeyValue("total_ms", totalMs)
-                .log("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
-                                + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}",
-                        field(requestId), field(method), field(path), field(model), field(worker), field(branch),
-                        ratio, status, errorCode == null ? "" : " error=" + field(errorCode),
-                        promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens, ttfb, totalMs);
+                .addKeyValue("status", status).addKeyValue("total_ms", tenths(total));
+        if (matchRatio >= 0) {
+            line.addKeyValue("match_ratio", Math.round(matchRatio * 1000) / 1000.0);
+        }
+        if (errorCode != null) {
+            line.addKeyValue("error", errorCode);
+        }
+        if (promptTokens >= 0) {
+            line.addKeyValue("prompt_tokens", promptTokens).addKeyValue("cached_tokens", cachedTokens);
+        }
+        if (firstByteNanos >= 0) {
+            line.addKeyValue("ttfb_ms", tenths(firstByteNanos));
+        }
+        if (traceId != null) {
+            line.addKeyValue("trace_id", traceId);
+        }
+        line.log("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
+                        + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}{}",
+                field(requestId), field(method), field(path), field(model), field(worker), field(branch),
+                ratio, status, errorCode == null ? "" : " error=" + field(errorCode),
+                promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens, ttfb, totalMs,
+                traceId == null ? "" : " trace_id=" + traceId);
+    }
+
+    /** Nanoseconds as milliseconds to a tenth. */
+    private static double tenths(long nanos) {
+        return Math.round(nanos / 1e5) / 10.0;
     }
 
     /**

@@ -3,8 +3,8 @@ package dev.homing.gateway.logging;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.jul.LevelChangePropagator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
@@ -13,13 +13,16 @@ import ch.qos.logback.core.encoder.Encoder;
 import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * Applies {@code --log-level}, {@code --log-json} and {@code --log-dir} to Logback at start-up, over the shipped
- * {@code logback.xml} (INFO, Netty and Vert.x at WARN). Call once, before the gateway starts.
+ * Applies {@code --log-level}, {@code --log-json} ({@link JsonLineEncoder}) and {@code --log-dir} to Logback at
+ * start-up, over the shipped {@code logback.xml} (INFO, Netty and Vert.x at WARN), and sends what libraries log
+ * through {@code java.util.logging} (the trace exporter, the JDK's HTTP client) the same way, so every line has the
+ * same form. Call once, before the gateway starts.
  */
 public final class LogSetup {
 
@@ -32,6 +35,7 @@ public final class LogSetup {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             return;
         }
+        bridgeJavaUtilLogging(context);
         Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.toLevel(config.get(Settings.LOG_LEVEL).toUpperCase(Locale.ROOT), Level.INFO));
         if (!config.get(Settings.LOG_JSON) && config.get(Settings.LOG_DIR) == null) {
@@ -50,17 +54,28 @@ public final class LogSetup {
         }
     }
 
+    /**
+     * Routes {@code java.util.logging} to SLF4J. Logback's levels are copied to it as they change, so a record below
+     * them is dropped where it is made rather than built and handed over.
+     */
+    private static void bridgeJavaUtilLogging(LoggerContext context) {
+        if (context.getCopyOfListenerList().stream().noneMatch(LevelChangePropagator.class::isInstance)) {
+            LevelChangePropagator levels = new LevelChangePropagator();
+            levels.setContext(context);
+            levels.setResetJUL(true);
+            levels.start();
+            context.addListener(levels);
+        }
+        if (!SLF4JBridgeHandler.isInstalled()) {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
+        }
+    }
+
     private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
         if (json) {
-            JsonEncoder encoder = new JsonEncoder();
+            JsonLineEncoder encoder = new JsonLineEncoder();
             encoder.setContext(context);
-            // One readable message plus key-value pairs (the access log's fields), without Logback internals.
-            encoder.setWithFormattedMessage(true);
-            encoder.setWithMessage(false);
-            encoder.setWithArguments(false);
-            encoder.setWithContext(false);
-            encoder.setWithSequenceNumber(false);
-            encoder.setWithNanoseconds(false);
             encoder.start();
             return encoder;
         }

@@ -11,6 +11,7 @@ import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
+import dev.homing.gateway.tracing.RequestSpan;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
@@ -37,7 +38,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * needs no locks.
  * <ol>
  *   <li>{@code ADMISSION_WAIT}: admission control gives the request a permit at once, queues it (paused: its body
- *       stays in the socket), or refuses it (429 queue full, 408 waited too long).
+ *       stays in the socket), or refuses it (429 queue full, 503 waited too long).
  *   <li>{@code READING_BODY}: the body is read whole (bounded by {@code --max-payload-size}: 413), sniffed
  *       ({@link RoutingText}: 400 for a body that is no JSON object), its model's pool resolved, and the request
  *       placed on a worker ({@link ModelPool}, the core's placement step, with the workers' circuit breakers): 503
@@ -154,6 +155,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private final InferenceRoute route;
     private final RequestRecord record;
     private final Context context;
+    /** The request's trace span (a shared one doing nothing when tracing is off). */
+    private final RequestSpan trace;
     private Phase phase = Phase.ADMISSION_WAIT;
     /** Set when the request joins the admission queue: its place there, given up if the client leaves. */
     private AdmissionQueue.Ticket ticket;
@@ -198,6 +201,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         this.route = route;
         this.record = record;
         this.context = proxy.vertx().getOrCreateContext();
+        this.trace = proxy.tracing().request(request, route.path(), record.requestId());
+        record.traced(trace.traceId());
     }
 
     /** Installs the client's close handler, the only one the request gets, and asks for admission. */
@@ -259,7 +264,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             pool = proxy.registry().resolve(sniffed.model());
             added = proxy.dpAware() ? AddedFields.read(ByteSlice.of(received)) : null;
         } catch (NoRouteException e) {
-            answer(new ApiError(e.status(), e.code(), e.getMessage()));
+            answer(e.error());
             return;
         } catch (BadRequestException e) {
             answer(ApiError.badRequest(e.getMessage()));
@@ -272,11 +277,12 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         retry = proxy.retryPolicy().start();
-        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
         legBody = bodyFor(leg.worker(), null);
         Decision decision = placed.decision();
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
                 decision.textChars() > 0 ? decision.matchRatio() : -1);
+        trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
         proxy.metrics().routed(pool.model(), leg.worker().url(), route.path(), sniffed.stream(), pool.policy().name(),
                 decision);
         hold(leg.placement().hold());
@@ -309,7 +315,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         try {
             prefillPool = proxy.registry().resolve(sniffed.model(), WorkerRole.PREFILL);
         } catch (NoRouteException e) {
-            answer(new ApiError(e.status(), e.code(), e.getMessage()));
+            answer(e.error());
             return false;
         }
         pool = proxy.registry().pool(prefillPool.model(), WorkerRole.DECODE);
@@ -346,7 +352,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                     "No available servers: no available prefill workers (all circuits open or unhealthy)"));
             return false;
         }
-        UpstreamLeg prefillLeg = new UpstreamLeg(prefillPool.model(), prefillPlaced, context, proxy.metrics());
+        UpstreamLeg prefillLeg = new UpstreamLeg(prefillPool.model(), prefillPlaced, context, proxy.metrics(), trace);
         Placer.Placed<Worker, BreakerLease> decodePlaced = pool.placeAgain(routing, failed, proxy.breakers());
         if (!decodePlaced.found()) {
             prefillLeg.dropped();
@@ -354,7 +360,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                     "No available servers: no available decode workers (all circuits open or unhealthy)"));
             return false;
         }
-        leg = new UpstreamLeg(pool.model(), decodePlaced, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), decodePlaced, context, proxy.metrics(), trace);
         Worker prefillWorker = prefillLeg.worker();
         String bootstrap = added.bootstrap(prefillWorker.target().host(), prefillWorker.bootstrapPort(),
                 ThreadLocalRandom.current()::nextLong);
@@ -366,6 +372,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (first) {
             record.routed(pool.model(), workers, decision.branch(),
                     decision.textChars() > 0 ? decision.matchRatio() : -1);
+            trace.routed(pool.model(), prefillPool.policy().name(), decision, workers);
         } else {
             record.rerouted(workers);
         }
@@ -409,7 +416,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     private void endHold(Placement.HoldEnding ending) {
         Placement held = prefill != null ? prefill.leg().placement() : leg.placement();
-        proxy.metrics().prefillWait(pool.model(), ending.label(), held.endHold(ending));
+        long heldNanos = held.endHold(ending);
+        proxy.metrics().prefillWait(pool.model(), ending.label(), heldNanos);
+        trace.held(heldNanos);
     }
 
     // CONNECTING, SOCKET_WAIT, AWAITING_HEAD: an attempt goes out
@@ -673,7 +682,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             answer(new ApiError(503, "no_available_workers", "No available workers (all circuits open or unhealthy)"));
             return;
         }
-        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics());
+        leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
         legBody = bodyFor(leg.worker(), null);
         record.rerouted(leg.worker().url());
         send();
@@ -685,6 +694,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     public void firstByte() {
         leg.placement().firstToken();
         record.firstByte();
+        trace.firstToken();
         proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
         if (prefill != null) {
             // The client's first byte goes out with this chunk: from here the pair is not retried.
@@ -857,6 +867,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             }
         }
         record.complete(status, errorCode);
+        trace.end(status, errorCode);
     }
 
     private void moveTo(Phase next) {

@@ -4,6 +4,7 @@ import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.WorkerRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -23,11 +24,12 @@ import java.time.Duration;
  *                        false when health checks are off, as nothing would bring it back
  * @param prefillDecode   every request goes to a prefill/decode pair ({@code --pd-disaggregation})
  * @param dpAware         a worker may be one data-parallel rank of an engine ({@code --dp-aware})
+ * @param tracing         the requests' spans ({@link Tracing#OFF} unless {@code --enable-trace})
  */
 public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
                              CircuitBreakers breakers, InferenceAdmission admission, long maxPayloadBytes,
                              Duration requestTimeout, RetryPolicy retryPolicy, boolean markUnreachable,
-                             boolean prefillDecode, boolean dpAware) {
+                             boolean prefillDecode, boolean dpAware, Tracing tracing) {
 
     /**
      * Takes over an inference request that passed the route checks: from here its exchange answers it and writes

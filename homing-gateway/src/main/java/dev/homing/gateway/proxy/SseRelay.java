@@ -17,7 +17,8 @@ import io.vertx.core.http.HttpServerResponse;
  *
  * <p>Invariants: the upstream is paused whenever the client's write queue is full and resumed when it drains, so the
  * gateway holds at most a write queue per stream; once {@link #stop stopped} (its exchange ended), nothing more
- * reaches the client or the listener. Not thread-safe: confined to its exchange's event loop.
+ * reaches the client or the listener. Guarded by its state, which every event of the answer checks before it acts.
+ * Not thread-safe: confined to its exchange's event loop.
  */
 final class SseRelay {
 

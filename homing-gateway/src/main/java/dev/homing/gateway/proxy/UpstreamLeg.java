@@ -5,6 +5,8 @@ import dev.homing.core.placement.Placer;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.UpstreamOutcome;
+import dev.homing.gateway.tracing.RequestSpan;
+import dev.homing.gateway.tracing.UpstreamSpan;
 import dev.homing.gateway.workers.ConnectGate;
 import dev.homing.gateway.workers.Worker;
 import io.vertx.core.Context;
@@ -29,8 +31,9 @@ import io.vertx.core.http.RequestOptions;
  *
  * <p>Invariant: a leg ends exactly once, {@linkplain #answered answered}, {@linkplain #failed failed} or
  * {@linkplain #dropped dropped}: its lease goes back to the breaker (with the worker's outcome, or without news of
- * the worker) and its placement ends, which gives the worker's in-flight count back and tells the policy. A leg that
- * has ended tells its listener nothing more; guarded by its placement's phase, which also refuses a second ending.
+ * the worker), its placement ends, which gives the worker's in-flight count back and tells the policy, and its trace
+ * span, started at its first send, ends. A leg that has ended tells its listener nothing more; guarded by its
+ * placement's phase, which also refuses a second ending.
  *
  * <p>Not thread-safe: confined to its exchange's event loop (a connect gate opened from another loop hops back).
  */
@@ -55,19 +58,27 @@ final class UpstreamLeg {
     private final BreakerLease lease;
     private final Context context;
     private final GatewayMetrics metrics;
+    private final RequestSpan trace;
+    /** The attempt's span, from the first send; OFF before it, and when tracing is off. */
+    private UpstreamSpan span = UpstreamSpan.OFF;
     /** The upstream request: null until the leg has a connection. */
     private HttpClientRequest request;
     /** When the leg last asked for a connection, for the time to the worker's first byte. */
     private long connectingSinceNanos;
 
-    /** @param context the exchange's event loop */
-    UpstreamLeg(String model, Placer.Placed<Worker, BreakerLease> placed, Context context, GatewayMetrics metrics) {
+    /**
+     * @param context the exchange's event loop
+     * @param trace   the exchange's span, whose child the attempt's is
+     */
+    UpstreamLeg(String model, Placer.Placed<Worker, BreakerLease> placed, Context context, GatewayMetrics metrics,
+                RequestSpan trace) {
         this.model = model;
         this.worker = placed.worker();
         this.placement = placed.placement();
         this.lease = placed.permit();
         this.context = context;
         this.metrics = metrics;
+        this.trace = trace;
     }
 
     String model() {
@@ -106,6 +117,9 @@ final class UpstreamLeg {
         RequestOptions options = worker.target().request(HttpMethod.POST, path);
         ConnectGate gate = worker.connectGate();
         connectingSinceNanos = System.nanoTime();
+        if (span == UpstreamSpan.OFF) {
+            span = trace.attempt(worker, path);
+        }
         gate.enter(() -> {
             if (Vertx.currentContext() == context) {
                 request(client, options, gate, clientHeaders, requestId, body, listener);
@@ -135,10 +149,12 @@ final class UpstreamLeg {
                     request = req;
                     listener.connected(this);
                     ForwardedHeaders.toWorker(clientHeaders, req.headers(), requestId, worker.target().authorization());
+                    span.inject(req.headers());
                     return req.send(body);
                 })
                 .onSuccess(response -> {
                     if (!isOver()) {
+                        span.answered(response.statusCode());
                         listener.headArrived(this, response);
                     }
                 })
@@ -161,19 +177,23 @@ final class UpstreamLeg {
             // Tells the policy what the engine really had cached: policies that learn from it compare it with what
             // their tree predicted.
             placement.completed(saturated(usage.promptTokens()), saturated(usage.cachedTokens()));
+            span.usage(usage.promptTokens(), usage.cachedTokens());
         }
+        span.end(outcome);
     }
 
     /** The attempt failed with {@code outcome} (the worker's fault, or its answer is retried elsewhere). */
     void failed(UpstreamOutcome outcome) {
         recordOutcome(outcome);
         endPlacement();
+        span.end(outcome);
     }
 
     /** The attempt ends with no word on the worker (the client left, the gateway had no socket to give it). */
     void dropped() {
         lease.release();
         endPlacement();
+        span.end(null);
     }
 
     /** Resets the upstream request, if there is one, so the engine sees the connection close and stops. */

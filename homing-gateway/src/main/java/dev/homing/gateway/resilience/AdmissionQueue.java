@@ -29,6 +29,9 @@ import java.util.function.LongSupplier;
  * deadline; with a rate limit, {@link #pump()} returns how long until the head may get a token, and the caller
  * schedules the next {@code pump()} then. Nothing here blocks or starts a thread.
  *
+ * <p>Invariants: permits out never exceed {@code maxConcurrent}, nor waiters {@code queueSize}; the queue is served
+ * in order. Guarded by the monitor and by {@link Permit#release()}, which counts only its first call.
+ *
  * <p>Thread-safety: every method is safe from any thread; state changes hold this object's monitor. Tickets are
  * completed after the monitor is released, in queue order, on the thread that freed the permit (or expired the
  * ticket): the caller's callback must hop back to its own event loop.

@@ -15,6 +15,9 @@ import java.util.function.LongSupplier;
  * half-open circuit or close it on stale news. Each state change bumps a generation; a {@link Permit} carries the generation
  * it was granted in.
  *
+ * <p>Invariants: in half-open, at most {@code successThreshold} probes are out at once; an outcome counts only in the
+ * generation its permit was granted in. Guarded by the monitor and the generation check in {@link #record}.
+ *
  * <p>Thread-safety: all state changes hold this object's monitor (a few field writes, uncontended except on a
  * busy worker); {@link #state()} is a volatile read. The listener is called after the monitor is released, from the
  * thread that caused the change, so it must be quick and thread-safe (a metrics counter).

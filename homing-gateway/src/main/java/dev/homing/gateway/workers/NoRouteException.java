@@ -1,22 +1,18 @@
 package dev.homing.gateway.workers;
 
-/** No worker can be chosen for a request; carries the HTTP status and error code the client gets. */
+import dev.homing.gateway.http.ApiError;
+
+/** No worker can be chosen for a request; carries the error the client gets. */
 public final class NoRouteException extends Exception {
 
-    private final int status;
-    private final String code;
+    private final ApiError error;
 
-    public NoRouteException(int status, String code, String message) {
-        super(message, null, false, false);
-        this.status = status;
-        this.code = code;
+    public NoRouteException(ApiError error) {
+        super(error.message(), null, false, false);
+        this.error = error;
     }
 
-    public int status() {
-        return status;
-    }
-
-    public String code() {
-        return code;
+    public ApiError error() {
+        return error;
     }
 }

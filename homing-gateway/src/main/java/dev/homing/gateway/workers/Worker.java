@@ -33,7 +33,6 @@ public final class Worker implements PlacementTarget {
 
     private final String id;
     private final String url;
-    private final String apiKey;
     private final WorkerRole role;
     /** The rank of the engine this worker is, or null for a whole engine. */
     private final Integer dpRank;
@@ -59,7 +58,6 @@ public final class Worker implements PlacementTarget {
     Worker(String id, WorkerSpec spec, InetAddress address) {
         this.id = id;
         this.url = spec.url();
-        this.apiKey = spec.apiKey();
         this.role = spec.role();
         this.dpRank = spec.dpRank();
         this.bootstrapPort = spec.bootstrapPort();
@@ -77,11 +75,6 @@ public final class Worker implements PlacementTarget {
 
     public String url() {
         return url;
-    }
-
-    /** The worker's own API key, or null. Never log it. */
-    public String apiKey() {
-        return apiKey;
     }
 
     public WorkerRole role() {
@@ -105,7 +98,10 @@ public final class Worker implements PlacementTarget {
         }
     }
 
-    /** Where requests to this worker go, parsed once from its URL (the engine's, for a rank). */
+    /**
+     * Where requests to this worker go, parsed once from its URL (the engine's, for a rank), with its own API key's
+     * header.
+     */
     public UpstreamTarget target() {
         return target;
     }

@@ -3,6 +3,7 @@ package dev.homing.gateway.workers;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
+import dev.homing.gateway.http.ApiError;
 
 import java.net.InetAddress;
 import java.util.Collection;
@@ -234,19 +235,19 @@ public final class WorkerRegistry {
         }
         Collection<ModelPool> all = ofRole.values();
         if (all.isEmpty()) {
-            throw role == WorkerRole.REGULAR ? new NoRouteException(503, "no_workers", "No available workers")
-                    : new NoRouteException(503, "no_" + role.label() + "_workers", "No " + role.label()
-                            + " workers" + (model == null ? "" : " for model " + model));
+            throw role == WorkerRole.REGULAR ? new NoRouteException(new ApiError(503, "no_workers",
+                    "No available workers")) : new NoRouteException(new ApiError(503, "no_" + role.label()
+                    + "_workers", "No " + role.label() + " workers" + (model == null ? "" : " for model " + model)));
         }
         if (all.size() == 1) {
             return all.iterator().next();
         }
         String known = String.join(", ", new TreeSet<>(ofRole.keySet()));
         throw model == null
-                ? new NoRouteException(400, "model_required",
-                        "Model must be specified. Available models: " + known)
-                : new NoRouteException(400, "model_not_found",
-                        "Model '" + model + "' is not served here. Available models: " + known);
+                ? new NoRouteException(new ApiError(400, "model_required",
+                        "Model must be specified. Available models: " + known))
+                : new NoRouteException(new ApiError(400, "model_not_found",
+                        "Model '" + model + "' is not served here. Available models: " + known));
     }
 
     /** The pool of {@code role} for {@code model}, or null when it has no worker of that role. */

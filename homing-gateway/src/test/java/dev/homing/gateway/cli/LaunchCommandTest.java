@@ -153,12 +153,21 @@ class LaunchCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--mini-lb", "--enable-igw", "--enable-mesh",
-            "--enable-trace", "--enable-wasm"})
+    @ValueSource(strings = {"--mini-lb", "--enable-igw", "--enable-mesh", "--enable-wasm"})
     void aFlagOfAnUnbuiltFeatureIsRejectedByName(String flag) {
         assertThatThrownBy(() -> LaunchCommand.parse(flag))
                 .isInstanceOf(ParameterException.class)
                 .hasMessageContaining(flag).hasMessageContaining("not supported");
+    }
+
+    @Test
+    void theReferencesTraceFlagsTurnTracingOnAndNameTheCollector() {
+        GatewayConfig config = LaunchCommand.parse("--enable-trace", "--otlp-traces-endpoint", "collector:4318");
+
+        assertThat(config.get(Settings.ENABLE_TRACE)).isTrue();
+        assertThat(config.get(Settings.OTLP_TRACES_ENDPOINT)).isEqualTo("collector:4318");
+        assertThatThrownBy(() -> LaunchCommand.parse("--enable-trace", "--otlp-traces-endpoint", "grpc://collector"))
+                .hasMessageContaining("--otlp-traces-endpoint");
     }
 
     @Test

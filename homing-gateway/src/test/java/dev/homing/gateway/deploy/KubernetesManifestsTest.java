@@ -157,6 +157,19 @@ class KubernetesManifestsTest {
         assertThat(discovery.namespace()).isEqualTo("$(POD_NAMESPACE)");
         assertThat(discovery.port()).isEqualTo(Integer.parseInt(parsed.matchedOptionValue("--service-discovery-port", "0")));
         assertThat(discovery.selector()).isEqualTo(Map.of("app", "sglang"));
+        assertThat(config.get(Settings.LOG_JSON)).isTrue();
+        assertThat(config.get(Settings.ENABLE_TRACE)).as("traces are the operator's choice").isFalse();
+    }
+
+    @Test
+    void theTraceArgumentsLeftCommentedOutAreReadByTheRealCommandLineOnceUncommented() throws IOException {
+        List<String> commented = Files.readAllLines(DIR.resolve("deployment.yaml")).stream()
+                .map(String::strip).filter(line -> line.startsWith("# - ")).map(line -> line.substring(4)).toList();
+
+        GatewayConfig config = LaunchCommand.parse(commented.toArray(String[]::new));
+
+        assertThat(config.get(Settings.ENABLE_TRACE)).isTrue();
+        assertThat(config.get(Settings.OTLP_TRACES_ENDPOINT)).isEqualTo("otel-collector.observability:4318");
     }
 
     @Test

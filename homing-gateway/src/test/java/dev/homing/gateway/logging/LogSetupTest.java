@@ -6,17 +6,32 @@ import dev.homing.config.Config;
 import dev.homing.config.Scope;
 import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+/** --log-level, --log-dir and --log-json applied to Logback; with --log-json every line one flat JSON object. */
 class LogSetupTest {
+
+    /** Refuses a name twice in one object: a forged field would show as one. */
+    private static final ObjectMapper STRICT = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    private static final String CHAT = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
     @AfterEach
     void restoreTheTestConfiguration() throws Exception {
@@ -33,6 +48,71 @@ class LogSetupTest {
         LoggerFactory.getLogger("homing.test").warn("disk {} is {}", "d1", "full");
 
         String written = Files.readString(dir.resolve("homing.log"));
-        assertThat(written).startsWith("{").contains("\"formattedMessage\":\"disk d1 is full\"");
+        assertThat(written).startsWith("{").contains("\"message\":\"disk d1 is full\"");
+    }
+
+    @Test
+    void whatALibraryLogsThroughJavaUtilLoggingComesOutAsTheGatewaysOwnLines(@TempDir Path dir) throws Exception {
+        LogSetup.apply(new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.LOG_DIR, dir.toString())
+                .with(Settings.LOG_JSON, true)));
+
+        java.util.logging.Logger.getLogger("io.opentelemetry.exporter").warning("Failed to export spans");
+        java.util.logging.Logger.getLogger("io.opentelemetry.exporter").fine("below the gateway's level");
+
+        List<JsonNode> lines = Files.readAllLines(dir.resolve("homing.log")).stream().map(STRICT::readTree).toList();
+        assertThat(lines).singleElement().satisfies(line -> {
+            assertThat(line.get("level").asString()).isEqualTo("WARN");
+            assertThat(line.get("logger").asString()).isEqualTo("io.opentelemetry.exporter");
+            assertThat(line.get("message").asString()).isEqualTo("Failed to export spans");
+        });
+    }
+
+    @Test
+    void theAccessLogIsOneJsonObjectALineWithItsFieldsTypedAndAForgedRequestIdStaysOneValue(@TempDir Path dir)
+            throws Exception {
+        // A header holds no line break; quotes, braces and backslashes it may.
+        String forged = "x\",\"status\":999,\"worker\":\"http://evil\"} {\"level\":\"ERROR \\";
+        try (FakeWorker worker = FakeWorker.start("m")) {
+            var config = RunningGateway.config(List.of(worker)).with(Settings.POLICY, "round_robin")
+                    .with(Settings.LOG_JSON, true).with(Settings.LOG_DIR, dir.toString());
+            LogSetup.apply(new GatewayConfig(config));
+            try (RunningGateway gateway = RunningGateway.start(config)) {
+                assertThat(gateway.post("/v1/chat/completions", CHAT, "x-request-id", forged).statusCode())
+                        .isEqualTo(200);
+                assertThat(gateway.post("/v1/chat/completions", "{not json", "x-request-id", "bad-1").statusCode())
+                        .isEqualTo(400);
+                await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> accessLines(dir).size() == 2);
+            }
+
+            List<JsonNode> access = accessLines(dir);
+            JsonNode answered = access.getFirst();
+            assertThat(answered.get("request_id").asString()).isEqualTo(forged);
+            assertThat(answered.get("route").asString()).isEqualTo("/v1/chat/completions");
+            assertThat(answered.get("method").asString()).isEqualTo("POST");
+            assertThat(answered.get("model").asString()).isEqualTo("m");
+            assertThat(answered.get("worker").asString()).isEqualTo(worker.url());
+            assertThat(answered.get("branch").asString()).isNotBlank();
+            assertThat(answered.get("status").isInt()).isTrue();
+            assertThat(answered.get("status").asInt()).isEqualTo(200);
+            assertThat(answered.get("total_ms").isNumber()).isTrue();
+            assertThat(answered.get("level").asString()).isEqualTo("INFO");
+            assertThat(answered.get("message").asString()).contains("route=/v1/chat/completions");
+            assertThat(answered.has("error")).isFalse();
+
+            JsonNode refused = access.get(1);
+            assertThat(refused.get("request_id").asString()).isEqualTo("bad-1");
+            assertThat(refused.get("status").asInt()).isEqualTo(400);
+            assertThat(refused.get("error").asString()).isNotBlank();
+            assertThat(refused.has("ttfb_ms")).as("no worker answered").isFalse();
+        }
+    }
+
+    /** Every line of the log file, each read as one JSON object; those of the access log, in order. */
+    private static List<JsonNode> accessLines(Path dir) throws Exception {
+        List<String> lines = Files.readAllLines(dir.resolve("homing.log"));
+        List<JsonNode> objects = lines.stream().map(STRICT::readTree).toList();
+        assertThat(objects).allSatisfy(line -> assertThat(line.isObject()).isTrue());
+        return objects.stream().filter(line -> line.get("logger").asString().equals("dev.homing.gateway.access"))
+                .filter(line -> line.get("route").asString().equals("/v1/chat/completions")).toList();
     }
 }

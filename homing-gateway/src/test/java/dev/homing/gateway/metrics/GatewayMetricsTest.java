@@ -2,37 +2,31 @@ package dev.homing.gateway.metrics;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class GatewayMetricsTest {
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
+    @RegisterExtension
+    static final OneWorkerGateway setup =
+            new OneWorkerGateway("model-a", config -> config.with(Settings.POLICY, "cache_aware"));
     private static String scrape;
+    private static String workerUrl;
 
     @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(List.of(worker), "cache_aware");
+    static void twoRequestsThenAScrape() {
+        RunningGateway gateway = setup.gateway();
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
-        scrape = gateway.send(HttpRequest.newBuilder(URI.create(
-                "http://127.0.0.1:" + gateway.gateway().metricsPort() + "/metrics")).timeout(java.time.Duration.ofSeconds(10)).build()).body();
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
+        scrape = gateway.scrapeMetrics();
+        workerUrl = setup.worker().url();
     }
 
     @Test
@@ -60,13 +54,13 @@ class GatewayMetricsTest {
     void upstreamStatusesAndBreakerOutcomesCarryTheirLabels() {
         assertThat(scrape).contains("smg_router_upstream_responses_total{error_code=\"\",router_type=\"http_regular\","
                         + "status_code=\"200\"} 2.0")
-                .contains("smg_worker_cb_outcomes_total{outcome=\"success\",worker=\"" + worker.url() + "\"} 2.0");
+                .contains("smg_worker_cb_outcomes_total{outcome=\"success\",worker=\"" + workerUrl + "\"} 2.0");
     }
 
     @Test
     void workerGaugesAreReadFromTheRegistry() {
-        assertThat(scrape).contains("smg_worker_requests_active{worker=\"" + worker.url() + "\"} 0")
-                .contains("smg_worker_health{worker=\"" + worker.url() + "\"} 1")
+        assertThat(scrape).contains("smg_worker_requests_active{worker=\"" + workerUrl + "\"} 0")
+                .contains("smg_worker_health{worker=\"" + workerUrl + "\"} 1")
                 .contains("smg_worker_pool_size{connection_mode=\"http\",model=\"model-a\",worker_type=\"regular\"} 1");
     }
 
@@ -82,8 +76,7 @@ class GatewayMetricsTest {
         FakeWorker other = FakeWorker.start("model-b");
         try (RunningGateway defaults = RunningGateway.start(RunningGateway.config(List.of(other)))) {
             defaults.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}");
-            String scraped = defaults.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + defaults.gateway().metricsPort() + "/metrics")).build()).body();
+            String scraped = defaults.scrapeMetrics();
 
             assertThat(scraped).contains("policy=\"load_aware_affinity\"")
                     .contains("homing_tree_chars{model=\"model-b\"}")
@@ -95,14 +88,14 @@ class GatewayMetricsTest {
 
     @Test
     void requestsPerWorkerAreCounted() {
-        assertThat(scrape).contains("homing_worker_requests_total{model=\"model-a\",worker=\"" + worker.url()
+        assertThat(scrape).contains("homing_worker_requests_total{model=\"model-a\",worker=\"" + workerUrl
                 + "\"} 2.0");
     }
 
     @Test
     void realisedCacheHitsAreCountedFromTheWorkersUsage() {
-        assertThat(scrape).contains("homing_prompt_tokens_total{model=\"model-a\",worker=\"" + worker.url()
-                + "\"} 10").contains("homing_cached_tokens_total{model=\"model-a\",worker=\"" + worker.url()
+        assertThat(scrape).contains("homing_prompt_tokens_total{model=\"model-a\",worker=\"" + workerUrl
+                + "\"} 10").contains("homing_cached_tokens_total{model=\"model-a\",worker=\"" + workerUrl
                 + "\"} 4");
     }
 }

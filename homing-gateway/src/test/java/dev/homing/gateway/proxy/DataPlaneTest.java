@@ -2,53 +2,33 @@ package dev.homing.gateway.proxy;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
-import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class DataPlaneTest {
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).with(Settings.POLICY, "round_robin")
-                .with(Settings.MAX_PAYLOAD_SIZE, 64 * 1024L));
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
-    }
-
-    @BeforeEach
-    void clear() {
-        worker.clear();
-    }
+    @RegisterExtension
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
+            config -> config.with(Settings.POLICY, "round_robin").with(Settings.MAX_PAYLOAD_SIZE, 64 * 1024L));
 
     @Test
     void aChatRequestReachesTheWorkerByteForByteWithUnknownFieldsKept() {
         String body = "{ \"model\" : \"model-a\", \"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
                 + "\"my_vendor_field\":{\"nested\":[1,2.50,\"x\"]},  \"temperature\":0.70}";
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", body);
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", body);
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(worker.received()).hasSize(1);
-        assertThat(worker.received().getFirst().body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+        assertThat(setup.worker().received()).hasSize(1);
+        assertThat(setup.worker().received().getFirst().body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -56,41 +36,41 @@ class DataPlaneTest {
         // Larger than the server's 8 KiB chunk size: read as several chunks, joined into one buffer.
         String body = "{\"prompt\":\"" + "abcdefghij".repeat(4 * 1024) + "\",\"stream\":false}";
 
-        HttpResponse<String> response = gateway.post("/v1/completions", body);
+        HttpResponse<String> response = setup.gateway().post("/v1/completions", body);
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(worker.received().getFirst().body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+        assertThat(setup.worker().received().getFirst().body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
     void aNonStreamingAnswerComesBackUnchanged() {
-        HttpResponse<String> response = gateway.post("/v1/chat/completions",
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions",
                 "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).contains("\"content\":\"Hello\"").contains(worker.url());
-        assertThat(response.headers().firstValue("x-worker")).hasValue(worker.url());
+        assertThat(response.body()).contains("\"content\":\"Hello\"").contains(setup.worker().url());
+        assertThat(response.headers().firstValue("x-worker")).hasValue(setup.worker().url());
     }
 
     @ParameterizedTest
     @EnumSource(InferenceRoute.class)
     void everyInferenceRouteStreamsTheWorkersEventsUnchanged(InferenceRoute route) {
-        HttpResponse<String> response = gateway.post(route.path(), bodyFor(route, true));
+        HttpResponse<String> response = setup.gateway().post(route.path(), bodyFor(route, true));
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
         assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
-        assertThat(worker.received().getFirst().path()).isEqualTo(route.path());
+        assertThat(setup.worker().received().getFirst().path()).isEqualTo(route.path());
     }
 
     @ParameterizedTest
     @EnumSource(InferenceRoute.class)
     void everyInferenceRouteRelaysANonStreamingAnswer(InferenceRoute route) {
-        HttpResponse<String> response = gateway.post(route.path(), bodyFor(route, false));
+        HttpResponse<String> response = setup.gateway().post(route.path(), bodyFor(route, false));
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("{\"id\":\"cmpl-1\"");
-        assertThat(worker.received().getFirst().path()).isEqualTo(route.path());
+        assertThat(setup.worker().received().getFirst().path()).isEqualTo(route.path());
     }
 
     static String bodyFor(InferenceRoute route, boolean stream) {
@@ -107,50 +87,49 @@ class DataPlaneTest {
 
     @Test
     void aStreamIsRelayedToAClientThatSpeaksHttp2() {
-        HttpResponse<String> response = gateway.sendOverHttp2(java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(gateway.url("/v1/chat/completions")))
+        HttpResponse<String> response = setup.gateway().sendOverHttp2(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(setup.gateway().url("/v1/chat/completions")))
                 .timeout(java.time.Duration.ofSeconds(10)).header("content-type", "application/json")
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString(bodyFor(InferenceRoute.CHAT, true))).build());
 
         assertThat(response.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
         assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
-        // The client may hold the whole body a moment before the gateway sees the worker's end.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void malformedJsonIsRefusedWith400AndNeverReachesTheWorker() {
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":");
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", "{\"messages\":[{\"role\":");
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("\"error\"").contains("\"code\":\"invalid_request\"");
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
     void aFieldOfTheWrongTypeIsRefusedWith400() {
-        HttpResponse<String> response = gateway.post("/v1/chat/completions",
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions",
                 "{\"stream\":\"yes\",\"messages\":[]}");
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("stream must be a boolean");
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
     void aBodyOverTheLimitGets413() {
         String big = "{\"prompt\":\"" + "x".repeat(70 * 1024) + "\"}";
 
-        HttpResponse<String> response = gateway.post("/v1/completions", big);
+        HttpResponse<String> response = setup.gateway().post("/v1/completions", big);
 
         assertThat(response.statusCode()).isEqualTo(413);
         assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("payload_too_large");
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
     void anUnknownPathGets404InTheOpenAiErrorShape() {
-        HttpResponse<String> response = gateway.get("/v1/nothing-here");
+        HttpResponse<String> response = setup.gateway().get("/v1/nothing-here");
 
         assertThat(response.statusCode()).isEqualTo(404);
         assertThat(response.body()).startsWith("{\"error\":{\"message\":");
@@ -158,15 +137,16 @@ class DataPlaneTest {
 
     @Test
     void theRequestIdComesFromTheClientHeaderAndIsEchoedAndForwarded() {
-        HttpResponse<String> response = gateway.post("/generate", "{\"text\":\"hi\"}", "x-correlation-id", "abc-1");
+        HttpResponse<String> response =
+                setup.gateway().post("/generate", "{\"text\":\"hi\"}", "x-correlation-id", "abc-1");
 
         assertThat(response.headers().firstValue("x-request-id")).hasValue("abc-1");
-        assertThat(worker.received().getFirst().headers().get("x-request-id")).isEqualTo("abc-1");
+        assertThat(setup.worker().received().getFirst().headers().get("x-request-id")).isEqualTo("abc-1");
     }
 
     @Test
     void aGeneratedRequestIdCarriesTheRoutesPrefix() {
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", "{\"messages\":[]}");
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", "{\"messages\":[]}");
 
         assertThat(response.headers().firstValue("x-request-id")).hasValueSatisfying(
                 id -> assertThat(id).matches("chatcmpl-[A-Za-z0-9]{24}"));
@@ -174,10 +154,10 @@ class DataPlaneTest {
 
     @Test
     void onlyTheAllowedHeadersReachTheWorker() {
-        gateway.post("/generate", "{\"text\":\"hi\"}", "authorization", "Bearer client", "cookie", "secret=1",
+        setup.gateway().post("/generate", "{\"text\":\"hi\"}", "authorization", "Bearer client", "cookie", "secret=1",
                 "traceparent", "00-abc-def-01", "x-request-id-extra", "e");
 
-        var headers = worker.received().getFirst().headers();
+        var headers = setup.worker().received().getFirst().headers();
         assertThat(headers.get("authorization")).isEqualTo("Bearer client");
         assertThat(headers.get("traceparent")).isEqualTo("00-abc-def-01");
         assertThat(headers.get("x-request-id-extra")).isEqualTo("e");
@@ -186,7 +166,7 @@ class DataPlaneTest {
 
     @Test
     void modelsAreSynthesisedFromTheRegistry() {
-        HttpResponse<String> response = gateway.get("/v1/models");
+        HttpResponse<String> response = setup.gateway().get("/v1/models");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"id\":\"model-a\"").contains("\"object\":\"list\"");
@@ -194,7 +174,7 @@ class DataPlaneTest {
 
     @Test
     void readinessReportsHealthyWorkers() {
-        HttpResponse<String> response = gateway.get("/readiness");
+        HttpResponse<String> response = setup.gateway().get("/readiness");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"status\":\"ready\"").contains("\"healthy_workers\":1");
@@ -202,7 +182,7 @@ class DataPlaneTest {
 
     @Test
     void modelInfoIsProxiedToAHealthyWorker() {
-        HttpResponse<String> response = gateway.get("/get_model_info");
+        HttpResponse<String> response = setup.gateway().get("/get_model_info");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"model_path\":\"model-a\"");
@@ -210,22 +190,22 @@ class DataPlaneTest {
 
     @Test
     void engineMetricsAreMergedWithAWorkerAddressLabel() {
-        HttpResponse<String> response = gateway.get("/engine_metrics");
+        HttpResponse<String> response = setup.gateway().get("/engine_metrics");
 
         assertThat(response.body()).contains(
-                "sglang:num_running_reqs{worker_addr=\"" + worker.url() + "\",model_name=\"model-a\"} 3");
+                "sglang:num_running_reqs{worker_addr=\"" + setup.worker().url() + "\",model_name=\"model-a\"} 3");
     }
 
     @Test
     void loadsAreFannedOutToEveryWorker() {
-        HttpResponse<String> response = gateway.get("/get_loads");
+        HttpResponse<String> response = setup.gateway().get("/get_loads");
 
-        assertThat(response.body()).contains("\"worker\":\"" + worker.url() + "\"").contains("\"load\":7");
+        assertThat(response.body()).contains("\"worker\":\"" + setup.worker().url() + "\"").contains("\"load\":7");
     }
 
     @Test
     void flushCacheIsFannedOutToEveryWorker() {
-        HttpResponse<String> response = gateway.post("/flush_cache", "");
+        HttpResponse<String> response = setup.gateway().post("/flush_cache", "");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"success\":true");

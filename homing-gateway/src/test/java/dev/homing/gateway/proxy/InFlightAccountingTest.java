@@ -2,12 +2,11 @@ package dev.homing.gateway.proxy;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.InputStream;
 import java.net.Socket;
@@ -25,97 +24,79 @@ class InFlightAccountingTest {
     private static final String STREAM_BODY =
             "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker)).with(Settings.POLICY, "round_robin")
-                .with(Settings.REQUEST_TIMEOUT_SECS, 2L));
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
-    }
-
-    @AfterEach
-    void reset() {
-        worker.behaviour(Behaviour.NORMAL);
-        worker.clear();
-    }
+    @RegisterExtension
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
+            config -> config.with(Settings.POLICY, "round_robin").with(Settings.REQUEST_TIMEOUT_SECS, 2L));
 
     @Test
     void aSuccessfulRequestLeavesNothingInFlight() {
-        gateway.post("/v1/chat/completions", STREAM_BODY);
+        setup.gateway().post("/v1/chat/completions", STREAM_BODY);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void anUpstream500IsRelayedAndLeavesNothingInFlight() {
-        worker.behaviour(Behaviour.FAIL_500);
+        setup.worker().behaviour(Behaviour.FAIL_500);
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", STREAM_BODY);
 
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(response.body()).contains("boom");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void anUpstreamThatNeverAnswersTimesOutWith504AndLeavesNothingInFlight() {
-        worker.behaviour(Behaviour.HANG);
+        setup.worker().behaviour(Behaviour.HANG);
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", STREAM_BODY);
 
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_timeout");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void aStreamStillRunningAtTheRequestTimeoutEndsWithATimeoutEvent() {
-        worker.behaviour(Behaviour.ENDLESS_STREAM);
+        setup.worker().behaviour(Behaviour.ENDLESS_STREAM);
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
+        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", STREAM_BODY);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("data: {\"choices\"")
                 .endsWith("data: {\"error\":{\"message\":\"The worker did not finish within 2 s\","
                         + "\"type\":\"server_error\",\"param\":null,\"code\":\"call_upstream_timeout\"}}\n\n");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void aClientThatDisconnectsMidStreamCancelsTheUpstreamAndLeavesNothingInFlight() throws Exception {
-        worker.behaviour(Behaviour.ENDLESS_STREAM);
-        int cutBefore = worker.streamsCutByClient();
+        setup.worker().behaviour(Behaviour.ENDLESS_STREAM);
+        int cutBefore = setup.worker().streamsCutByClient();
 
-        try (Socket socket = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
+        try (Socket socket = setup.gateway().openPost("/v1/chat/completions", STREAM_BODY)) {
             InputStream in = socket.getInputStream();
             String head = readUntil(in, "data:");
             assertThat(head).startsWith("HTTP/1.1 200");
-            assertThat(gateway.inFlight()).isEqualTo(1);
+            assertThat(setup.gateway().inFlight()).isEqualTo(1);
         }
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> worker.streamsCutByClient() == cutBefore + 1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> setup.worker().streamsCutByClient() == cutBefore + 1);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void aClientThatStopsReadingPausesTheUpstream() throws Exception {
-        worker.behaviour(Behaviour.FLOOD);
+        setup.worker().behaviour(Behaviour.FLOOD);
 
-        try (Socket socket = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
+        try (Socket socket = setup.gateway().openPost("/v1/chat/completions", STREAM_BODY)) {
             readUntil(socket.getInputStream(), "data:");
             // The client reads no further: the worker's own write queue must fill, which only happens if the
             // gateway stopped reading from it instead of buffering without bound.
-            await().atMost(Duration.ofSeconds(10)).until(worker::sawBackpressure);
+            await().atMost(Duration.ofSeconds(10)).until(setup.worker()::sawBackpressure);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -130,7 +111,7 @@ class InFlightAccountingTest {
 
             assertThat(response.statusCode()).isEqualTo(502);
             assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_connection_failed");
-            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+            other.awaitNothingInFlight();
         }
     }
 
@@ -148,7 +129,7 @@ class InFlightAccountingTest {
                 assertThat(response.headers().firstValue("x-worker")).hasValue(alive.url());
             }
             assertThat(other.gateway().registry().find(dead.url()).healthy()).isFalse();
-            await().atMost(Duration.ofSeconds(5)).until(() -> other.inFlight() == 0);
+            other.awaitNothingInFlight();
         }
     }
 

@@ -14,11 +14,8 @@ class UsageTailTest {
 
     @Test
     void openAiUsageAtTheEndOfAnAnswerIsFound() {
-        UsageTail tail = new UsageTail();
-        tail.saw(Buffer.buffer("{\"choices\":[],\"usage\":{\"prompt_tokens\":120,\"completion_tokens\":3,"
-                + "\"prompt_tokens_details\":{\"cached_tokens\":96}}}"));
-
-        assertThat(tail.scan()).isEqualTo(new UsageTail.Usage(120, 96));
+        assertThat(scanOf("{\"choices\":[],\"usage\":{\"prompt_tokens\":120,\"completion_tokens\":3,"
+                + "\"prompt_tokens_details\":{\"cached_tokens\":96}}}")).isEqualTo(new UsageTail.Usage(120, 96));
     }
 
     @Test
@@ -32,26 +29,17 @@ class UsageTailTest {
 
     @Test
     void responsesApiInputTokensCount() {
-        UsageTail tail = new UsageTail();
-        tail.saw(Buffer.buffer("{\"usage\":{\"input_tokens\":9,\"input_tokens_details\":{\"cached_tokens\":0}}}"));
-
-        assertThat(tail.scan()).isEqualTo(new UsageTail.Usage(9, 0));
+        assertThat(scanOf("{\"usage\":{\"input_tokens\":9,\"input_tokens_details\":{\"cached_tokens\":0}}}")).isEqualTo(new UsageTail.Usage(9, 0));
     }
 
     @Test
     void anAnswerWithoutUsageHasNone() {
-        UsageTail tail = new UsageTail();
-        tail.saw(Buffer.buffer("data: {\"choices\":[{\"delta\":{}}]}\n\ndata: [DONE]\n\n"));
-
-        assertThat(tail.scan()).isNull();
+        assertThat(scanOf("data: {\"choices\":[{\"delta\":{}}]}\n\ndata: [DONE]\n\n")).isNull();
     }
 
     @Test
     void theLastUsageOfTheAnswerCounts() {
-        UsageTail tail = new UsageTail();
-        tail.saw(Buffer.buffer("{\"prompt_tokens\":1,\"cached_tokens\":1} {\"prompt_tokens\":7,\"cached_tokens\":5}"));
-
-        assertThat(tail.scan()).isEqualTo(new UsageTail.Usage(7, 5));
+        assertThat(scanOf("{\"prompt_tokens\":1,\"cached_tokens\":1} {\"prompt_tokens\":7,\"cached_tokens\":5}")).isEqualTo(new UsageTail.Usage(7, 5));
     }
 
     @Test
@@ -65,10 +53,14 @@ class UsageTailTest {
 
     @Test
     void anOverlongCountIsCutAtEighteenDigits() {
-        UsageTail tail = new UsageTail();
-        tail.saw(Buffer.buffer("{\"prompt_tokens\":12345678901234567890}"));
+        assertThat(scanOf("{\"prompt_tokens\":12345678901234567890}")).isEqualTo(new UsageTail.Usage(123456789012345678L, 0));
+    }
 
-        assertThat(tail.scan()).isEqualTo(new UsageTail.Usage(123456789012345678L, 0));
+    /** What the tail finds in an answer that arrived in one chunk. */
+    private static UsageTail.Usage scanOf(String answer) {
+        UsageTail tail = new UsageTail();
+        tail.saw(Buffer.buffer(answer));
+        return tail.scan();
     }
 
     /** The byte scan against the plain text search it replaced, on random answers cut at random places. */

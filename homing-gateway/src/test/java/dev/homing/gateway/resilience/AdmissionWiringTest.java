@@ -63,6 +63,20 @@ class AdmissionWiringTest {
         });
     }
 
+    /** Sends three requests at once; each must be answered 200, by the worker. */
+    private void assertThreeRequestsSentAtOnceAllAnswered() {
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            responses.add(postAsync(order));
+        }
+
+        for (CompletableFuture<HttpResponse<String>> response : responses) {
+            assertThat(response.join().statusCode()).isEqualTo(200);
+        }
+        assertThat(worker.received()).hasSize(3);
+    }
+
     @Test
     void aFullQueueAnswers429AndAnOverdueWaiterAnswers503InThatOrder() {
         start(Behaviour.HANG, 1, 1);
@@ -90,25 +104,15 @@ class AdmissionWiringTest {
         worker.behaviour(Behaviour.NORMAL);
         assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("every permit came back")
                 .isEqualTo(200);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
     void waitingRequestsAreAdmittedOneAtATimeAsPermitsComeBack() {
         start(Behaviour.SLOW, 1, 5);
-        List<Integer> order = new CopyOnWriteArrayList<>();
-        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
-
-        for (int i = 0; i < 3; i++) {
-            responses.add(postAsync(order));
-        }
-
-        for (CompletableFuture<HttpResponse<String>> response : responses) {
-            assertThat(response.join().statusCode()).isEqualTo(200);
-        }
-        assertThat(worker.received()).hasSize(3);
+        assertThreeRequestsSentAtOnceAllAnswered();
         assertThat(gateway.scrapeMetrics()).contains("smg_http_rate_limit_total{result=\"allowed\"} 3.0");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -116,18 +120,8 @@ class AdmissionWiringTest {
         // One token in the bucket, refilled at five a second: the second and third requests wait for tokens, which
         // the gateway's pump timer hands out well within the one-second queue timeout.
         start(Behaviour.NORMAL, 1, 5, 5);
-        List<Integer> order = new CopyOnWriteArrayList<>();
-        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
-
-        for (int i = 0; i < 3; i++) {
-            responses.add(postAsync(order));
-        }
-
-        for (CompletableFuture<HttpResponse<String>> response : responses) {
-            assertThat(response.join().statusCode()).isEqualTo(200);
-        }
-        assertThat(worker.received()).hasSize(3);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        assertThreeRequestsSentAtOnceAllAnswered();
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -144,6 +138,6 @@ class AdmissionWiringTest {
         worker.behaviour(Behaviour.NORMAL);
         await().atMost(Duration.ofSeconds(5)).until(
                 () -> gateway.post("/v1/chat/completions", BODY).statusCode() == 200);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 }

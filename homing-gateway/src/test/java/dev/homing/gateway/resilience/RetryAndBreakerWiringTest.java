@@ -65,7 +65,7 @@ class RetryAndBreakerWiringTest {
         assertThat(failing.received()).isNotEmpty();
         assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","
                 + "worker_type=\"regular\"} " + failing.received().size() + ".0");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -80,7 +80,7 @@ class RetryAndBreakerWiringTest {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -100,7 +100,7 @@ class RetryAndBreakerWiringTest {
         assertThat(second.received()).isNotEmpty();
         assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_exhausted_total{endpoint="
                 + "\"/v1/chat/completions\",worker_type=\"regular\"} 1.0");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -117,7 +117,7 @@ class RetryAndBreakerWiringTest {
         assertThat(busy.received()).as("the busy worker kept being asked").hasSizeGreaterThanOrEqualTo(2);
         assertThat(circuitOf(gateway, busy)).isEqualTo(CircuitBreaker.State.CLOSED);
         assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_cb_transitions_total{");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -132,7 +132,7 @@ class RetryAndBreakerWiringTest {
         assertThat(worker.received()).hasSize(5);
         assertThat(circuitOf(gateway, worker)).isEqualTo(CircuitBreaker.State.CLOSED);
         assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_retries_total{");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -168,7 +168,7 @@ class RetryAndBreakerWiringTest {
         assertThat(metrics).contains("smg_worker_cb_transitions_total{from=\"closed\",to=\"open\",worker=\""
                 + broken.url() + "\"} 1.0");
         assertThat(metrics).contains("smg_worker_cb_state{worker=\"" + broken.url() + "\"} 0.0");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -191,7 +191,7 @@ class RetryAndBreakerWiringTest {
         assertThat(second.statusCode()).isEqualTo(503);
         assertThat(secondMillis).as("circuit open: nothing to wait for").isLessThan(150);
         assertThat(worker.received()).hasSize(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -206,6 +206,6 @@ class RetryAndBreakerWiringTest {
                 .endsWith("data: {\"error\":{\"message\":\"The worker broke off the stream\","
                         + "\"type\":\"server_error\",\"param\":null,\"code\":\"upstream_stream_failed\"}}\n\n");
         assertThat(worker.received()).hasSize(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 }

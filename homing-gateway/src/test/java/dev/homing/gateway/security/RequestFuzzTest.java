@@ -21,7 +21,6 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Seeded random request bodies against the request parsing path: the sniffer directly (fast, many cases), then the
@@ -84,7 +83,7 @@ class RequestFuzzTest {
                     "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").statusCode())
                     .isEqualTo(200);
             // A slot is released when the worker's answer ends, which may be just after the client has read it.
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+            gateway.awaitNothingInFlight();
         }
     }
 

@@ -2,12 +2,10 @@ package dev.homing.gateway.security;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
-import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -20,7 +18,6 @@ import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -38,31 +35,14 @@ class SlowClientTest {
     private static final JsonMapper JSON = JsonMapper.shared();
     private static final String CHAT = "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    private static FakeWorker worker;
-    private static RunningGateway gateway;
+    @RegisterExtension
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
+            config -> config.with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)
+                    .with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L)
+                    .with(Settings.MAX_CONCURRENT_REQUESTS, 1)
+                    .with(Settings.QUEUE_TIMEOUT_SECS, 10L).with(Settings.REQUEST_TIMEOUT_SECS, 3L));
+
     private final ScheduledExecutorService dribbler = Executors.newSingleThreadScheduledExecutor();
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                .with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)
-                .with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L)
-                .with(Settings.MAX_CONCURRENT_REQUESTS, 1)
-                .with(Settings.QUEUE_TIMEOUT_SECS, 10L).with(Settings.REQUEST_TIMEOUT_SECS, 3L));
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        worker.close();
-    }
-
-    @BeforeEach
-    void clear() {
-        worker.clear();
-        worker.behaviour(FakeWorker.Behaviour.NORMAL);
-    }
 
     @AfterEach
     void stopDribbling() {
@@ -76,8 +56,8 @@ class SlowClientTest {
 
             assertTimedOut(socket, "client_header_timeout");
         }
-        assertThat(worker.received()).isEmpty();
-        assertThat(gateway.scrapeMetrics()).as("answered below the routes, still counted")
+        assertThat(setup.worker().received()).isEmpty();
+        assertThat(setup.gateway().scrapeMetrics()).as("answered below the routes, still counted")
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"client_header_timeout\"} [1-9]");
     }
 
@@ -90,7 +70,7 @@ class SlowClientTest {
             assertThat(response.status()).isEqualTo(414);
             assertThat(response.headers().get("x-smg-error-code")).isEqualTo("uri_too_long");
         }
-        assertThat(gateway.scrapeMetrics())
+        assertThat(setup.gateway().scrapeMetrics())
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"uri_too_long\"} [1-9]");
     }
 
@@ -123,10 +103,10 @@ class SlowClientTest {
 
             assertTimedOut(socket, "client_body_timeout");
         }
-        assertThat(worker.received()).isEmpty();
+        assertThat(setup.worker().received()).isEmpty();
 
         // --max-concurrent-requests is 1: a permit kept by the stalled request would leave this one waiting.
-        HttpResponse<String> next = gateway.post("/v1/chat/completions", CHAT);
+        HttpResponse<String> next = setup.gateway().post("/v1/chat/completions", CHAT);
         assertThat(next.statusCode()).isEqualTo(200);
     }
 
@@ -151,10 +131,10 @@ class SlowClientTest {
 
     @Test
     void aSlowWorkerIsNotMistakenForASlowClient() {
-        worker.behaviour(FakeWorker.Behaviour.HANG);
+        setup.worker().behaviour(FakeWorker.Behaviour.HANG);
 
         CompletableFuture<HttpResponse<String>> answer = CompletableFuture.supplyAsync(
-                () -> gateway.post("/v1/chat/completions", CHAT));
+                () -> setup.gateway().post("/v1/chat/completions", CHAT));
 
         // The client timeouts are 1 s; only --request-timeout-secs (3 s) may end this exchange, with 504.
         HttpResponse<String> response = answer.orTimeout(15, TimeUnit.SECONDS).join();
@@ -163,7 +143,7 @@ class SlowClientTest {
 
     private static Socket connect() throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", gateway.gateway().port()), 5_000);
+        socket.connect(new InetSocketAddress("127.0.0.1", setup.gateway().gateway().port()), 5_000);
         socket.setSoTimeout(10_000);
         return socket;
     }

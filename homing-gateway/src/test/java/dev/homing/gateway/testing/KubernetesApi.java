@@ -31,9 +31,13 @@ public final class KubernetesApi implements AutoCloseable {
     private final KubernetesMockServer server;
     private final NamespacedKubernetesClient client;
 
+    /** The test's own changes to pods: fabric8's default of 10 s ran out on a machine loaded by parallel builds. */
+    private static final int CLIENT_REQUEST_TIMEOUT_MS = 60_000;
+
     private KubernetesApi(KubernetesMockServer server) {
         this.server = server;
-        this.client = server.createClient();
+        this.client = server.createClient(builder -> builder.editOrNewConfig()
+                .withRequestTimeout(CLIENT_REQUEST_TIMEOUT_MS).endConfig());
     }
 
     public static KubernetesApi start() {

@@ -7,6 +7,7 @@ import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.Worker;
 
 import java.io.IOException;
@@ -76,10 +77,19 @@ public final class RunningGateway implements AutoCloseable {
 
     /** As {@link #start(Config)}, looking worker host names up in {@code resolver}. */
     public static RunningGateway start(Config config, WorkerHostAllowList.Resolver resolver) {
-        GatewayConfig checked = new GatewayConfig(config);
-        RunningGateway running = new RunningGateway(Gateway.start(checked, null, resolver));
-        await().atMost(Duration.ofSeconds(10)).until(
-                () -> running.gateway.registry().healthyCount() == checked.workers().size());
+        return onceEveryWorkerServes(Gateway.start(new GatewayConfig(config), null, resolver), config);
+    }
+
+    /** As {@link #start(Config)}, the requests' spans going to {@code tracing}. */
+    public static RunningGateway start(Config config, Tracing tracing) {
+        return onceEveryWorkerServes(Gateway.start(new GatewayConfig(config), null,
+                java.net.InetAddress::getAllByName, tracing), config);
+    }
+
+    private static RunningGateway onceEveryWorkerServes(Gateway gateway, Config config) {
+        RunningGateway running = new RunningGateway(gateway);
+        int workers = new GatewayConfig(config).workers().size();
+        await().atMost(Duration.ofSeconds(10)).until(() -> running.gateway.registry().healthyCount() == workers);
         return running;
     }
 
@@ -117,20 +127,19 @@ public final class RunningGateway implements AutoCloseable {
     }
 
     public HttpResponse<String> send(HttpRequest request) {
-        try {
-            return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return send(CLIENT, request);
     }
 
     /** Sends with a fresh client that upgrades to HTTP/2 (h2c), as some SDKs do. */
     public HttpResponse<String> sendOverHttp2(HttpRequest request) {
         try (HttpClient h2 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
-            return h2.send(request, HttpResponse.BodyHandlers.ofString());
+            return send(h2, request);
+        }
+    }
+
+    private static HttpResponse<String> send(HttpClient client, HttpRequest request) {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -180,6 +189,14 @@ public final class RunningGateway implements AutoCloseable {
     /** Sum of in-flight counts over every registered worker. */
     public int inFlight() {
         return gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum();
+    }
+
+    /**
+     * Waits, up to 5 s, until no request is in flight: a client may hold a whole answer a moment before the gateway
+     * sees the worker's end of it.
+     */
+    public void awaitNothingInFlight() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight() == 0);
     }
 
     @Override

@@ -1,10 +1,10 @@
 package dev.homing.gateway.workers;
 
+import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
-import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.homing.gateway.testing.OneWorkerGateway;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -21,68 +21,58 @@ class WorkerApiTest {
 
     private static final String CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    private static FakeWorker first;
-    private static RunningGateway gateway;
-
-    @BeforeAll
-    static void start() {
-        first = FakeWorker.start("model-a");
-        gateway = RunningGateway.start(List.of(first), "round_robin");
-    }
-
-    @AfterAll
-    static void stop() {
-        gateway.close();
-        first.close();
-    }
+    @RegisterExtension
+    static final OneWorkerGateway setup =
+            new OneWorkerGateway("model-a", config -> config.with(Settings.POLICY, "round_robin"));
 
     @Test
     void anAddedWorkerIsProbedForItsModelAndThenTakesTraffic() {
         try (FakeWorker added = FakeWorker.start("model-a")) {
-            HttpResponse<String> response = gateway.post("/workers", "{\"url\":\"" + added.url() + "\"}");
+            HttpResponse<String> response = setup.gateway().post("/workers", "{\"url\":\"" + added.url() + "\"}");
 
             assertThat(response.statusCode()).isEqualTo(202);
-            await().atMost(Duration.ofSeconds(5)).until(
-                    () -> gateway.get("/workers/" + idOf(response.body())).body().contains("\"state\":\"active\""));
+            await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().get("/workers/" + idOf(response.body()))
+                    .body().contains("\"state\":\"active\""));
             for (int i = 0; i < 4; i++) {
-                gateway.post("/v1/chat/completions", CHAT);
+                setup.gateway().post("/v1/chat/completions", CHAT);
             }
             assertThat(added.received()).isNotEmpty();
-            gateway.gateway().registry().remove(added.url());
+            setup.gateway().gateway().registry().remove(added.url());
         }
     }
 
     @Test
     void aWorkerAlreadyRegisteredIsRefusedWith409() {
-        HttpResponse<String> response = gateway.post("/workers", "{\"url\":\"" + first.url() + "\"}");
+        HttpResponse<String> response = setup.gateway().post("/workers", "{\"url\":\"" + setup.worker().url() + "\"}");
 
         assertThat(response.statusCode()).isEqualTo(409);
     }
 
     @Test
     void aWorkerWithABadUrlIsRefusedWith400() {
-        assertThat(gateway.post("/workers", "{\"url\":\"ftp://x\"}").statusCode()).isEqualTo(400);
-        assertThat(gateway.post("/workers", "{\"nope\":1}").statusCode()).isEqualTo(400);
-        assertThat(gateway.post("/workers", "not json").statusCode()).isEqualTo(400);
+        assertThat(setup.gateway().post("/workers", "{\"url\":\"ftp://x\"}").statusCode()).isEqualTo(400);
+        assertThat(setup.gateway().post("/workers", "{\"nope\":1}").statusCode()).isEqualTo(400);
+        assertThat(setup.gateway().post("/workers", "not json").statusCode()).isEqualTo(400);
     }
 
     @Test
     void workersAreListedWithoutTheirKeys() {
-        HttpResponse<String> response = gateway.get("/workers");
+        HttpResponse<String> response = setup.gateway().get("/workers");
 
-        assertThat(response.body()).contains(first.url()).contains("\"model_id\":\"model-a\"")
+        assertThat(response.body()).contains(setup.worker().url()).contains("\"model_id\":\"model-a\"")
                 .contains("\"has_api_key\":false").doesNotContain("api_key\":\"");
     }
 
     @Test
     void aWorkersLabelsAndPriorityCanBeChanged() throws Exception {
-        HttpResponse<String> list = gateway.get("/workers/" + java.net.URLEncoder.encode(first.url(), "UTF-8"));
+        HttpResponse<String> list =
+                setup.gateway().get("/workers/" + java.net.URLEncoder.encode(setup.worker().url(), "UTF-8"));
         String id = idOf(list.body());
 
-        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(gateway.url("/workers/" + id)))
+        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(setup.gateway().url("/workers/" + id)))
                 .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{\"labels\":{\"zone\":\"a\"},\"priority\":7}"))
                 .build();
-        HttpResponse<String> response = gateway.send(request);
+        HttpResponse<String> response = setup.gateway().send(request);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"zone\":\"a\"").contains("\"priority\":7");
@@ -91,35 +81,34 @@ class WorkerApiTest {
     @Test
     void aWorkerRemovedUnderTrafficLosesNoRequestAndGetsNoNewOnes() throws Exception {
         try (FakeWorker leaving = FakeWorker.start("model-a")) {
-            gateway.gateway().addWorker(WorkerSpec.of(leaving.url(), null)).activated()
+            setup.gateway().gateway().addWorker(WorkerSpec.of(leaving.url(), null)).activated()
                     .toCompletionStage().toCompletableFuture().get();
             List<Future<Integer>> results = new ArrayList<>();
             try (ExecutorService clients = Executors.newFixedThreadPool(4)) {
                 for (int i = 0; i < 200; i++) {
                     if (i == 100) {
                         var delete = java.net.http.HttpRequest.newBuilder(
-                                java.net.URI.create(gateway.url("/workers/" + java.net.URLEncoder.encode(
+                                java.net.URI.create(setup.gateway().url("/workers/" + java.net.URLEncoder.encode(
                                         leaving.url(), "UTF-8")))).DELETE().build();
-                        assertThat(gateway.send(delete).statusCode()).isEqualTo(200);
+                        assertThat(setup.gateway().send(delete).statusCode()).isEqualTo(200);
                     }
-                    results.add(clients.submit(() -> gateway.post("/v1/chat/completions", CHAT).statusCode()));
+                    results.add(clients.submit(() -> setup.gateway().post("/v1/chat/completions", CHAT).statusCode()));
                 }
                 for (Future<Integer> result : results) {
                     assertThat(result.get()).isEqualTo(200);
                 }
             }
             int afterRemoval = leaving.received().size();
-            gateway.post("/v1/chat/completions", CHAT);
-            gateway.post("/v1/chat/completions", CHAT);
+            setup.gateway().post("/v1/chat/completions", CHAT);
+            setup.gateway().post("/v1/chat/completions", CHAT);
             assertThat(leaving.received()).hasSize(afterRemoval);
-            // The client may hold the whole body a moment before the gateway sees the worker's end.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+            setup.gateway().awaitNothingInFlight();
         }
     }
 
     @Test
     void anUnknownWorkerIs404() {
-        assertThat(gateway.get("/workers/no-such-worker").statusCode()).isEqualTo(404);
+        assertThat(setup.gateway().get("/workers/no-such-worker").statusCode()).isEqualTo(404);
     }
 
     static String idOf(String json) {

@@ -13,8 +13,8 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -25,14 +25,12 @@ final class PoolingAnswers {
     /** Embedding width: enough to tell texts apart, small enough to keep answers short. */
     private static final int EMBEDDING_DIMENSIONS = 16;
 
-    private final ObjectMapper json;
-    private final RequestParser parser;
-    private final String defaultModel;
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    PoolingAnswers(ObjectMapper json, RequestParser parser, String defaultModel) {
-        this.json = json;
+    private final RequestParser parser;
+
+    PoolingAnswers(RequestParser parser) {
         this.parser = parser;
-        this.defaultModel = defaultModel;
     }
 
     /**
@@ -44,7 +42,7 @@ final class PoolingAnswers {
         JsonNode root = parser.readObject(raw);
         boolean base64 = base64Requested(root.path("encoding_format"));
         List<String> texts = parser.texts(root.path("input"), "input");
-        ObjectNode body = json.createObjectNode();
+        ObjectNode body = NODES.objectNode();
         body.put("object", "list");
         ArrayNode data = body.putArray("data");
         int tokens = 0;
@@ -63,7 +61,7 @@ final class PoolingAnswers {
                 }
             }
         }
-        body.put("model", modelOf(root));
+        body.put("model", parser.model(root));
         putUsage(body, tokens);
         return body;
     }
@@ -81,14 +79,14 @@ final class PoolingAnswers {
         for (int i = 0; i < documents.size(); i++) {
             Set<String> documentWords = words(documents.get(i));
             long shared = queryWords.stream().filter(documentWords::contains).count();
-            ObjectNode result = json.createObjectNode();
+            ObjectNode result = NODES.objectNode();
             result.put("index", i);
             result.put("score", queryWords.isEmpty() ? 0 : (double) shared / queryWords.size());
             result.put("document", documents.get(i));
             results.add(result);
         }
         results.sort((a, b) -> Double.compare(b.path("score").doubleValue(), a.path("score").doubleValue()));
-        ArrayNode body = json.createArrayNode();
+        ArrayNode body = NODES.arrayNode();
         results.forEach(body::add);
         return body;
     }
@@ -97,11 +95,11 @@ final class PoolingAnswers {
     JsonNode classify(Buffer raw) {
         JsonNode root = parser.readObject(raw);
         List<String> texts = parser.texts(root.path("input"), "input");
-        ObjectNode body = json.createObjectNode();
+        ObjectNode body = NODES.objectNode();
         body.put("id", "classify-" + Long.toHexString(PseudoWords.seedOf(Tokenizer.encode(texts.get(0)), 1)));
         body.put("object", "list");
         body.put("created", System.currentTimeMillis() / 1000);
-        body.put("model", modelOf(root));
+        body.put("model", parser.model(root));
         ArrayNode data = body.putArray("data");
         int tokens = 0;
         for (int i = 0; i < texts.size(); i++) {
@@ -165,9 +163,5 @@ final class PoolingAnswers {
         ObjectNode usage = body.putObject("usage");
         usage.put("prompt_tokens", tokens);
         usage.put("total_tokens", tokens);
-    }
-
-    private String modelOf(JsonNode root) {
-        return root.path("model").isString() ? root.path("model").stringValue() : defaultModel;
     }
 }

@@ -47,7 +47,7 @@ final class RequestParser {
 
     Parsed parse(Api api, Buffer body) {
         JsonNode root = readObject(body);
-        String model = root.path("model").isString() ? root.path("model").stringValue() : defaultModel;
+        String model = model(root);
         boolean stream = bool(root, "stream");
         boolean includeUsage = bool(root.path("stream_options"), "include_usage");
         Integer rank = dataParallelRank(root.path("data_parallel_rank"));
@@ -92,6 +92,11 @@ final class RequestParser {
                 rank, rooms == null ? null : rooms.get(i)));
         }
         return new Parsed(List.copyOf(items), batch);
+    }
+
+    /** The model a request names, or the served one when it names none. */
+    String model(JsonNode root) {
+        return root.path("model").isString() ? root.path("model").stringValue() : defaultModel;
     }
 
     /** Texts to embed: a string or an array of strings. */

@@ -41,11 +41,8 @@ final class ResponseRenderer {
             case GENERATE -> generateChunk(answer);
             case CHAT -> {
                 ObjectNode chat = openAiHead(answer, "chat.completion");
-                ObjectNode choice = chat.putArray("choices").addObject();
-                choice.put("index", 0);
-                ObjectNode message = choice.putObject("message");
-                message.put("role", "assistant");
-                message.put("content", answer.text());
+                ObjectNode choice = onlyChoice(chat);
+                putAssistantText(choice, "message", answer.text());
                 chatLogprobs(choice, answer, 0);
                 choice.put("finish_reason", "length");
                 putUsage(chat, answer.progress());
@@ -53,8 +50,7 @@ final class ResponseRenderer {
             }
             case COMPLETION -> {
                 ObjectNode completion = openAiHead(answer, "text_completion");
-                ObjectNode choice = completion.putArray("choices").addObject();
-                choice.put("index", 0);
+                ObjectNode choice = onlyChoice(completion);
                 choice.put("text", answer.text());
                 completionLogprobs(choice, answer, 0);
                 choice.put("finish_reason", "length");
@@ -80,11 +76,8 @@ final class ResponseRenderer {
         return switch (answer.request().api()) {
             case CHAT -> {
                 ObjectNode chunk = openAiHead(answer, "chat.completion.chunk");
-                ObjectNode choice = chunk.putArray("choices").addObject();
-                choice.put("index", 0);
-                ObjectNode delta = choice.putObject("delta");
-                delta.put("role", "assistant");
-                delta.put("content", "");
+                ObjectNode choice = onlyChoice(chunk);
+                putAssistantText(choice, "delta", "");
                 choice.putNull("finish_reason");
                 yield event(chunk);
             }
@@ -111,8 +104,7 @@ final class ResponseRenderer {
             case GENERATE -> event(generateChunk(answer));
             case CHAT -> {
                 ObjectNode chat = openAiHead(answer, "chat.completion.chunk");
-                ObjectNode choice = chat.putArray("choices").addObject();
-                choice.put("index", 0);
+                ObjectNode choice = onlyChoice(chat);
                 choice.putObject("delta").put("content", delta);
                 chatLogprobs(choice, answer, from);
                 finishReason(choice, last);
@@ -120,8 +112,7 @@ final class ResponseRenderer {
             }
             case COMPLETION -> {
                 ObjectNode completion = openAiHead(answer, "text_completion");
-                ObjectNode choice = completion.putArray("choices").addObject();
-                choice.put("index", 0);
+                ObjectNode choice = onlyChoice(completion);
                 choice.put("text", delta);
                 completionLogprobs(choice, answer, from);
                 finishReason(choice, last);
@@ -283,6 +274,20 @@ final class ResponseRenderer {
         body.put("created", answer.createdSeconds());
         body.put("model", answer.request().model());
         return body;
+    }
+
+    /** The one choice an answer has, index 0, in its {@code choices} array. */
+    private static ObjectNode onlyChoice(ObjectNode body) {
+        ObjectNode choice = body.putArray("choices").addObject();
+        choice.put("index", 0);
+        return choice;
+    }
+
+    /** The assistant's {@code text} under {@code field} of a choice: its whole message, or a stream's first delta. */
+    private static void putAssistantText(ObjectNode choice, String field, String text) {
+        ObjectNode message = choice.putObject(field);
+        message.put("role", "assistant");
+        message.put("content", text);
     }
 
     private static void putUsage(ObjectNode body, Progress progress) {

@@ -2,9 +2,11 @@ package dev.homing.sim.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * A started simulated engine, for the gateway's tests, the benchmarks and {@code homing demo}:
@@ -18,21 +20,24 @@ import java.util.concurrent.TimeoutException;
 public final class SimEngineServer implements AutoCloseable {
     private static final long START_STOP_SECONDS = 30;
 
-    private final Vertx vertx;
-    private final boolean ownsVertx;
-    private final String deploymentId;
+    /** The trace context an inference request came with: its {@code x-request-id} (or null) and {@code traceparent}. */
+    public record ReceivedTrace(String requestId, String traceparent) {
+    }
+
+    /** Undeploys the engine, or closes the Vert.x instance it was started on when that is its own. */
+    private final Supplier<Future<?>> stop;
     private final String host;
     private final int port;
     private final int bootstrapPort;
+    private final ReceivedTraceContexts traceContexts;
 
-    private SimEngineServer(Vertx vertx, boolean ownsVertx, String deploymentId, String host, int port,
-                            int bootstrapPort) {
-        this.vertx = vertx;
-        this.ownsVertx = ownsVertx;
-        this.deploymentId = deploymentId;
+    private SimEngineServer(Supplier<Future<?>> stop, String host, int port, int bootstrapPort,
+                            ReceivedTraceContexts traceContexts) {
+        this.stop = stop;
         this.host = host;
         this.port = port;
         this.bootstrapPort = bootstrapPort;
+        this.traceContexts = traceContexts;
     }
 
     /** Starts an engine on a Vert.x instance of its own, closed with it. */
@@ -54,8 +59,9 @@ public final class SimEngineServer implements AutoCloseable {
     private static SimEngineServer start(Vertx vertx, SimEngineOptions options, boolean ownsVertx) {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
-        return new SimEngineServer(vertx, ownsVertx, id, options.host(), verticle.actualPort(),
-            verticle.actualBootstrapPort());
+        Supplier<Future<?>> stop = ownsVertx ? vertx::close : () -> vertx.undeploy(id);
+        return new SimEngineServer(stop, options.host(), verticle.actualPort(), verticle.actualBootstrapPort(),
+            verticle.traceContexts());
     }
 
     public int port() {
@@ -73,13 +79,14 @@ public final class SimEngineServer implements AutoCloseable {
         return "http://" + literal + ":" + port;
     }
 
+    /** The trace contexts of the latest inference requests that carried a {@code traceparent}, oldest first. */
+    public List<ReceivedTrace> receivedTraces() {
+        return traceContexts.snapshot();
+    }
+
     @Override
     public void close() {
-        if (ownsVertx) {
-            await(vertx.close(), "stop the simulated engine");
-        } else {
-            await(vertx.undeploy(deploymentId), "stop the simulated engine");
-        }
+        await(stop.get(), "stop the simulated engine");
     }
 
     private static <T> T await(Future<T> future, String what) {

@@ -39,6 +39,7 @@ final class SimEngineVerticle extends VerticleBase {
     /** The faults in force: the configured ones until cleared. */
     private Faults faults;
     private CompletedRequestLog completedLog;
+    private final ReceivedTraceContexts traceContexts = new ReceivedTraceContexts();
     private InferenceBackend backend;
     private EngineMetrics metrics;
     private HttpServer server;
@@ -52,7 +53,7 @@ final class SimEngineVerticle extends VerticleBase {
     SimEngineVerticle(SimEngineOptions options) {
         this.options = options;
         this.parser = new RequestParser(json, options.modelName());
-        this.pooling = new PoolingAnswers(json, parser, options.modelName());
+        this.pooling = new PoolingAnswers(parser);
         this.faultDice = new Random(options.faults().seed());
         this.faults = options.faults();
     }
@@ -98,6 +99,10 @@ final class SimEngineVerticle extends VerticleBase {
         return bootstrapServer == null ? -1 : bootstrapServer.actualPort();
     }
 
+    ReceivedTraceContexts traceContexts() {
+        return traceContexts;
+    }
+
     private void handle(HttpServerRequest http) {
         if (dead) {
             http.connection().close();
@@ -140,6 +145,7 @@ final class SimEngineVerticle extends VerticleBase {
 
     private void inference(HttpServerRequest http, Api api) {
         inferenceRequests++;
+        traceContexts.received(http.getHeader("x-request-id"), http.getHeader("traceparent"));
         Faults faults = this.faults;
         if (faults.dieAfterRequests() > 0 && inferenceRequests > faults.dieAfterRequests()) {
             die(http);

@@ -37,6 +37,11 @@ import java.util.Map;
  * or enter the cache, and emit every output token from decode steps (the first one is the prefill's token, relayed).
  * An engine that is never given one schedules exactly as above.
  *
+ * <p>Invariants: virtual time never goes back (every call that takes a time only moves it forward); at most one step
+ * is in progress; a request in the batch holds room for its uncached prompt and all its output from its admission
+ * to its end or abort (reserved in the {@link KvCache} before it is admitted), so it is never preempted. Guarded by
+ * the one private step loop every call goes through and by the cache's refusal of a reservation that does not fit.
+ *
  * <p>Not thread-safe: one driver owns it.
  */
 public final class Engine implements VirtualTimeModel<Progress> {
@@ -192,8 +197,9 @@ public final class Engine implements VirtualTimeModel<Progress> {
                 ownTokens += sequence.prefilled + sequence.generated - sequence.lockedLength;
             }
         }
+        KvCache.Occupancy slots = cache.occupancy();
         return new EngineStats(active.size() - waiting.size(), waiting.size(),
-            (int) (cache.cachedTokens() + ownTokens), cache.cachedTokens(), cache.capacity(),
+            (int) (slots.cachedTokens() + ownTokens), slots.cachedTokens(), slots.capacity(),
             promptTokensTotal, cachedTokensTotal, generationTokensTotal, finishedRequestsTotal);
     }
 
@@ -279,7 +285,8 @@ public final class Engine implements VirtualTimeModel<Progress> {
             }
             waiting.poll();
             batch++;
-            next.lock = cache.root();
+            // It holds no prefix of the tree: the empty one, which pins nothing.
+            next.lock = cache.match(next.tokens, 0).node();
             next.prefilled = next.prompt;
             next.reserved = reserve;
             promptTokensTotal += next.prompt;

@@ -15,9 +15,9 @@ import java.util.TreeSet;
  * whole pages only, as a paged radix-attention engine does. A partial match splits the edge so that a node boundary
  * falls exactly where the match ends.
  *
- * <p><b>Pool.</b> Slots are in the tree ({@link #cachedTokens()}) or held privately by requests
- * ({@link #privateTokens()}: reserved for tokens not yet in the tree). {@link #commit} moves a request's private
- * tokens into the tree; tokens already present are freed, so one prefix is never stored twice.
+ * <p><b>Pool.</b> Slots are in the tree ({@link Occupancy#cachedTokens()}) or held privately by requests
+ * ({@link Occupancy#privateTokens()}: reserved for tokens not yet in the tree). {@link #commit} moves a request's
+ * private tokens into the tree; tokens already present are freed, so one prefix is never stored twice.
  *
  * <p><b>References and eviction.</b> A running request locks the node ending its cached prefix, which pins the whole
  * path to the root. Unlocked leaves are evicted in least-recently-used order (an access counter, not a clock), whole
@@ -25,7 +25,10 @@ import java.util.TreeSet;
  * Locked nodes are never evicted.
  *
  * <p>Invariants: {@code cachedTokens + privateTokens <= capacity}; a node's lock count is the number of locks held on
- * it or its descendants; exactly the unlocked leaves are in {@code evictable}. Not thread-safe: one engine owns it.
+ * it or its descendants; exactly the unlocked leaves are in {@code evictable}. Each public method leaves them true:
+ * {@link #reserve} refuses what cannot fit, and tree slots are freed only by eviction, which never takes a locked
+ * node; {@code KvCacheAgainstNaiveModelTest} checks them against a naive model step by step. Not thread-safe: one
+ * engine owns it.
  */
 public final class KvCache {
     private final int capacity;
@@ -47,6 +50,13 @@ public final class KvCache {
         }
         this.capacity = capacity;
         this.pageSize = pageSize;
+    }
+
+    /**
+     * The pool's slots at one moment, in tokens: {@code cachedTokens} held by the tree, {@code evictableTokens} of
+     * them pinned by no running request, and {@code privateTokens} reserved by requests outside the tree.
+     */
+    public record Occupancy(int capacity, int cachedTokens, int privateTokens, int evictableTokens) {
     }
 
     /** A cached prefix: {@code node} ends it, {@code length} tokens long (a multiple of the page size). */
@@ -172,36 +182,9 @@ public final class KvCache {
         }
     }
 
-    /** The root, which ends the empty prefix; locking it is a no-op. */
-    public Node root() {
-        return root;
-    }
-
-    public int capacity() {
-        return capacity;
-    }
-
-    public int pageSize() {
-        return pageSize;
-    }
-
-    /** Slots held by the tree. */
-    public int cachedTokens() {
-        return cachedTokens;
-    }
-
-    /** Slots reserved by requests outside the tree. */
-    public int privateTokens() {
-        return privateTokens;
-    }
-
-    /** Tree slots no running request pins. */
-    public int evictableTokens() {
-        return cachedTokens - lockedTokens;
-    }
-
-    public int freeTokens() {
-        return capacity - cachedTokens - privateTokens;
+    /** Where the pool's slots are now. */
+    public Occupancy occupancy() {
+        return new Occupancy(capacity, cachedTokens, privateTokens, evictableTokens());
     }
 
     /** Tokens evicted since the cache was made. */
@@ -212,6 +195,15 @@ public final class KvCache {
     /** {@code length} rounded down to whole pages. */
     public int pageFloor(int length) {
         return length - length % pageSize;
+    }
+
+    private int freeTokens() {
+        return capacity - cachedTokens - privateTokens;
+    }
+
+    /** Tree slots no running request pins. */
+    private int evictableTokens() {
+        return cachedTokens - lockedTokens;
     }
 
     private void evictUntilFree(int wanted) {

@@ -3,27 +3,15 @@ package dev.homing.sim.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /** Malformed requests get a 400 in the OpenAI error shape, never a crash. */
 class BadInputTest {
-    private static SimEngineServer engine;
-    private static SimEngineClient client;
-
-    @BeforeAll
-    static void start() {
-        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000));
-        client = new SimEngineClient(engine);
-    }
-
-    @AfterAll
-    static void stop() {
-        engine.close();
-    }
+    @RegisterExtension
+    static final SharedSimEngine engine = SharedSimEngine.atTimeScale(1000);
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', value = {
@@ -56,7 +44,7 @@ class BadInputTest {
         "/v1/rerank | {\"query\":1,\"documents\":[\"a\"]}",
     })
     void aMalformedRequestGetsA400WithAMessage(String path, String body) {
-        HttpResponse<String> response = client.post(path, body);
+        HttpResponse<String> response = engine.post(path, body);
 
         assertThat(response.statusCode()).isEqualTo(400);
         JsonNode error = SimEngineClient.JSON.readTree(response.body()).path("error");
@@ -67,6 +55,6 @@ class BadInputTest {
     @ParameterizedTest
     @CsvSource({"/v2/chat", "/generate/extra"})
     void anUnknownPathGetsA404(String path) {
-        assertThat(client.post(path, "{}").statusCode()).isEqualTo(404);
+        assertThat(engine.post(path, "{}").statusCode()).isEqualTo(404);
     }
 }

@@ -2,34 +2,22 @@ package dev.homing.sim.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 class ChatCachingTest {
-    private static SimEngineServer engine;
-    private static SimEngineClient client;
-
-    @BeforeAll
-    static void start() {
-        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(200));
-        client = new SimEngineClient(engine);
-    }
-
-    @AfterAll
-    static void stop() {
-        engine.close();
-    }
+    @RegisterExtension
+    static final SharedSimEngine engine = SharedSimEngine.atTimeScale(200);
 
     @Test
     void secondTurnOfAConversationFindsTheFirstTurnAndItsAnswerInTheCache() {
         ObjectNode turn1 = chat(32);
         turn1.withArray("messages").addObject().put("role", "user").put("content",
             "Compose an engaging travel blog post about a recent trip to Hawaii, highlighting cultural experiences.");
-        JsonNode first = client.postJson("/v1/chat/completions", turn1.toString());
+        JsonNode first = engine.postJson("/v1/chat/completions", turn1.toString());
         int firstPrompt = first.at("/usage/prompt_tokens").intValue();
         String answer = first.at("/choices/0/message/content").stringValue();
 
@@ -37,7 +25,7 @@ class ChatCachingTest {
         ArrayNode messages = turn2.withArray("messages");
         messages.addObject().put("role", "assistant").put("content", answer);
         messages.addObject().put("role", "user").put("content", "Rewrite it, starting every sentence with A.");
-        JsonNode second = client.postJson("/v1/chat/completions", turn2.toString());
+        JsonNode second = engine.postJson("/v1/chat/completions", turn2.toString());
 
         assertThat(first.at("/usage/completion_tokens").intValue()).isEqualTo(32);
         assertThat(second.at("/usage/prompt_tokens_details/cached_tokens").intValue())
@@ -49,15 +37,15 @@ class ChatCachingTest {
         ObjectNode turn1 = chat(16);
         turn1.withArray("messages").addObject().put("role", "user").put("content", "Name three rivers in Europe.");
         ObjectNode turn2 = turn1.deepCopy();
-        JsonNode firstAnswer = client.postJson("/v1/chat/completions", turn1.toString());
+        JsonNode firstAnswer = engine.postJson("/v1/chat/completions", turn1.toString());
         ArrayNode messages = turn2.withArray("messages");
         messages.addObject().put("role", "assistant")
             .put("content", firstAnswer.at("/choices/0/message/content").stringValue());
         messages.addObject().put("role", "user").put("content", "And three in Asia?");
-        client.postJson("/v1/chat/completions", turn2.toString());
+        engine.postJson("/v1/chat/completions", turn2.toString());
 
-        JsonNode again1 = client.postJson("/v1/chat/completions", turn1.toString());
-        JsonNode again2 = client.postJson("/v1/chat/completions", turn2.toString());
+        JsonNode again1 = engine.postJson("/v1/chat/completions", turn1.toString());
+        JsonNode again2 = engine.postJson("/v1/chat/completions", turn2.toString());
 
         assertThat(again1.at("/choices/0/message/content")).isEqualTo(firstAnswer.at("/choices/0/message/content"));
         assertThat(again1.at("/usage/prompt_tokens_details/cached_tokens").intValue())

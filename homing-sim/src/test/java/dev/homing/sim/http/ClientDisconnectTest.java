@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /** A client that hangs up aborts its request: the slot and the KV it held are freed. */
@@ -14,24 +13,13 @@ class ClientDisconnectTest {
     /** Bounds only a failure reaches: with both cores busy beside other builds, noticing a hang-up can take seconds. */
     private static final Duration BOUND = Duration.ofSeconds(30);
 
-    private static SimEngineServer engine;
-    private static SimEngineClient client;
-
-    @BeforeAll
-    static void start() {
-        // Slow enough that the long answer is still running when the client leaves.
-        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(10));
-        client = new SimEngineClient(engine);
-    }
-
-    @AfterAll
-    static void stop() {
-        engine.close();
-    }
+    /** Slow enough that the long answer is still running when the client leaves. */
+    @RegisterExtension
+    static final SharedSimEngine engine = SharedSimEngine.atTimeScale(10);
 
     @Test
     void hangingUpMidStreamAbortsTheRequestAndFreesItsTokens() {
-        try (RawHttp http = RawHttp.post(engine, "/generate",
+        try (RawHttp http = RawHttp.post(engine.server(), "/generate",
             "{\"text\":\"tell me everything\",\"stream\":true,\"sampling_params\":{\"max_new_tokens\":100000}}")) {
             http.readUntil("data:", (int) BOUND.toMillis());
             assertThat(load().path("num_reqs").intValue()).isEqualTo(1);
@@ -46,7 +34,7 @@ class ClientDisconnectTest {
 
     @Test
     void hangingUpBeforeANonStreamingAnswerAbortsTheRequest() {
-        try (RawHttp http = RawHttp.post(engine, "/v1/completions",
+        try (RawHttp http = RawHttp.post(engine.server(), "/v1/completions",
             "{\"prompt\":\"a very long essay\",\"max_tokens\":100000}")) {
             await().atMost(BOUND).until(() -> load().path("num_reqs").intValue() == 1);
         }
@@ -55,6 +43,6 @@ class ClientDisconnectTest {
     }
 
     private static JsonNode load() {
-        return SimEngineClient.JSON.readTree(client.get("/get_load").body()).get(0);
+        return engine.getJson("/get_load").get(0);
     }
 }

@@ -5,30 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /** The inference endpoints over real HTTP, with and without streaming. */
 class InferenceApiTest {
-    private static SimEngineServer engine;
-    private static SimEngineClient client;
-
-    @BeforeAll
-    static void start() {
-        engine = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000));
-        client = new SimEngineClient(engine);
-    }
-
-    @AfterAll
-    static void stop() {
-        engine.close();
-    }
+    @RegisterExtension
+    static final SharedSimEngine engine = SharedSimEngine.atTimeScale(1000);
 
     @Test
     void chatAnswersInTheOpenAiShapeWithUsage() {
-        JsonNode answer = client.postJson("/v1/chat/completions", chat("Tell me about Lisbon.", 12, false, false));
+        JsonNode answer = engine.postJson("/v1/chat/completions", chat("Tell me about Lisbon.", 12, false, false));
 
         assertThat(answer.path("object").stringValue()).isEqualTo("chat.completion");
         assertThat(answer.at("/choices/0/message/role").stringValue()).isEqualTo("assistant");
@@ -41,10 +29,10 @@ class InferenceApiTest {
 
     @Test
     void chatStreamsTheSameTextAsTheWholeAnswerThenUsageThenDone() {
-        String whole = client.postJson("/v1/chat/completions", chat("Tell me about Porto.", 10, false, false))
+        String whole = engine.postJson("/v1/chat/completions", chat("Tell me about Porto.", 10, false, false))
             .at("/choices/0/message/content").stringValue();
 
-        HttpResponse<String> response = client.post("/v1/chat/completions",
+        HttpResponse<String> response = engine.post("/v1/chat/completions",
             chat("Tell me about Porto.", 10, true, true));
         ServerSentEvents events = ServerSentEvents.parse(response.body());
         List<JsonNode> chunks = events.json();
@@ -63,7 +51,7 @@ class InferenceApiTest {
 
     @Test
     void chatStreamsWithoutAUsageChunkUnlessAsked() {
-        List<JsonNode> chunks = ServerSentEvents.parse(client.post("/v1/chat/completions",
+        List<JsonNode> chunks = ServerSentEvents.parse(engine.post("/v1/chat/completions",
             chat("Tell me about Faro.", 5, true, false)).body()).json();
 
         assertThat(chunks).noneMatch(chunk -> chunk.has("usage"));
@@ -73,8 +61,8 @@ class InferenceApiTest {
     @Test
     void completionsAnswerWholeOrStreamedWithTheSameText() {
         String body = "{\"prompt\":\"Once upon a time\",\"max_tokens\":8%s}";
-        JsonNode whole = client.postJson("/v1/completions", body.formatted(""));
-        ServerSentEvents events = ServerSentEvents.parse(client.post("/v1/completions",
+        JsonNode whole = engine.postJson("/v1/completions", body.formatted(""));
+        ServerSentEvents events = ServerSentEvents.parse(engine.post("/v1/completions",
             body.formatted(",\"stream\":true,\"stream_options\":{\"include_usage\":true}")).body());
 
         assertThat(whole.path("object").stringValue()).isEqualTo("text_completion");
@@ -89,7 +77,7 @@ class InferenceApiTest {
 
     @Test
     void generateAnswersWithSglangMetaInfo() {
-        JsonNode answer = client.postJson("/generate",
+        JsonNode answer = engine.postJson("/generate",
             "{\"text\":\"The capital of France is\",\"sampling_params\":{\"max_new_tokens\":6}}");
 
         assertThat(answer.at("/meta_info/prompt_tokens").intValue()).isEqualTo(6);
@@ -102,9 +90,9 @@ class InferenceApiTest {
     @Test
     void generateStreamsTheCumulativeTextThenDone() {
         String request = "{\"text\":\"Write a haiku about rain\",\"sampling_params\":{\"max_new_tokens\":5}%s}";
-        String whole = client.postJson("/generate", request.formatted("")).path("text").stringValue();
+        String whole = engine.postJson("/generate", request.formatted("")).path("text").stringValue();
 
-        ServerSentEvents events = ServerSentEvents.parse(client.post("/generate",
+        ServerSentEvents events = ServerSentEvents.parse(engine.post("/generate",
             request.formatted(",\"stream\":true")).body());
 
         assertThat(events.endsWithDone()).isTrue();
@@ -115,7 +103,7 @@ class InferenceApiTest {
 
     @Test
     void generateAcceptsTokenIds() {
-        JsonNode answer = client.postJson("/generate",
+        JsonNode answer = engine.postJson("/generate",
             "{\"input_ids\":[1,2,3,4,5,6,7],\"sampling_params\":{\"max_new_tokens\":2}}");
 
         assertThat(answer.at("/meta_info/prompt_tokens").intValue()).isEqualTo(7);
@@ -123,7 +111,7 @@ class InferenceApiTest {
 
     @Test
     void aRequestWithoutALimitGetsTheDefaultLength() {
-        JsonNode answer = client.postJson("/v1/completions", "{\"prompt\":\"Count to ten\"}");
+        JsonNode answer = engine.postJson("/v1/completions", "{\"prompt\":\"Count to ten\"}");
 
         assertThat(answer.at("/usage/completion_tokens").intValue()).isEqualTo(RequestParser.DEFAULT_MAX_NEW_TOKENS);
     }
@@ -131,8 +119,8 @@ class InferenceApiTest {
     @Test
     void aRepeatedPromptIsServedFromTheCacheButItsLastToken() {
         String request = "{\"text\":\"" + "lorem ipsum ".repeat(50) + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
-        JsonNode first = client.postJson("/generate", request);
-        JsonNode second = client.postJson("/generate", request);
+        JsonNode first = engine.postJson("/generate", request);
+        JsonNode second = engine.postJson("/generate", request);
 
         assertThat(first.at("/meta_info/cached_tokens").intValue()).isZero();
         assertThat(second.at("/meta_info/cached_tokens").intValue())
@@ -143,8 +131,8 @@ class InferenceApiTest {
     void aCachedPromptTakesLessVirtualTimeThanAColdOne() {
         String request = "{\"text\":\"" + "long shared context ".repeat(400)
             + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
-        double cold = client.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
-        double warm = client.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
+        double cold = engine.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
+        double warm = engine.postJson("/generate", request).at("/meta_info/e2e_latency").doubleValue();
 
         assertThat(warm).isLessThan(cold / 2);
     }
@@ -152,11 +140,11 @@ class InferenceApiTest {
     @Test
     void metricsCountTheCachedPromptTokens() {
         String request = "{\"prompt\":\"" + "count me in ".repeat(20) + "\",\"max_tokens\":1}";
-        client.postJson("/v1/completions", request);
-        int cached = client.postJson("/v1/completions", request).at("/usage/prompt_tokens_details/cached_tokens")
+        engine.postJson("/v1/completions", request);
+        int cached = engine.postJson("/v1/completions", request).at("/usage/prompt_tokens_details/cached_tokens")
             .intValue();
 
-        String metrics = client.get("/metrics").body();
+        String metrics = engine.get("/metrics").body();
 
         double total = metrics.lines().filter(line -> line.startsWith("sglang:cached_tokens_total{"))
             .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
@@ -165,7 +153,7 @@ class InferenceApiTest {
 
     @Test
     void responsesAnswerWithOutputTextAndUsage() {
-        JsonNode answer = client.postJson("/v1/responses", "{\"input\":\"Say hello\",\"max_output_tokens\":3}");
+        JsonNode answer = engine.postJson("/v1/responses", "{\"input\":\"Say hello\",\"max_output_tokens\":3}");
 
         assertThat(answer.path("object").stringValue()).isEqualTo("response");
         assertThat(answer.at("/output/0/content/0/type").stringValue()).isEqualTo("output_text");
@@ -174,7 +162,7 @@ class InferenceApiTest {
 
     @Test
     void responsesStreamTextDeltasThenTheCompletedResponse() {
-        ServerSentEvents events = ServerSentEvents.parse(client.post("/v1/responses",
+        ServerSentEvents events = ServerSentEvents.parse(engine.post("/v1/responses",
             "{\"input\":\"Say hello\",\"max_output_tokens\":4,\"stream\":true}").body());
         List<JsonNode> data = events.json();
 

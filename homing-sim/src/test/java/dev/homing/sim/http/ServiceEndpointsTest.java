@@ -6,62 +6,48 @@ import dev.homing.sim.model.EngineConfig;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Base64;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
 /** Health, information, load, metrics and the minimal non-generation endpoints. */
 class ServiceEndpointsTest {
-    private static SimEngineServer engine;
-    private static SimEngineClient client;
+    @RegisterExtension
+    static final SharedSimEngine engine = SharedSimEngine.of(withKvTokens(123_456));
 
-    @BeforeAll
-    static void start() {
+    private static SimEngineOptions withKvTokens(int kvTokens) {
         SimEngineOptions fast = SimEngineOptions.defaults().withTimeScale(1000);
-        engine = SimEngineServer.start(new SimEngineOptions(fast.host(), fast.port(), fast.modelName(),
-            fast.timeScale(), EngineConfig.DEFAULTS.withKvTokens(123_456), fast.faults(), null));
-        client = new SimEngineClient(engine);
-    }
-
-    @AfterAll
-    static void stop() {
-        engine.close();
+        return new SimEngineOptions(fast.host(), fast.port(), fast.modelName(), fast.timeScale(),
+            EngineConfig.DEFAULTS.withKvTokens(kvTokens), fast.faults(), null);
     }
 
     @Test
     void healthAndHealthGenerateAnswer200() {
-        assertThat(client.get("/health").statusCode()).isEqualTo(200);
-        assertThat(client.get("/health_generate").statusCode()).isEqualTo(200);
+        assertThat(engine.get("/health").statusCode()).isEqualTo(200);
+        assertThat(engine.get("/health_generate").statusCode()).isEqualTo(200);
     }
 
     @Test
-    void modelsListsTheServedModel() {
-        JsonNode models = SimEngineClient.JSON.readTree(client.get("/v1/models").body());
-
-        assertThat(models.at("/data/0/id").stringValue()).isEqualTo(SimEngineOptions.DEFAULT_MODEL);
+    void theModelListAndTheModelInfoNameTheServedModel() {
+        assertThat(engine.getJson("/v1/models").at("/data/0/id").stringValue())
+            .isEqualTo(SimEngineOptions.DEFAULT_MODEL);
+        assertThat(engine.getJson("/get_model_info").path("model_path").stringValue())
+            .isEqualTo(SimEngineOptions.DEFAULT_MODEL);
     }
 
     @Test
     void serverInfoReportsTheKvCapacityInTokens() {
-        JsonNode info = SimEngineClient.JSON.readTree(client.get("/get_server_info").body());
+        JsonNode info = engine.getJson("/get_server_info");
 
         assertThat(info.path("max_total_num_tokens").intValue()).isEqualTo(123_456);
         assertThat(info.path("page_size").intValue()).isEqualTo(1);
     }
 
     @Test
-    void modelInfoNamesTheModel() {
-        JsonNode info = SimEngineClient.JSON.readTree(client.get("/get_model_info").body());
-
-        assertThat(info.path("model_path").stringValue()).isEqualTo(SimEngineOptions.DEFAULT_MODEL);
-    }
-
-    @Test
     void loadIsAnArrayOfRanksWithTokensInUse() {
-        client.postJson("/generate", "{\"text\":\"" + "warm ".repeat(40) + "\",\"sampling_params\":{\"max_new_tokens\":1}}");
+        engine.postJson("/generate", "{\"text\":\"" + "warm ".repeat(40) + "\",\"sampling_params\":{\"max_new_tokens\":1}}");
 
-        JsonNode load = SimEngineClient.JSON.readTree(client.get("/get_load").body());
+        JsonNode load = engine.getJson("/get_load");
 
         assertThat(load.isArray()).isTrue();
         assertThat(load.at("/0/num_tokens").intValue()).isPositive();
@@ -70,9 +56,9 @@ class ServiceEndpointsTest {
 
     @Test
     void metricsUseSglangNames() {
-        client.postJson("/v1/completions", "{\"prompt\":\"metrics please\",\"max_tokens\":3}");
+        engine.postJson("/v1/completions", "{\"prompt\":\"metrics please\",\"max_tokens\":3}");
 
-        String metrics = client.get("/metrics").body();
+        String metrics = engine.get("/metrics").body();
 
         assertThat(metrics).contains("sglang:cache_hit_rate", "sglang:prompt_tokens_total",
             "sglang:cached_tokens_total", "sglang:generation_tokens_total", "sglang:num_running_reqs",
@@ -83,18 +69,18 @@ class ServiceEndpointsTest {
     @Test
     void flushCacheEmptiesTheCacheWhenIdle() {
         String request = "{\"text\":\"" + "flush me ".repeat(30) + "\",\"sampling_params\":{\"max_new_tokens\":1}}";
-        client.postJson("/generate", request);
+        engine.postJson("/generate", request);
 
-        assertThat(client.post("/flush_cache", "").statusCode()).isEqualTo(200);
+        assertThat(engine.post("/flush_cache", "").statusCode()).isEqualTo(200);
 
-        assertThat(client.postJson("/generate", request).at("/meta_info/cached_tokens").intValue()).isZero();
+        assertThat(engine.postJson("/generate", request).at("/meta_info/cached_tokens").intValue()).isZero();
     }
 
     @Test
     void embeddingsAreDeterministicUnitVectors() {
         String request = "{\"input\":[\"alpha\",\"beta\"]}";
-        JsonNode first = client.postJson("/v1/embeddings", request);
-        JsonNode again = client.postJson("/v1/embeddings", request);
+        JsonNode first = engine.postJson("/v1/embeddings", request);
+        JsonNode again = engine.postJson("/v1/embeddings", request);
 
         assertThat(first.path("data")).hasSize(2);
         assertThat(first.at("/data/0/embedding")).isEqualTo(again.at("/data/0/embedding"));
@@ -108,8 +94,8 @@ class ServiceEndpointsTest {
 
     @Test
     void base64EmbeddingsAreTheSameVectorAsLittleEndianFloat32() {
-        JsonNode floats = client.postJson("/v1/embeddings", "{\"input\":\"alpha\",\"encoding_format\":\"float\"}");
-        JsonNode base64 = client.postJson("/v1/embeddings", "{\"input\":\"alpha\",\"encoding_format\":\"base64\"}");
+        JsonNode floats = engine.postJson("/v1/embeddings", "{\"input\":\"alpha\",\"encoding_format\":\"float\"}");
+        JsonNode base64 = engine.postJson("/v1/embeddings", "{\"input\":\"alpha\",\"encoding_format\":\"base64\"}");
 
         JsonNode vector = floats.at("/data/0/embedding");
         assertThat(base64.at("/data/0/embedding").isString()).isTrue();
@@ -124,7 +110,7 @@ class ServiceEndpointsTest {
 
     @Test
     void rerankPutsTheDocumentSharingMostQueryWordsFirst() {
-        JsonNode ranked = client.postJson("/v1/rerank",
+        JsonNode ranked = engine.postJson("/v1/rerank",
             "{\"query\":\"red fast car\",\"documents\":[\"a blue boat\",\"a red fast car\",\"a red hat\"]}");
 
         assertThat(ranked.at("/0/index").intValue()).isEqualTo(1);
@@ -133,7 +119,7 @@ class ServiceEndpointsTest {
 
     @Test
     void classifyGivesOneLabelPerInput() {
-        JsonNode classes = client.postJson("/v1/classify", "{\"input\":[\"good\",\"bad\"]}");
+        JsonNode classes = engine.postJson("/v1/classify", "{\"input\":[\"good\",\"bad\"]}");
 
         assertThat(classes.path("data")).hasSize(2);
         assertThat(classes.at("/data/0/label").stringValue()).startsWith("LABEL_");

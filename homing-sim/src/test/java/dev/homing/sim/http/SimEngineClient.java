@@ -6,38 +6,45 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /** A blocking test client for one simulated engine, over loopback. */
-final class SimEngineClient {
+class SimEngineClient {
     static final ObjectMapper JSON = JsonMapper.builder().build();
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT).build();
-    private final String url;
+    private final Supplier<String> url;
 
     SimEngineClient(SimEngineServer engine) {
-        this.url = engine.url();
+        this(engine::url);
+    }
+
+    /** A client of the engine at the address {@code url} gives when a request is sent: one that starts later. */
+    SimEngineClient(Supplier<String> url) {
+        this.url = url;
     }
 
     HttpResponse<String> post(String path, String body) {
-        return send(HttpRequest.newBuilder(URI.create(url + path)).timeout(TIMEOUT)
+        return send(HttpRequest.newBuilder(URI.create(url() + path)).timeout(TIMEOUT)
             .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
     HttpResponse<String> get(String path) {
-        return send(HttpRequest.newBuilder(URI.create(url + path)).timeout(TIMEOUT).GET().build());
+        return send(HttpRequest.newBuilder(URI.create(url() + path)).timeout(TIMEOUT).GET().build());
     }
 
     JsonNode postJson(String path, String body) {
-        HttpResponse<String> response = post(path, body);
-        if (response.statusCode() != 200) {
-            throw new AssertionError("POST " + path + " gave " + response.statusCode() + ": " + response.body());
-        }
-        return JSON.readTree(response.body());
+        return json("POST", path, post(path, body));
+    }
+
+    /** {@code GET path}'s JSON answer; fails the test on any status but 200. */
+    JsonNode getJson(String path) {
+        return json("GET", path, get(path));
     }
 
     HttpClient http() {
@@ -45,7 +52,14 @@ final class SimEngineClient {
     }
 
     String url() {
-        return url;
+        return url.get();
+    }
+
+    private static JsonNode json(String method, String path, HttpResponse<String> response) {
+        if (response.statusCode() != 200) {
+            throw new AssertionError(method + " " + path + " gave " + response.statusCode() + ": " + response.body());
+        }
+        return JSON.readTree(response.body());
     }
 
     private HttpResponse<String> send(HttpRequest request) {

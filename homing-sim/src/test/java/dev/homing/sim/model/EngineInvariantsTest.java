@@ -60,8 +60,9 @@ class EngineInvariantsTest {
                 assertThat(emitted.getOrDefault(request.getKey(), 0)).isEqualTo(request.getValue());
             }
         }
-        assertThat(engine.cache().privateTokens()).isZero();
-        assertThat(engine.cache().evictableTokens()).isEqualTo(engine.cache().cachedTokens());
+        KvCache.Occupancy slots = engine.cache().occupancy();
+        assertThat(slots.privateTokens()).isZero();
+        assertThat(slots.evictableTokens()).isEqualTo(slots.cachedTokens());
         assertThat(engine.stats().usedTokens()).isEqualTo(engine.stats().cachedTokens());
     }
 

@@ -59,10 +59,8 @@ class EngineTest {
 
     @Test
     void timeToFirstTokenDoesNotGrowWithTheCachedPrompt() {
-        Engine engine = new Engine(CONFIG);
         int[] system = prompt(1, 4000);
-        engine.submit(new GenerationRequest(system, 1), 0);
-        runToIdle(engine);
+        Engine engine = afterServing(system, 1);
 
         int[] followUp = concat(system, prompt(50_000, 100));
         long start = engine.nowNanos();
@@ -75,10 +73,8 @@ class EngineTest {
 
     @Test
     void theNextTurnFindsTheAnswerOfThePreviousTurnInTheCache() {
-        Engine engine = new Engine(CONFIG);
         int[] turn1 = prompt(1, 500);
-        engine.submit(new GenerationRequest(turn1, 20), 0);
-        runToIdle(engine);
+        Engine engine = afterServing(turn1, 20);
         long seed = PseudoWords.seedOf(turn1, CONFIG.seed());
         int[] answer = Tokenizer.encode(PseudoWords.text(seed, 0, 20, 20));
 
@@ -175,8 +171,9 @@ class EngineTest {
 
         engine.abort(a, engine.nowNanos());
 
-        assertThat(engine.cache().privateTokens()).isZero();
-        assertThat(engine.cache().evictableTokens()).isEqualTo(engine.cache().cachedTokens());
+        KvCache.Occupancy slots = engine.cache().occupancy();
+        assertThat(slots.privateTokens()).isZero();
+        assertThat(slots.evictableTokens()).isEqualTo(slots.cachedTokens());
     }
 
     @Test
@@ -209,6 +206,14 @@ class EngineTest {
         long id = probe;
         List<Progress> mine = events.stream().filter(event -> event.requestId() == id).toList();
         return mine.getLast().atNanos() - mine.get(mine.size() - 2).atNanos();
+    }
+
+    /** An idle engine that has answered {@code prompt} with {@code newTokens} tokens, at time 0: it caches both. */
+    private static Engine afterServing(int[] prompt, int newTokens) {
+        Engine engine = new Engine(CONFIG);
+        engine.submit(new GenerationRequest(prompt, newTokens), 0);
+        runToIdle(engine);
+        return engine;
     }
 
     private static long firstTokenNanos(Engine engine, int[] prompt) {

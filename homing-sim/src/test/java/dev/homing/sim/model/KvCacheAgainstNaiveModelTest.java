@@ -77,8 +77,9 @@ class KvCacheAgainstNaiveModelTest {
                     }
                 }
             }
-            assertThat(cache.cachedTokens() + cache.privateTokens()).isLessThanOrEqualTo(cache.capacity());
-            assertThat(cache.privateTokens()).isZero();
+            KvCache.Occupancy slots = cache.occupancy();
+            assertThat(slots.cachedTokens() + slots.privateTokens()).isLessThanOrEqualTo(slots.capacity());
+            assertThat(slots.privateTokens()).isZero();
             int[] probe = randomSequence(random, stored);
             assertThat(cache.match(probe, probe.length).length())
                 .isLessThanOrEqualTo(longestStoredPrefix(stored, probe));

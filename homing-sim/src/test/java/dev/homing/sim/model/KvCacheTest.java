@@ -33,8 +33,8 @@ class KvCacheTest {
         store(cache, tokens(0, 100));
         store(cache, tokens(0, 100));
 
-        assertThat(cache.cachedTokens()).isEqualTo(100);
-        assertThat(cache.privateTokens()).isZero();
+        assertThat(cache.occupancy().cachedTokens()).isEqualTo(100);
+        assertThat(cache.occupancy().privateTokens()).isZero();
     }
 
     @Test
@@ -75,7 +75,7 @@ class KvCacheTest {
         cache.unlock(match.node());
 
         assertThat(cache.reserve(200)).isTrue();
-        assertThat(cache.cachedTokens()).isZero();
+        assertThat(cache.occupancy().cachedTokens()).isZero();
     }
 
     @Test
@@ -99,7 +99,7 @@ class KvCacheTest {
 
         cache.flush();
 
-        assertThat(cache.cachedTokens()).isZero();
+        assertThat(cache.occupancy().cachedTokens()).isZero();
         assertThat(cache.match(entry, entry.length).length()).isZero();
     }
 
@@ -108,7 +108,7 @@ class KvCacheTest {
         KvCache cache = new KvCache(1000, 16);
         store(cache, tokens(0, 40));
 
-        assertThat(cache.cachedTokens()).isEqualTo(32);
+        assertThat(cache.occupancy().cachedTokens()).isEqualTo(32);
         int[] longer = tokens(0, 100);
         assertThat(cache.match(longer, longer.length).length()).isEqualTo(32);
         int[] diverging = concat(tokens(0, 20), tokens(700, 30));
@@ -120,7 +120,7 @@ class KvCacheTest {
         KvCache cache = new KvCache(100, 1);
 
         assertThat(cache.reserve(101)).isFalse();
-        assertThat(cache.privateTokens()).isZero();
+        assertThat(cache.occupancy().privateTokens()).isZero();
     }
 
     /** Puts {@code tokens} in the cache the way a finished request does, and leaves them unlocked. */

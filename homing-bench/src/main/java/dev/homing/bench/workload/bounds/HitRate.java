@@ -23,8 +23,15 @@ public record HitRate(long hitTokens, long promptTokens, long hitBlocks, long bl
         return blocks == 0 ? 0 : (double) hitBlocks / blocks;
     }
 
-    HitRate plus(long hits, long tokens, long hitBlockCount, long blockCount) {
-        return new HitRate(hitTokens + hits, promptTokens + tokens, hitBlocks + hitBlockCount, blocks + blockCount,
-                requests + 1);
+    /** These hits and {@code other}'s together. */
+    public HitRate plus(HitRate other) {
+        return new HitRate(hitTokens + other.hitTokens, promptTokens + other.promptTokens,
+                hitBlocks + other.hitBlocks, blocks + other.blocks, requests + other.requests);
+    }
+
+    /** These hits and one more request, {@code prompt}, whose first {@code hitBlockCount} blocks were cached. */
+    HitRate plus(PromptBlocks prompt, int hitBlockCount) {
+        return new HitRate(hitTokens + prompt.tokensOfFirst(hitBlockCount), promptTokens + prompt.tokens(),
+                hitBlocks + hitBlockCount, blocks + prompt.ids().size(), requests + 1);
     }
 }

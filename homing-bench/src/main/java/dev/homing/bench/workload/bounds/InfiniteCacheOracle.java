@@ -15,15 +15,10 @@ public final class InfiniteCacheOracle {
 
     /** Counts one request and returns the tokens it hits. */
     public long accept(PromptBlocks prompt) {
-        long hits = 0;
-        int hitBlocks = 0;
-        while (hitBlocks < prompt.ids().size() && seen.contains(prompt.ids().get(hitBlocks))) {
-            hits += prompt.tokensOf(hitBlocks);
-            hitBlocks++;
-        }
+        int hitBlocks = prompt.leadingBlocksIn(seen::contains);
         seen.addAll(prompt.ids());
-        total = total.plus(hits, prompt.tokens(), hitBlocks, prompt.ids().size());
-        return hits;
+        total = total.plus(prompt, hitBlocks);
+        return prompt.tokensOfFirst(hitBlocks);
     }
 
     public HitRate result() {

@@ -36,19 +36,14 @@ public final class PooledCacheBound {
 
     /** Counts one request, caches its blocks, and returns the tokens it hit. */
     public long accept(PromptBlocks prompt) {
-        long hits = 0;
-        int hitBlocks = 0;
-        while (hitBlocks < prompt.ids().size() && blocks.containsKey(prompt.ids().get(hitBlocks))) {
-            hits += prompt.tokensOf(hitBlocks);
-            hitBlocks++;
-        }
+        int hitBlocks = prompt.leadingBlocksIn(blocks::containsKey);
         for (int i = prompt.ids().size() - 1; i >= 0; i--) {
             Integer previous = blocks.put(prompt.ids().get(i), prompt.tokensOf(i));
             usedTokens += prompt.tokensOf(i) - (previous == null ? 0 : previous);
         }
         evictToCapacity();
-        total = total.plus(hits, prompt.tokens(), hitBlocks, prompt.ids().size());
-        return hits;
+        total = total.plus(prompt, hitBlocks);
+        return prompt.tokensOfFirst(hitBlocks);
     }
 
     public HitRate result() {

@@ -5,6 +5,7 @@ import dev.homing.bench.workload.MooncakeTrace;
 import dev.homing.bench.workload.PseudoText;
 import dev.homing.bench.workload.WorkloadRequest;
 import java.util.List;
+import java.util.function.Predicate;
 import net.openhft.hashing.LongHashFunction;
 
 /**
@@ -63,5 +64,23 @@ public record PromptBlocks(List<Long> ids, int tokens, int blockTokens) {
     /** Tokens held by block {@code i}. */
     public int tokensOf(int i) {
         return i < ids.size() - 1 ? blockTokens : tokens - blockTokens * (ids.size() - 1);
+    }
+
+    /** How many leading blocks {@code cached} holds, one after the other: the prompt's longest cached prefix. */
+    int leadingBlocksIn(Predicate<Long> cached) {
+        int blocks = 0;
+        while (blocks < ids.size() && cached.test(ids.get(blocks))) {
+            blocks++;
+        }
+        return blocks;
+    }
+
+    /** Tokens held by the first {@code blocks} blocks. */
+    long tokensOfFirst(int blocks) {
+        long sum = 0;
+        for (int i = 0; i < blocks; i++) {
+            sum += tokensOf(i);
+        }
+        return sum;
     }
 }
