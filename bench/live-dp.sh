@@ -2,8 +2,7 @@
 # Data-parallel ranks, live (issue 17, target 3's live half): one `homing sim-engine --dp-size 4` engine behind the
 # gateway, routed to its ranks (--dp-aware, url@0..3, the gateway's policy choosing the rank) against the same engine
 # seen whole (one URL: the engine's own round robin chooses), on multi-turn chat driven by `homing bench`: the cached
-# share of prompt tokens and TTFT side by side. See docs/BENCHMARKS.md, "Data-parallel ranks, live". Needs
-# `homing sim-engine --dp-size`.
+# share of prompt tokens and TTFT side by side. See docs/BENCHMARKS.md, "Data-parallel ranks, live".
 #
 #   bench/live-dp.sh [OUT_DIR]         (default OUT_DIR: results/live-dp)
 #
@@ -23,7 +22,6 @@ MAX_SECONDS=${MAX_SECONDS:-900}
 
 . "$repo/bench/processes.sh"
 needs_homing "$repo"
-"$homing" sim-engine --help | grep -q -- --dp-size || { echo "this build's sim-engine has no --dp-size" >&2; exit 1; }
 engine_url="http://127.0.0.1:$BASE_PORT"
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
 

@@ -5,7 +5,7 @@
 #   - multi-turn chat: the cached share of prompt tokens the answers report, TTFT and inter-token gap;
 #   - 32,000-token prompts with one output token (the reference's PR #27547 case): how evenly the prefill work (prompt
 #     tokens computed, not cached) spreads over the engines that prefill, max over mean.
-# See docs/BENCHMARKS.md, "Prefill/decode, live". Needs `homing sim-engine --disaggregation-mode`.
+# See docs/BENCHMARKS.md, "Prefill/decode, live".
 #
 #   bench/live-pd.sh [OUT_DIR]         (default OUT_DIR: results/live-pd)
 #
@@ -26,8 +26,6 @@ MAX_SECONDS=${MAX_SECONDS:-900}   # cap of one run, real seconds
 
 . "$repo/bench/processes.sh"
 needs_homing "$repo"
-"$homing" sim-engine --help | grep -q -- --disaggregation-mode \
-  || { echo "this build's sim-engine has no --disaggregation-mode" >&2; exit 1; }
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
 
 # engine NAME PORT FLAGS...: starts a simulated engine in the background.
