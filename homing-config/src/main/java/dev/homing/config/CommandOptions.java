@@ -170,12 +170,15 @@ public final class CommandOptions {
             if (!setting.notYet()) {
                 continue;
             }
+            String instead = setting.compatibility().instead();
+            String refused = setting.flag() + (instead == null ? " is not supported by Homing yet ("
+                    : " is not supported by Homing (");
+            String after = instead == null ? ")" : "); " + instead;
             if (onCommandLine.contains(setting) && !config.isDefault(setting)) {
-                problems.add(setting.flag() + " is not supported by Homing yet (" + given(setting, config) + ")");
+                problems.add(refused + given(setting, config) + after);
             } else if (fromFile.containsKey(setting)
                     && !Objects.equals(fromFile.get(setting), setting.defaultValue())) {
-                problems.add(setting.flag() + " is not supported by Homing yet (set in the config file to "
-                        + format(setting, fromFile.get(setting)) + ")");
+                problems.add(refused + "set in the config file to " + format(setting, fromFile.get(setting)) + after);
             }
         }
         return problems;

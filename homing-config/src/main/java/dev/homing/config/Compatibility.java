@@ -6,10 +6,16 @@ import java.util.Locale;
  * How a gateway setting compares with the reference gateway's flag of the same name: one row of
  * docs/COMPATIBILITY.md.
  *
- * @param status the row's status
- * @param notes  the row's notes; null for a {@link Status#SAME} row means its help description
+ * @param status  the row's status
+ * @param notes   the row's notes; null for a {@link Status#SAME} row means its help description
+ * @param instead for a flag Homing refuses because another of its features does the job, the sentence that names
+ *                it in the refusal; null otherwise
  */
-public record Compatibility(Status status, String notes) {
+public record Compatibility(Status status, String notes, String instead) {
+
+    public Compatibility(Status status, String notes) {
+        this(status, notes, null);
+    }
 
     /** The status column. */
     public enum Status {
@@ -19,6 +25,8 @@ public record Compatibility(Status status, String notes) {
         DIFFERENT,
         /** The feature is not in Homing yet: accepted at its default, refused with any other value. */
         NOT_YET,
+        /** Another Homing feature does the job: refused like {@link #NOT_YET}, the refusal naming it. */
+        REPLACED,
         /** A Homing addition. */
         HOMING;
 
@@ -45,6 +53,14 @@ public record Compatibility(Status status, String notes) {
         return new Compatibility(Status.NOT_YET, notes);
     }
 
+    /**
+     * A reference flag Homing will not build because another feature does its job: refused like a {@link
+     * Status#NOT_YET} one, the refusal ending with {@code instead}, which is also the row's notes.
+     */
+    public static Compatibility replacedBy(String instead) {
+        return new Compatibility(Status.REPLACED, instead, instead);
+    }
+
     /** A Homing addition; the notes say what it does (null: nothing beyond "Homing addition"). */
     public static Compatibility homing(String notes) {
         return new Compatibility(Status.HOMING, notes);
@@ -55,7 +71,7 @@ public record Compatibility(Status status, String notes) {
         return switch (status) {
             case SAME -> notes == null ? setting.description() : notes;
             case HOMING -> notes == null ? "Homing addition" : "Homing addition: " + notes;
-            case DIFFERENT, NOT_YET -> notes == null ? "" : notes;
+            case DIFFERENT, NOT_YET, REPLACED -> notes == null ? "" : notes;
         };
     }
 }

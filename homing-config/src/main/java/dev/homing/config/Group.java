@@ -17,7 +17,7 @@ public enum Group {
     RETRIES("Retries"), CIRCUIT_BREAKER("Circuit breaker"), HEALTH("Health checks"),
     TOKENIZER("Tokenizer, gRPC mode" + Group.NOT_YET), PARSERS("Parsers" + Group.NOT_YET), BACKEND("Backend"),
     STORAGE("History storage" + Group.NOT_YET), TLS("TLS"), TRACING("Tracing"),
-    AUTHENTICATION("Authentication"), MESH("HA mesh" + Group.NOT_YET),
+    AUTHENTICATION("Authentication"), MESH("Replicas (HA mesh)"),
     REPORT("Report");
 
     /** What the heading of a group of flags Homing has not built says after its title. */

@@ -149,9 +149,10 @@ public final class Setting<T> {
         return compatibility;
     }
 
-    /** A flag of a feature Homing has not built: refused unless given its default. */
+    /** A flag of a feature Homing has not built, or does another way: refused unless given its default. */
     public boolean notYet() {
-        return compatibility != null && compatibility.status() == Compatibility.Status.NOT_YET;
+        return compatibility != null && (compatibility.status() == Compatibility.Status.NOT_YET
+                || compatibility.status() == Compatibility.Status.REPLACED);
     }
 
     /** On true or false with no argument. */

@@ -591,12 +591,54 @@ public final class Settings {
             .help("Homing has no audit log; accepted.", REFERENCE)
             .gateway(AUTHENTICATION, different("accepted: Homing has no audit log")));
 
+    public static final Setting<List<String>> REPLICA_SYNC = declare(Setting.of("replica-sync", listOf(TEXT),
+                    List.of()).label("URL").arity("1..*").check(each(ReplicaSyncUrls::problem))
+            .help("NATS servers (nats://host:port; several for a cluster) through which the gateway's replicas keep "
+                    + "each other's trees and loads in step (Homing); credentials from --replica-sync-credentials or "
+                    + "HOMING_NATS_USER/HOMING_NATS_PASSWORD/HOMING_NATS_TOKEN/HOMING_NATS_CREDS.", "off: one "
+                    + "gateway needs no bus")
+            .gateway(MESH, homing("replicas share every routing decision (block hashes, never prompt text), the "
+                    + "engines' corrections and their loads over NATS publish/subscribe; a replica that starts late "
+                    + "takes a snapshot from a warm one; without the bus each routes on its own view "
+                    + "([REPLICAS.md](REPLICAS.md))")));
+    public static final Setting<Path> REPLICA_SYNC_CREDENTIALS = declare(Setting.file("replica-sync-credentials")
+            .label("FILE").help("NATS credentials for --replica-sync: a .creds file (user JWT and NKey seed), or one "
+                    + "line user:password, or one line token (Homing).", "none, or the HOMING_NATS_* variables")
+            .gateway(MESH, homing("NATS credentials for `--replica-sync`, read from a file (a `.creds` file, "
+                    + "`user:password` or a token), never from the command line")));
+    public static final Setting<String> REPLICA_SYNC_SUBJECT = declare(Setting.of("replica-sync-subject", TEXT,
+                    "homing.replicas").check(that(s -> s.matches("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*"),
+                    "must be NATS subject tokens (letters, digits, - and _) joined by dots"))
+            .help("Prefix of the NATS subjects the replicas use; replicas of one fleet share it (Homing).", "one "
+                    + "fleet per NATS server; another fleet on the same server takes its own")
+            .gateway(MESH, homing("prefix of the NATS subjects the replicas of one fleet share")));
+    public static final Setting<Integer> REPLICA_SYNC_BLOCK_CHARS = declare(Setting.of("replica-sync-block-chars",
+                    INTEGER, 256).check(positive())
+            .help("Characters per block of the hashes that name prefixes on the bus: a remote placement matches "
+                    + "up to its last whole block (Homing).", "measured: the hit rate of one gateway at 8 bytes a "
+                    + "block of 256 characters ([REPLICAS.md](REPLICAS.md))")
+            .gateway(MESH, homing("characters per block of the hashes that name prefixes on the bus; a placement "
+                    + "made by another replica matches up to its last whole block")).alsoIn(SIMULATE));
+    public static final Setting<Long> REPLICA_SYNC_WARM_TIMEOUT_SECS = declare(Setting.of(
+                    "replica-sync-warm-timeout-secs", LONG, 10L).check(atLeast(0))
+            .help("Readiness waits, at most this long after start, until the replica has a warm sibling's "
+                    + "snapshot (or knows it has no sibling); 0 does not wait (Homing).", "a snapshot takes well "
+                    + "under a second; a bus that is down must not keep the replica out of service for long")
+            .gateway(MESH, homing("`/readiness` waits, at most this long after start, until the replica has a "
+                    + "warm sibling's snapshot or knows it has none (`homing_replica_warm`)")));
+
     static {
-        notYet(MESH, Setting.off("enable-mesh"), "High-availability mesh of gateways.");
-        notYet(MESH, Setting.of("mesh-server-name", TEXT, null), "This gateway's name in the mesh.");
-        notYet(MESH, Setting.of("mesh-host", TEXT, "0.0.0.0"), "Address of the mesh listener.");
-        notYet(MESH, Setting.of("mesh-port", INTEGER, 39_527), "Port of the mesh listener.");
-        notYet(MESH, Setting.of("mesh-peer-urls", listOf(TEXT), List.of()), "The other gateways.");
+        String instead = "Homing's replicas keep each other in step through NATS instead: use --replica-sync "
+                + "nats://HOST:PORT (DIFFERENCES.md says why)";
+        Setting.Builder<?>[] mesh = {Setting.off("enable-mesh"), Setting.of("mesh-server-name", TEXT, null),
+            Setting.of("mesh-host", TEXT, "0.0.0.0"), Setting.of("mesh-port", INTEGER, 39_527),
+            Setting.of("mesh-peer-urls", listOf(TEXT), List.of())};
+        String[] help = {"High-availability mesh of gateways.", "This gateway's name in the mesh.",
+            "Address of the mesh listener.", "Port of the mesh listener.", "The other gateways."};
+        for (int i = 0; i < mesh.length; i++) {
+            declare(mesh[i].help(help[i] + " Refused: see --replica-sync.", REFERENCE
+                    + "; at it the flag asks for nothing Homing lacks").gateway(MESH, Compatibility.replacedBy(instead)));
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -760,6 +802,23 @@ public final class Settings {
                             + "power_of_two reads; 0 never samples.", "stale enough to show what a polled load "
                             + "costs, fresh enough to be useful")
                     .in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<Integer> GATEWAYS = declare(Setting.of("gateways", INTEGER, 1).check(atLeast(1))
+            .help("Gateway replicas in front of the engines (of any fleet but pd); above 1 every policy also runs "
+                    + "as that many replicas, with and without sync.", "one gateway, the figures every other report "
+                    + "shows")
+            .in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<String> GATEWAY_SPLIT = declare(Setting.of("gateway-split", LOWER_CASE_TEXT,
+                    "round-robin").check(oneOf(List.of("round-robin", "random")))
+            .help("How an L4 balancer spreads requests over the replicas: round-robin or random.", "a Kubernetes "
+                    + "Service or HAProxy in its default mode").in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<Double> LATE_GATEWAY_SECS = declare(Setting.of("late-gateway-secs", NUMBER, 0.0)
+            .check(atLeast(0)).help("With --gateways above 1, the last replica joins this many simulated seconds in, "
+                    + "taking the first replica's snapshot; 0: every replica is there from the start.", "the fleet "
+                    + "as it runs most of the time").in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<Double> BUS_DELAY_MS = declare(Setting.of("bus-delay-ms", NUMBER, 2.0)
+            .check(atLeast(0)).help("Simulated time from a replica's decision to the others applying it.", "NATS "
+                    + "on one network: well under a millisecond a hop, plus batching")
+            .in(SIMULATED_GATEWAY, SIMULATE));
     public static final Setting<Boolean> ROUTING_KEY = declare(Setting.of("routing-key", ValueType.SWITCH, true)
             .help("Send each conversation's id as X-SMG-Routing-Key, read by manual and consistent_hashing.",
                     "the header those two policies are for").in(SIMULATED_GATEWAY, SIMULATE));

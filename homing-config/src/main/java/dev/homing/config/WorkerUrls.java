@@ -25,11 +25,8 @@ public final class WorkerUrls {
         if (at >= 0 && (rankOf(url.substring(at + 1)) < 0 || url.indexOf('@') != at)) {
             return "'" + url + "' must not hold user info; a data-parallel rank is written url@rank";
         }
-        String base = at < 0 ? url : url.substring(0, at);
-        URI uri;
-        try {
-            uri = new URI(base);
-        } catch (URISyntaxException e) {
+        URI uri = uri(at < 0 ? url : url.substring(0, at));
+        if (uri == null) {
             return "'" + url + "' is not a URL";
         }
         String scheme = uri.getScheme();
@@ -133,5 +130,14 @@ public final class WorkerUrls {
             return -1;
         }
         return Integer.parseInt(text);
+    }
+
+    /** {@code url} parsed, or null when it is not a URL. */
+    static URI uri(String url) {
+        try {
+            return new URI(url);
+        } catch (URISyntaxException e) {
+            return null;
+        }
     }
 }

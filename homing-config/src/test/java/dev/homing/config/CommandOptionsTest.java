@@ -131,7 +131,8 @@ class CommandOptionsTest {
     void aFlagOfAFeatureNotBuiltIsRefusedWithAnyValueButItsDefault(Setting<?> setting) {
         assertThatThrownBy(() -> gateway(otherThanTheDefault(setting).toArray(String[]::new)))
                 .isInstanceOf(ParameterException.class)
-                .hasMessageStartingWith(setting.flag() + " is not supported by Homing yet (given");
+                .hasMessageStartingWith(setting.flag() + (setting.compatibility().instead() == null
+                        ? " is not supported by Homing yet (given" : " is not supported by Homing (given"));
         if (setting.defaultValue() != null && !(setting.defaultValue() instanceof List<?>)) {
             assertThat(gateway(setting.flag() + "=" + setting.defaultValue()).config()).isEqualTo(
                     Config.defaults(Scope.GATEWAY));
@@ -140,10 +141,10 @@ class CommandOptionsTest {
 
     @Test
     void aFlagOfAFeatureNotBuiltIsRefusedFromTheFileToo() throws IOException {
-        Path file = Files.writeString(dir.resolve("homing.yaml"), "mesh:\n  port: 1\nenable-mesh: false\n");
+        Path file = Files.writeString(dir.resolve("homing.yaml"), "jwt:\n  issuer: x\nenable-mesh: false\n");
 
         assertThatThrownBy(() -> gateway("--config", file.toString()))
-                .hasMessage("--mesh-port is not supported by Homing yet (set in the config file to 1)");
+                .hasMessage("--jwt-issuer is not supported by Homing yet (set in the config file to x)");
     }
 
     @Test
@@ -172,7 +173,48 @@ class CommandOptionsTest {
         new CommandLine(new GatewayFlags()).usage(new PrintWriter(out));
 
         assertThat(out.toString()).contains("Routing policy", "load_aware_affinity (Homing)",
-                "HA mesh (not supported yet)", "--eviction-interval, --eviction-interval-secs=<evictionInterval>",
+                "Replicas (HA mesh)", "--replica-sync=URL[,URL...]", "--eviction-interval, --eviction-interval-secs=<evictionInterval>",
                 "Default: load_aware_affinity", "Default: 0.001 ... 240");
+    }
+
+    @Test
+    void theMeshFlagsAreRefusedWithASentencePointingToReplicaSync() {
+        assertThatThrownBy(() -> gateway("--enable-mesh", "--mesh-port", "4000"))
+                .isInstanceOf(ParameterException.class)
+                .hasMessageContaining("--enable-mesh is not supported by Homing (given); Homing's replicas keep each "
+                        + "other in step through NATS instead: use --replica-sync nats://HOST:PORT")
+                .hasMessageContaining("--mesh-port is not supported by Homing (given 4000)");
+    }
+
+    @Test
+    void aMeshKeyInTheConfigFileIsRefusedTheSameWay() throws IOException {
+        Path file = Files.writeString(dir.resolve("homing.yaml"), "mesh:\n  port: 1\n");
+
+        assertThatThrownBy(() -> gateway("--config", file.toString())).hasMessage("--mesh-port is not supported by "
+                + "Homing (set in the config file to 1); Homing's replicas keep each other in step through NATS "
+                + "instead: use --replica-sync nats://HOST:PORT (DIFFERENCES.md says why)");
+    }
+
+    @Test
+    void severalNatsServersAreOneReplicaSyncAndCredentialsInTheirUrlsAreRefused() {
+        assertThat(gateway("--replica-sync", "nats://10.0.0.1:4222,nats://10.0.0.2:4222").config()
+                .get(Settings.REPLICA_SYNC)).containsExactly("nats://10.0.0.1:4222", "nats://10.0.0.2:4222");
+        assertThatThrownBy(() -> gateway("--replica-sync", "nats://homing:s3cret@10.0.0.1:4222"))
+                .isInstanceOf(ParameterException.class)
+                .hasMessage("--replica-sync: 'nats://10.0.0.1:4222' must not carry credentials: give them in "
+                        + "--replica-sync-credentials FILE or HOMING_NATS_* variables")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> gateway("--replica-sync", "http://10.0.0.1:4222"))
+                .hasMessage("--replica-sync: 'http://10.0.0.1:4222' must be nats://HOST:PORT (or tls://)");
+    }
+
+    @Test
+    void simulateTakesGatewayReplicasASplitAndABusDelay() {
+        Config config = simulate("--gateways", "4", "--gateway-split", "random", "--bus-delay-ms", "0.5");
+
+        assertThat(config.get(Settings.GATEWAYS)).isEqualTo(4);
+        assertThat(config.get(Settings.GATEWAY_SPLIT)).isEqualTo("random");
+        assertThat(config.get(Settings.BUS_DELAY_MS)).isEqualTo(0.5);
+        assertThatThrownBy(() -> simulate("--gateway-split", "least-conn")).isInstanceOf(ParameterException.class);
     }
 }

@@ -13,6 +13,8 @@ import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.InferenceAdmission;
 import dev.homing.gateway.proxy.InferenceProxy;
+import dev.homing.gateway.replica.ReplicaSync;
+import dev.homing.gateway.replica.ReplicaSyncSettings;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.tracing.Tracing;
@@ -79,12 +81,15 @@ public final class Gateway implements AutoCloseable {
     private final MetricsServer metricsServer;
     /** Kubernetes discovery, or null when off. */
     private final PodDiscovery discovery;
+    /** The link to the sibling replicas, or null when off. */
+    private final ReplicaSync replicas;
     private final Tracing tracing;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
                     WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
-                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing) {
+                    List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
+                    ReplicaSync replicas) {
         this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
@@ -96,6 +101,7 @@ public final class Gateway implements AutoCloseable {
         this.metricsServer = metricsServer;
         this.discovery = discovery;
         this.tracing = tracing;
+        this.replicas = replicas;
     }
 
     /**
@@ -135,6 +141,7 @@ public final class Gateway implements AutoCloseable {
                                 WorkerHostAllowList.Resolver resolver, Tracing tracing) {
         WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0));
         EdgeRefusals refusals = new EdgeRefusals();
+        ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
                         config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS),
@@ -150,6 +157,9 @@ public final class Gateway implements AutoCloseable {
             GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
                     config.get(Settings.BACKEND), config.prefillDecode());
             metrics.watchEdge(refusals);
+            // Before any worker registers, so that every model pool is kept in step from its first decision.
+            ReplicaSync replicas = replicaSettings.enabled()
+                    ? ReplicaSync.start(replicaSettings, registry, metrics.registry()) : null;
             WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, client, registry, metrics,
                     new WorkerLifecycle.Settings(config.get(Settings.WORKER_STARTUP_TIMEOUT_SECS),
                             config.get(Settings.WORKER_STARTUP_CHECK_INTERVAL),
@@ -167,7 +177,12 @@ public final class Gateway implements AutoCloseable {
                         metrics.breakerTransition(name, from, to);
                         LOG.warn("worker {}: circuit {} -> {}", name, from.label(), to.label());
                     });
-            registry.onRemoved(worker -> breakers.remove(worker.id()));
+            registry.onRemoved(worker -> {
+                breakers.remove(worker.id());
+                if (replicas != null) {
+                    replicas.workerRemoved(worker);
+                }
+            });
             metrics.watchBreakers(breakers, registry);
             InferenceAdmission admission = new InferenceAdmission(vertx, config.admissionSettings(), metrics);
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
@@ -175,7 +190,7 @@ public final class Gateway implements AutoCloseable {
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
                     config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
-                    new RequestFraming(refusals), resolver);
+                    new RequestFraming(refusals), resolver, replicas == null ? () -> true : replicas::readyToServe);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
             for (WorkerSpec worker : config.workers()) {
                 lifecycle.register(worker);
@@ -198,7 +213,7 @@ public final class Gateway implements AutoCloseable {
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
-                    metricsServer, pods, tracing);
+                    metricsServer, pods, tracing, replicas);
             LOG.info("Homing gateway listening on {}://{}:{} ({}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
                     config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
@@ -279,6 +294,11 @@ public final class Gateway implements AutoCloseable {
         return metrics;
     }
 
+    /** The link to the sibling replicas, or null when {@code --replica-sync} is off. */
+    public ReplicaSync replicas() {
+        return replicas;
+    }
+
     /** Every worker's circuit breaker, by worker id. */
     public CircuitBreakers breakers() {
         return breakers;
@@ -309,6 +329,9 @@ public final class Gateway implements AutoCloseable {
             LOG.warn("shutdown did not finish cleanly: {}", e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (replicas != null) {
+            replicas.close();
         }
         try {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
@@ -70,11 +71,14 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final WorkerApi workerApi;
     /** HTTP/1.x framing rules (Transfer-Encoding, Host); checked before anything else reads the request. */
     private final RequestFraming framing;
+    /** What readiness waits for besides a healthy worker: the replica sync's warm start (always true without it). */
+    private final BooleanSupplier replicaReady;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
-                  WorkerHostAllowList.Resolver resolver) {
+                  WorkerHostAllowList.Resolver resolver, BooleanSupplier replicaReady) {
         this.framing = framing;
+        this.replicaReady = replicaReady;
         this.config = config;
         this.registry = registry;
         this.lifecycle = lifecycle;
@@ -205,12 +209,16 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         error.send(req.response());
     }
 
-    /** Ready with a healthy worker; in prefill/decode mode, with a healthy prefill and a healthy decode worker. */
+    /**
+     * Ready with a healthy worker (in prefill/decode mode, a healthy prefill and a healthy decode worker) and, with
+     * replica sync, once this replica is in step with its siblings.
+     */
     private void readiness(HttpServerResponse response) {
         long healthy = registry.healthyCount();
-        boolean ready = config.prefillDecode()
+        boolean staffed = config.prefillDecode()
                 ? registry.healthyCount(WorkerRole.PREFILL) > 0 && registry.healthyCount(WorkerRole.DECODE) > 0
                 : healthy > 0;
+        boolean ready = staffed && replicaReady.getAsBoolean();
         Map<String, Object> body = new LinkedHashMap<>();
         if (ready) {
             body.put("status", "ready");
@@ -222,7 +230,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             }
         } else {
             body.put("status", "not ready");
-            body.put("reason", "insufficient healthy workers");
+            body.put("reason", staffed ? "replica not in step with its siblings yet"
+                    : "insufficient healthy workers");
         }
         JsonResponses.send(response, ready ? 200 : 503, body);
     }

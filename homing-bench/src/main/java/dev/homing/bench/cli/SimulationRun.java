@@ -3,6 +3,7 @@ package dev.homing.bench.cli;
 import dev.homing.bench.report.Comparison;
 import dev.homing.bench.report.ComparisonReport;
 import dev.homing.bench.simulate.FleetComparison;
+import dev.homing.bench.simulate.FleetShape;
 import dev.homing.bench.simulate.PolicyComparison;
 import dev.homing.bench.simulate.RequestShape;
 import dev.homing.bench.simulate.SimulationResult;
@@ -42,6 +43,12 @@ final class SimulationRun {
         if (config.get(Settings.LIVE)) {
             throw new ParameterException(spec.commandLine(), Settings.LIVE.flag() + " is not supported yet: "
                     + spec.name() + " runs simulated engines only");
+        }
+        if (config.get(Settings.GATEWAYS) > 1 && config.get(Settings.FLEETS).stream()
+                .anyMatch(fleet -> fleet.trim().equals(FleetShape.Kind.DISAGGREGATED.flag()))) {
+            throw new ParameterException(spec.commandLine(), Settings.GATEWAYS.flag() + " "
+                    + config.get(Settings.GATEWAYS) + " with " + Settings.FLEETS.flag() + " "
+                    + FleetShape.Kind.DISAGGREGATED.flag() + ": " + SimulationSettings.MANY_GATEWAYS_PD);
         }
         return new SimulationOptions(config);
     }
@@ -128,6 +135,17 @@ final class SimulationRun {
                 100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
                 100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,
                 new TreeMap<>(result.branches()));
+        if (result.busDecisionEvents() > 0) {
+            err.printf(Locale.ROOT, "  %-18s bus: %,.0f bytes a routed request (%,d events, %,d bytes)%n", "",
+                    (double) result.busBytes() / Math.max(1, result.requests()), result.busDecisionEvents(),
+                    result.busBytes());
+        }
+        if (result.lateJoin() != null) {
+            SimulationResult.LateJoin late = result.lateJoin();
+            err.printf(Locale.ROOT, "  %-18s the late replica's hit rate %.1f%% in its first 10 s (the others "
+                            + "%.1f%%), %.1f%% after (the others %.1f%%)%n", "", 100 * late.lateFirst(),
+                    100 * late.othersFirst(), 100 * late.lateAfter(), 100 * late.othersAfter());
+        }
         if (result.held() > 0) {
             err.printf(Locale.ROOT, "  %-18s %,d requests held for an earlier prefill of their prefix, %,d "
                     + "of them until the wait ran out%n", "", result.held(), result.heldUntilTimeout());

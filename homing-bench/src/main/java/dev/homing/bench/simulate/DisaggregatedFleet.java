@@ -43,6 +43,8 @@ final class DisaggregatedFleet extends SimulatedFleet<RoomEngine<?>> {
 
     // The routed workers are the prefill workers; the engines are the prefill engines, then the decode engines.
     private final List<SimulatedWorker> decodeWorkers = new ArrayList<>();
+    /** The decode workers as the decode step places on them, counting its requests there. */
+    private final List<SimulatedGateway.Target> decodeTargets = new ArrayList<>();
     private final List<PrefillEngine> prefill = new ArrayList<>();
     private final List<DecodeEngine> decode = new ArrayList<>();
     private final Placer decodePlacer;
@@ -61,7 +63,9 @@ final class DisaggregatedFleet extends SimulatedFleet<RoomEngine<?>> {
         for (int i = 0; i < decodeCount; i++) {
             DecodeEngine role = new DecodeEngine(engine, disaggregation);
             decode.add(role);
-            decodeWorkers.add(new SimulatedWorker(i, "http://decode-" + i, () -> role.stats().usedTokens()));
+            SimulatedWorker worker = new SimulatedWorker(i, "http://decode-" + i, () -> role.stats().usedTokens());
+            decodeWorkers.add(worker);
+            decodeTargets.add(new SimulatedGateway.Target(worker));
         }
         engines.addAll(prefill);
         engines.addAll(decode);
@@ -87,7 +91,7 @@ final class DisaggregatedFleet extends SimulatedFleet<RoomEngine<?>> {
 
     @Override
     boolean send(TurnRequest request, long nowNanos) {
-        Placer.Placed<SimulatedWorker, SimulatedWorker> decodeLeg = decodePlacer.place(decodeWorkers,
+        Placer.Placed<SimulatedGateway.Target, SimulatedGateway.Target> decodeLeg = decodePlacer.place(decodeTargets,
                 request.routing, Placer.Admission.always());
         if (!decodeLeg.found()) {
             return false;
@@ -95,7 +99,7 @@ final class DisaggregatedFleet extends SimulatedFleet<RoomEngine<?>> {
         long room = ++lastRoom;
         GenerationRequest generation = new GenerationRequest(request.promptTokens(), request.maxNewTokens);
         PrefillEngine prefillEngine = prefill.get(request.worker.index());
-        DecodeEngine decodeEngine = decode.get(decodeLeg.worker().index());
+        DecodeEngine decodeEngine = decode.get(decodeLeg.worker().worker().index());
         try {
             prefillEngine.submit(room, generation, nowNanos);
             try {

@@ -10,7 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * One workload through several policies, one after the other, each with fresh engines: what both
- * {@code homing simulate} and {@code homing compare} do. Runs are sequential so that wall times are comparable and
+ * {@code homing simulate} and {@code homing compare} do. With several gateway replicas asked for, each policy runs
+ * three times: as one gateway, as the replicas kept in step, and as independent replicas. Runs are sequential so that wall times are comparable and
  * the machine stays usable; each is deterministic for a given seed.
  *
  * @param workload the workload's name
@@ -27,10 +28,17 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
     public static PolicyComparison run(SimulationSettings settings, RequestShape shape, Workload workload,
                                        List<String> policies, Consumer<SimulationResult> finished) {
         List<SimulationResult> runs = new ArrayList<>(policies.size());
+        GatewayReplicas replicas = settings.replicas();
+        // Several replicas: each policy as one gateway, then as the replicas with sync and without, the same run.
+        List<GatewayReplicas> setups = replicas.gateways() == 1 ? List.of(replicas) : List.of(
+                replicas.withGateways(1, false), replicas.withGateways(replicas.gateways(), true),
+                replicas.withGateways(replicas.gateways(), false));
         for (String policy : policies) {
-            SimulationResult result = Simulation.run(settings, shape, workload, policy);
-            finished.accept(result);
-            runs.add(result);
+            for (GatewayReplicas setup : setups) {
+                SimulationResult result = Simulation.run(settings.withReplicas(setup), shape, workload, policy);
+                finished.accept(result);
+                runs.add(result);
+            }
         }
         return new PolicyComparison(workload.name(), settings, runs);
     }

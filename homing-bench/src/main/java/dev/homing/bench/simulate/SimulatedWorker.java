@@ -1,21 +1,18 @@
 package dev.homing.bench.simulate;
 
-import dev.homing.core.placement.InFlightCount;
-import dev.homing.core.placement.PlacementTarget;
 import dev.homing.core.policy.WorkerView;
 import java.util.function.LongSupplier;
 
 /**
- * One worker as the simulated gateway sees it: always available, counting the requests placed on it, with the load
- * last sampled from its engines (unknown until a sample is taken). Its engines are its fleet's. Not thread-safe, like
- * the simulation.
+ * One worker of a simulated fleet: always available, with the load last sampled from its engines
+ * (unknown until a sample is taken); its engines are its fleet's. Each placing party (a gateway replica, a fleet's
+ * decode step) counts its own requests on it ({@link SimulatedGateway.Target}). Not thread-safe, like the simulation.
  */
-final class SimulatedWorker implements PlacementTarget {
+final class SimulatedWorker {
 
     private final int index;
     private final String id;
     private final LongSupplier load;
-    private final InFlightCount inFlight = new InFlightCount();
     private long sampledLoad = WorkerView.UNKNOWN_LOAD;
 
     /** @param load what {@code /get_load} would report now: the KV tokens its engines use */
@@ -30,19 +27,13 @@ final class SimulatedWorker implements PlacementTarget {
         return index;
     }
 
-    @Override
-    public String id() {
+    String id() {
         return id;
     }
 
-    @Override
-    public WorkerView view() {
-        return new WorkerView(id, true, inFlight.get(), sampledLoad);
-    }
-
-    @Override
-    public InFlightCount inFlightCount() {
-        return inFlight;
+    /** The load last sampled, {@link WorkerView#UNKNOWN_LOAD} before the first sample. */
+    long sampledLoad() {
+        return sampledLoad;
     }
 
     /** Reads its load, as the gateway's poll of {@code /get_load} does. */

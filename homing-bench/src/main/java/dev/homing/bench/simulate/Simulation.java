@@ -7,9 +7,13 @@ import dev.homing.bench.workload.Turn;
 import dev.homing.bench.workload.Workload;
 import dev.homing.core.placement.Placement;
 import dev.homing.core.placement.Placer;
+import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.replica.ModelReplica;
+import dev.homing.core.replica.ReplicaCodec;
+import dev.homing.core.replica.ReplicaEvent;
 import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.Tokenizer;
 import java.util.ArrayList;
@@ -18,6 +22,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.HdrHistogram.Histogram;
@@ -47,8 +52,15 @@ import org.HdrHistogram.Histogram;
  *   <li>{@link RoutingPolicy#maintain()} runs every {@code maintainIntervalNanos} of simulated time.</li>
  * </ol>
  * The cache bounds see the same requests at the same moments ({@link SequenceBounds}), with the memory of the engines
- * the policy places on. Events are taken strictly in time order; at equal times engine steps come first (in the
- * fleet's order), then timers, then arrivals, so an arrival sees every answer that finished at its instant.
+ * the policy places on.
+ *
+ * <p>Several gateway replicas ({@link GatewayReplicas}): each has its own policy object, placement step and count of
+ * its requests per routed worker, in front of the one fleet; an L4 split gives each request to one of them. With
+ * sync on, each replica's {@link ModelReplica} publishes its decisions and a replica's count on a worker is published
+ * when it changes; the others apply each event {@code busDelayNanos} later (a timer), as the live bus delivers them.
+ * A prefill/decode fleet runs behind one gateway only ({@link SimulationSettings} refuses more): its decode step is
+ * the fleet's own. Events are taken strictly in time order; at equal times engine steps come first (in the fleet's
+ * order), then timers, then arrivals, so an arrival sees every answer that finished at its instant.
  *
  * <p>Invariants: simulated time never goes back, since each turn of the loop takes the earliest event left; every
  * placement ends exactly once (completed by its engine, or unsent), which its {@link Placement} checks.
@@ -59,11 +71,14 @@ public final class Simulation {
 
     /** Inter-token gaps are kept to three significant digits, up to an hour. */
     private static final long LONGEST_GAP_NANOS = 3_600_000_000_000L;
+    /** The one model a simulation serves: the key of its replicas' events. */
+    private static final String MODEL = "simulated";
+    /** A late replica's hit rate is compared with the others' over its first this long, then after. */
+    static final long LATE_JOIN_WINDOW_NANOS = 10_000_000_000L;
 
     private final SimulationSettings settings;
     private final RequestShape shape;
-    private final RoutingPolicy policy;
-    private final Placer placer;
+    private final List<SimulatedGateway> gateways;
     private final SimulatedFleet<?> fleet;
     private final List<SimulatedWorker> workers;
     private final SequenceBounds bounds;
@@ -84,18 +99,50 @@ public final class Simulation {
     private final List<TurnRequest> released = new ArrayList<>();
     private long holds;
     private long holdsTimedOut;
+    /** Events between replicas not yet applied, by the time they arrive (then the order they were sent in). */
+    private final PriorityQueue<Delivery> bus = new PriorityQueue<>(
+            Comparator.comparingLong(Delivery::atNanos).thenComparingLong(Delivery::sequence));
+    private long busSent;
+    private long busBytes;
+    private long busDecisionEvents;
+    private long gatewayTurn;
+    private final SplittableRandom split;
+    /** Whether the last replica has joined (always, unless it joins late). */
+    private boolean lateJoined;
+    /**
+     * With a late replica, prompt and cached tokens of the requests that arrived after it joined, by [late or
+     * the others][in its first 10 s or after].
+     */
+    private final long[][] joinPrompt = new long[2][2];
+    private final long[][] joinCached = new long[2][2];
+
+    /** An event of one replica applied by another at {@code atNanos}. */
+    private record Delivery(long atNanos, long sequence, Runnable apply) {
+    }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
                        UnaryOperator<RoutingPolicy> watch) {
         this.settings = settings;
         this.shape = shape;
-        this.policy = watch.apply(PolicyFactory.create(policyName, settings.policy(), () -> now));
-        this.placer = new Placer(policy, () -> now);
         this.fleet = settings.newFleet(() -> now);
         this.workers = fleet.routed;
-        for (SimulatedWorker worker : workers) {
-            policy.onWorkerCapacity(worker.id(), fleet.capacityPerWorker());
+        GatewayReplicas replicas = settings.replicas();
+        this.gateways = new ArrayList<>(replicas.gateways());
+        for (int r = 0; r < replicas.gateways(); r++) {
+            // Replicas differ in their seeds, as gateways started apart do; the first is the single gateway.
+            PolicyConfig config = r == 0 ? settings.policy() : settings.policy().withSeed(settings.policy().seed() + r);
+            RoutingPolicy policy = watch.apply(PolicyFactory.create(policyName, config, () -> now));
+            SimulatedGateway gateway = new SimulatedGateway(r, policy, new Placer(policy, () -> now), workers,
+                    replicas.gateways());
+            workers.forEach(worker -> policy.onWorkerCapacity(worker.id(), fleet.capacityPerWorker()));
+            if (replicas.synced()) {
+                gateway.replica(ModelReplica.attach(MODEL, policy, replicas.blockChars(),
+                        event -> publish(gateway, event)));
+            }
+            gateways.add(gateway);
         }
+        this.split = new SplittableRandom(settings.policy().seed());
+        this.lateJoined = !replicas.lateJoin();
         this.requestsPerWorker = new long[workers.size()];
         this.promptTokensPerWorker = new long[workers.size()];
         this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
@@ -134,15 +181,24 @@ public final class Simulation {
             long engineAt = fleet.nextEventNanos();
             long arrivalAt = arrivals.nextNanos();
             long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().placement.hold().untilNanos();
-            if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE) {
+            long busAt = bus.isEmpty() ? Long.MAX_VALUE : bus.peek().atNanos();
+            long joinAt = lateJoined ? Long.MAX_VALUE : settings.replicas().lateJoinNanos();
+            if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE
+                    && busAt == Long.MAX_VALUE) {
                 return;
             }
-            long timerAt = Math.min(Math.min(nextMaintain, nextSample), heldUntil);
+            long timerAt = Math.min(Math.min(nextMaintain, nextSample), Math.min(Math.min(heldUntil, busAt), joinAt));
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
                 fleet.advance(engineAt, answers);
             } else if (timerAt <= arrivalAt) {
                 now = timerAt;
+                while (!bus.isEmpty() && bus.peek().atNanos() == timerAt) {
+                    bus.poll().apply().run();
+                }
+                if (timerAt == joinAt) {
+                    join(gateways.getLast());
+                }
                 if (timerAt == heldUntil) {
                     holdsTimedOut++;
                     sendAfterHold(held.poll(), Placement.HoldEnding.TIMED_OUT);
@@ -152,7 +208,7 @@ public final class Simulation {
                     nextSample += settings.loadSampleIntervalNanos();
                 }
                 if (timerAt == nextMaintain) {
-                    policy.maintain();
+                    gateways.forEach(gateway -> gateway.policy().maintain());
                     nextMaintain += settings.maintainIntervalNanos();
                 }
             } else {
@@ -161,7 +217,70 @@ public final class Simulation {
             }
             // Any event can end an awaited prefill: a first token, or a request the engine refused outright.
             sendReleased();
+            if (settings.replicas().synced()) {
+                publishLoads();
+            }
         }
+    }
+
+    /** The L4 split: the replica that takes the next request (of those that have joined). */
+    private SimulatedGateway nextGateway() {
+        int n = lateJoined ? gateways.size() : gateways.size() - 1;
+        if (n == 1) {
+            return gateways.getFirst();
+        }
+        return gateways.get(settings.replicas().randomSplit() ? split.nextInt(n) : (int) (gatewayTurn++ % n));
+    }
+
+    private boolean joined(SimulatedGateway gateway) {
+        return lateJoined || gateway != gateways.getLast();
+    }
+
+    /** The late replica joins: it takes the first replica's snapshot and the loads as last published. */
+    private void join(SimulatedGateway late) {
+        lateJoined = true;
+        if (!settings.replicas().synced()) {
+            return;
+        }
+        gateways.getFirst().replica().snapshot().forEach(late.replica()::apply);
+        for (SimulatedGateway other : gateways) {
+            for (int w = 0; other != late && w < workers.size(); w++) {
+                late.heard(other.index(), w, other.publishedCount(w));
+            }
+        }
+    }
+
+    /** A replica's event, delivered to every other replica after the bus delay; counted in bytes as it would travel. */
+    private void publish(SimulatedGateway from, ReplicaEvent event) {
+        busBytes += ReplicaCodec.encode(from.index(), List.of(event)).length;
+        busDecisionEvents++;
+        for (SimulatedGateway to : gateways) {
+            if (to != from && joined(to)) {
+                deliver(() -> to.replica().apply(event));
+            }
+        }
+    }
+
+    /** Each replica's count on each routed worker, to the others, when it changed. */
+    private void publishLoads() {
+        for (SimulatedGateway from : gateways) {
+            for (int w = 0; w < workers.size(); w++) {
+                int count = from.countToPublish(w);
+                if (count < 0) {
+                    continue;
+                }
+                int worker = w;
+                for (SimulatedGateway to : gateways) {
+                    if (to != from && joined(to)) {
+                        deliver(() -> to.heard(from.index(), worker, count));
+                    }
+                }
+            }
+        }
+    }
+
+    private void deliver(Runnable apply) {
+        bus.add(new Delivery(now + settings.replicas().busDelayNanos(), busSent++, apply));
     }
 
     /** What the client sees of its requests: their tokens and ends, and the next turns they start. */
@@ -184,6 +303,7 @@ public final class Simulation {
 
         @Override
         public void answered(TurnRequest request, Progress last) {
+            countAfterJoin(request, last.promptTokens(), last.cachedTokens());
             lastFinish = Math.max(lastFinish, last.atNanos());
             if (request.arrival.hasNextTurn()) {
                 String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens,
@@ -212,15 +332,16 @@ public final class Simulation {
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
         RoutingRequest routed = new RoutingRequest(rendered.routingText(), routingKey, null, null);
-        Placer.Placed<SimulatedWorker, SimulatedWorker> outcome = placer.place(workers, routed,
-                Placer.Admission.always());
+        SimulatedGateway gateway = nextGateway();
+        Placer.Placed<SimulatedGateway.Target, SimulatedGateway.Target> outcome = gateway.placer().place(
+                gateway.targets(), routed, Placer.Admission.always());
         branches.merge(outcome.decision().branch(), 1L, Long::sum);
         if (!outcome.found()) {
             errors++;
             return;
         }
-        TurnRequest placed = new TurnRequest(arrival, routed, tokens, turn.maxOutputTokens(), outcome.worker(),
-                outcome.placement(), now);
+        TurnRequest placed = new TurnRequest(arrival, routed, tokens, turn.maxOutputTokens(),
+                outcome.worker().worker(), outcome.placement(), now, gateway.index());
         Placement.Hold hold = placed.placement.hold();
         if (hold == null) {
             send(placed);
@@ -261,6 +382,30 @@ public final class Simulation {
         placed.sent();
     }
 
+    /** With a late replica: a finished request's tokens, by who placed it and when it arrived after the join. */
+    private void countAfterJoin(TurnRequest request, int promptTokens, int cachedTokens) {
+        long join = settings.replicas().lateJoinNanos();
+        if (!settings.replicas().lateJoin() || request.arrivedNanos < join) {
+            return;
+        }
+        int who = request.gateway == gateways.size() - 1 ? 0 : 1;
+        int when = request.arrivedNanos < join + LATE_JOIN_WINDOW_NANOS ? 0 : 1;
+        joinPrompt[who][when] += promptTokens;
+        joinCached[who][when] += cachedTokens;
+    }
+
+    private SimulationResult.LateJoin lateJoin() {
+        if (!settings.replicas().lateJoin()) {
+            return null;
+        }
+        double[] rates = new double[4];
+        for (int i = 0; i < 4; i++) {
+            long prompt = joinPrompt[i % 2][i / 2];
+            rates[i] = prompt == 0 ? 0 : (double) joinCached[i % 2][i / 2] / prompt;
+        }
+        return new SimulationResult.LateJoin(rates[0], rates[1], rates[2], rates[3]);
+    }
+
     private void recordTtft(long nanos) {
         if (answered == ttft.length) {
             ttft = Arrays.copyOf(ttft, ttft.length * 2);
@@ -273,8 +418,9 @@ public final class Simulation {
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
-        return new SimulationResult(policyName, requests, errors, totals.promptTokens(), totals.cachedTokens(),
-                totals.outputTokens(), sortedTtft, span, requestsPerWorker, promptTokensPerWorker, branches,
-                bounds.result(), holds, holdsTimedOut, wallNanos, InterTokenGaps.of(interTokenGaps));
+        return new SimulationResult(policyName + settings.replicas().label(), requests, errors, totals.promptTokens(),
+                totals.cachedTokens(), totals.outputTokens(), sortedTtft, span, requestsPerWorker,
+                promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, busBytes, busDecisionEvents,
+                lateJoin(), wallNanos, InterTokenGaps.of(interTokenGaps));
     }
 }

@@ -42,6 +42,10 @@ import java.util.Map;
  * @param bounds                the infinite-cache oracle and the pooled-memory bound of the requests that arrived
  * @param held                  requests held for an earlier request's prefill of their prefix (load_aware_affinity)
  * @param heldUntilTimeout      of those, the ones sent because the wait ran out
+ * @param busBytes              bytes the gateway replicas' decisions put on the bus (each event a frame of its own,
+ *                              loads not counted); 0 for one gateway
+ * @param busDecisionEvents     events those decisions published
+ * @param lateJoin              with a replica that joined late, its hit rate beside the others'; null otherwise
  * @param wallNanos             real time the run took
  * @param interTokenGaps        the gaps between consecutive output tokens
  */
@@ -60,11 +64,21 @@ public record SimulationResult(
         CacheBounds bounds,
         long held,
         long heldUntilTimeout,
+        long busBytes,
+        long busDecisionEvents,
+        LateJoin lateJoin,
         long wallNanos,
         InterTokenGaps interTokenGaps) {
 
     public SimulationResult {
         branches = Map.copyOf(branches);
+    }
+
+    /**
+     * The hit rate of the requests that arrived after a late replica joined, in its first 10 s and after: those it
+     * placed beside those the others placed.
+     */
+    public record LateJoin(double lateFirst, double othersFirst, double lateAfter, double othersAfter) {
     }
 
     public double hitRate() {

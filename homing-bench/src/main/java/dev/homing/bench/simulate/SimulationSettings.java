@@ -25,6 +25,7 @@ import java.util.function.LongSupplier;
  * @param sendRoutingKey          whether the simulated client sends its conversation id as
  *                                {@code X-SMG-Routing-Key} (read by {@code manual} and {@code consistent_hashing})
  * @param fleet                   how the engines stand behind the gateway
+ * @param replicas                the gateway replicas in front of the engines ({@link GatewayReplicas#ONE}: one)
  */
 public record SimulationSettings(
         int workers,
@@ -33,7 +34,12 @@ public record SimulationSettings(
         long maintainIntervalNanos,
         long loadSampleIntervalNanos,
         boolean sendRoutingKey,
-        FleetShape fleet) {
+        FleetShape fleet,
+        GatewayReplicas replicas) {
+
+    /** Why several gateways in front of a prefill/decode fleet are refused: each would need its own decode step. */
+    public static final String MANY_GATEWAYS_PD = "several gateways in front of a prefill/decode fleet are not "
+            + "simulated yet (each would need its own decode step); run the pd fleet with one gateway";
 
     public SimulationSettings {
         if (workers <= 0) {
@@ -44,25 +50,33 @@ public record SimulationSettings(
                     + "negative");
         }
         Objects.requireNonNull(fleet, "fleet");
+        Objects.requireNonNull(replicas, "replicas");
+        if (replicas.gateways() > 1 && fleet.kind() == FleetShape.Kind.DISAGGREGATED) {
+            throw new IllegalArgumentException(MANY_GATEWAYS_PD);
+        }
     }
 
-    /** A regular fleet of {@code workers} engines. */
+    /** One gateway in front of a regular fleet of {@code workers} engines. */
     public SimulationSettings(int workers, EngineConfig engine, PolicyConfig policy, long maintainIntervalNanos,
                               long loadSampleIntervalNanos, boolean sendRoutingKey) {
         this(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos, sendRoutingKey,
-                FleetShape.REGULAR);
+                FleetShape.REGULAR, GatewayReplicas.ONE);
     }
 
     /** The settings of a checked {@code SIMULATE} configuration; one seed for the policies and the engines. */
     public static SimulationSettings of(Config config) {
         long seed = config.get(Settings.SIMULATION_SEED);
+        GatewayReplicas replicas = new GatewayReplicas(config.get(Settings.GATEWAYS),
+                config.get(Settings.GATEWAY_SPLIT).equals("random"),
+                (long) (config.get(Settings.BUS_DELAY_MS) * 1e6), true, config.get(Settings.REPLICA_SYNC_BLOCK_CHARS),
+                (long) (config.get(Settings.LATE_GATEWAY_SECS) * 1e9));
         FleetShape fleet = new FleetShape(FleetShape.Kind.parse(config.get(Settings.FLEETS).getFirst()),
                 config.get(Settings.PREFILL_WORKERS), config.get(Settings.DECODE_WORKERS),
                 config.get(Settings.DP_SIZE), EngineSettings.disaggregation(config));
         return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
                 PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
                 (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY),
-                fleet);
+                fleet, replicas);
     }
 
     /** The table's defaults with {@code workers} engines and seed 0 (that of {@link EngineConfig#DEFAULTS}). */
@@ -72,17 +86,22 @@ public record SimulationSettings(
 
     public SimulationSettings withEngine(EngineConfig newEngine) {
         return new SimulationSettings(workers, newEngine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, fleet);
+                sendRoutingKey, fleet, replicas);
     }
 
     public SimulationSettings withPolicy(PolicyConfig newPolicy) {
         return new SimulationSettings(workers, engine, newPolicy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, fleet);
+                sendRoutingKey, fleet, replicas);
+    }
+
+    public SimulationSettings withReplicas(GatewayReplicas newReplicas) {
+        return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
+                sendRoutingKey, fleet, newReplicas);
     }
 
     public SimulationSettings withFleet(FleetShape newFleet) {
         return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, newFleet);
+                sendRoutingKey, newFleet, replicas);
     }
 
     /** The pooled bound's memory: the KV pools of every engine the routing policy places on, together. */

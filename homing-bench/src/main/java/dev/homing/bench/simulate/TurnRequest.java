@@ -16,13 +16,15 @@ final class TurnRequest {
     final SimulatedWorker worker;
     final Placement placement;
     final long arrivedNanos;
+    /** The gateway replica that placed it. */
+    final int gateway;
     /** The prompt: until sent, and after only for a conversation with a next turn (its answer text needs it). */
     private int[] promptTokens;
     /** When its latest output token came; its arrival until the first. */
     long lastTokenNanos;
 
     TurnRequest(TurnArrival arrival, RoutingRequest routing, int[] promptTokens, int maxNewTokens,
-                SimulatedWorker worker, Placement placement, long arrivedNanos) {
+                SimulatedWorker worker, Placement placement, long arrivedNanos, int gateway) {
         this.arrival = arrival;
         this.routing = routing;
         this.promptTokens = promptTokens;
@@ -30,6 +32,7 @@ final class TurnRequest {
         this.worker = worker;
         this.placement = placement;
         this.arrivedNanos = arrivedNanos;
+        this.gateway = gateway;
         this.lastTokenNanos = arrivedNanos;
     }
 

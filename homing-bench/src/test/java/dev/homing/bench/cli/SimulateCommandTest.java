@@ -159,6 +159,26 @@ class SimulateCommandTest {
     }
 
     @Test
+    void severalGatewaysInFrontOfADataParallelFleetRunInStepAndApart() {
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "cache_aware", "--fleet", "dp-aware",
+                "--dp-size", "2", "--gateways", "2"));
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("| dp-aware (4 ranks routed to) | cache_aware |",
+                "| dp-aware (4 ranks routed to) | cache_aware x2 sync |",
+                "| dp-aware (4 ranks routed to) | cache_aware x2 no sync |");
+    }
+
+    @Test
+    void severalGatewaysInFrontOfAPrefillDecodeFleetAreAUsageErrorSayingSo() {
+        int exit = run(new SimulateCommand(), tinyWith("--fleet", "regular,pd", "--gateways", "2"));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("--gateways 2 with --fleet pd",
+                "several gateways in front of a prefill/decode fleet are not simulated yet");
+    }
+
+    @Test
     void anUnknownFleetIsAUsageErrorNamingTheValidOnes() {
         int exit = run(new SimulateCommand(), tinyWith("--fleet", "regular,mesh"));
 

@@ -8,7 +8,7 @@ public interface PlacementTarget {
     /** The driver's identity of the worker: what a request's set of workers to avoid holds. */
     String id();
 
-    /** What a policy may know of the worker now; its {@code inFlight} is {@link #inFlightCount()}'s value. */
+    /** What a policy may know of the worker now; its {@code inFlight} is {@link InFlightCount#acrossReplicas()}. */
     WorkerView view();
 
     /** The requests placed on this worker and not yet ended. */

@@ -48,6 +48,11 @@ public abstract class PrefixTreePolicy extends SeededPolicy {
     }
 
     @Override
+    public Optional<PrefixTree> routingTree() {
+        return Optional.of(tree);
+    }
+
+    @Override
     public Optional<TreeStats> treeStats() {
         return Optional.of(tree.stats());
     }

@@ -1,5 +1,6 @@
 package dev.homing.core.policy;
 
+import dev.homing.core.tree.PrefixTree;
 import dev.homing.core.tree.TreeStats;
 
 import java.util.List;
@@ -49,6 +50,18 @@ public interface RoutingPolicy {
 
     /** Periodic housekeeping (tree eviction, idle-session expiry). Cheap when there is nothing to do. */
     default void maintain() {
+    }
+
+    /**
+     * Another gateway replica placed a request on {@code workerId} that computes {@code uncachedChars} prompt
+     * characters there: a policy that weighs recent work counts it as if it had placed it itself.
+     */
+    default void onRemotePlacement(String workerId, int uncachedChars) {
+    }
+
+    /** The prefix tree this policy routes by, which gateway replicas keep in step; empty for a policy without one. */
+    default Optional<PrefixTree> routingTree() {
+        return Optional.empty();
     }
 
     /** The size of the prefix tree this policy routes by, for metrics; empty for a policy that keeps none. */

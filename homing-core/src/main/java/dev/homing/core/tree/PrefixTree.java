@@ -57,6 +57,11 @@ import java.util.function.ToLongFunction;
  * eviction and tenant removal take the write lock. The request text is compared where it lies, never copied, and
  * only the part a worker did not hold yet is stored.
  * {@link PrefixMatch} results are snapshots that stay valid after the lock is released.
+ *
+ * <h2>Replicas</h2>
+ * With a {@link TreeSync} set (several gateway replicas), a decision first lets it teach the tree what other replicas
+ * placed ({@link #learn}, which tells nothing back), and every insert and trim a decision makes is told to it after
+ * the lock is released. Without one nothing of this runs.
  */
 public final class PrefixTree {
 
@@ -70,6 +75,8 @@ public final class PrefixTree {
     private final long maxChars;
     private final long burstLimit;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    /** Told of every insert and trim a decision makes, after the lock is released; null for a gateway alone. */
+    private volatile TreeSync sync;
 
     // All below guarded by lock (written under the write lock).
     private final Node root = new Node(null, "", Node.NO_TENANTS);
@@ -107,12 +114,35 @@ public final class PrefixTree {
      */
     public int insert(String text, String tenant) {
         Objects.requireNonNull(tenant, "tenant");
+        int held;
         lock.writeLock().lock();
         try {
-            return insertAlong(walk(text), text, tenant);
+            held = insertAlong(walk(text), text, tenant);
         } finally {
             lock.writeLock().unlock();
         }
+        tellInserted(text, held, tenant);
+        return held;
+    }
+
+    /**
+     * Records that {@code tenant} holds the first {@code chars} characters of {@code text}, learnt from elsewhere
+     * (another gateway replica's decision): the {@link TreeSync} is not told, since it was not this tree's decision.
+     */
+    public void learn(String text, int chars, String tenant) {
+        Objects.requireNonNull(tenant, "tenant");
+        String prefix = chars >= text.length() ? text : text.substring(0, chars);
+        lock.writeLock().lock();
+        try {
+            insertAlong(walk(prefix), prefix, tenant);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Keeps this tree in step with other gateway replicas' through {@code sync} from now on. */
+    public void sync(TreeSync sync) {
+        this.sync = sync;
     }
 
     /**
@@ -125,17 +155,34 @@ public final class PrefixTree {
      */
     public <D> D matchAndInsert(String text, Function<? super PrefixMatch, ? extends D> chooser,
             Function<? super D, String> tenantOf) {
+        TreeSync replicas = sync;
+        if (replicas != null) {
+            replicas.beforeMatch(this, text);
+        }
+        D decision;
+        String tenant;
+        int held = 0;
         lock.writeLock().lock();
         try {
             Walk walk = walk(text);
-            D decision = chooser.apply(walk.toMatch(text.length(), registry));
-            String tenant = decision == null ? null : tenantOf.apply(decision);
+            decision = chooser.apply(walk.toMatch(text.length(), registry));
+            tenant = decision == null ? null : tenantOf.apply(decision);
             if (tenant != null) {
-                insertAlong(walk, text, tenant);
+                held = insertAlong(walk, text, tenant);
             }
-            return decision;
         } finally {
             lock.writeLock().unlock();
+        }
+        if (tenant != null) {
+            tellInserted(text, held, tenant);
+        }
+        return decision;
+    }
+
+    private void tellInserted(String text, int held, String tenant) {
+        TreeSync told = sync;
+        if (told != null) {
+            told.inserted(text, held, tenant);
         }
     }
 
@@ -164,6 +211,16 @@ public final class PrefixTree {
      * @return characters the tenant no longer holds
      */
     public long forgetBranchesBelow(String text, int keptChars, String tenant) {
+        long forgotten = forgetBranches(text, keptChars, tenant);
+        TreeSync told = sync;
+        if (told != null) {
+            told.trimmed(text, keptChars, tenant);
+        }
+        return forgotten;
+    }
+
+    /** {@link #forgetBranchesBelow} without telling the {@link TreeSync}: a trim learnt from another gateway replica. */
+    public long forgetBranches(String text, int keptChars, String tenant) {
         lock.writeLock().lock();
         try {
             int handle = registry.handleOf(tenant);
@@ -247,6 +304,58 @@ public final class PrefixTree {
         try {
             int handle = registry.handleOf(tenant);
             return handle < 0 ? 0 : tenantChars[handle];
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** One block of a path through the tree, as {@link #visitBlocks} sees it. */
+    public interface BlockVisitor {
+        /**
+         * The {@code block}-th block of {@code blockChars} characters of {@code path} (the root-to-here text, valid
+         * only during the call), held through its last character by {@code tenants}. Blocks of a path come in order,
+         * and a block's predecessor on its path was the last block visited at index {@code block - 1}.
+         */
+        void block(CharSequence path, int block, List<String> tenants);
+    }
+
+    /**
+     * Walks every root-to-leaf path once, depth first, under the read lock, showing each whole block of
+     * {@code blockChars} characters with the tenants holding it: what a gateway replica that starts late is sent.
+     */
+    public void visitBlocks(int blockChars, BlockVisitor visitor) {
+        lock.readLock().lock();
+        try {
+            StringBuilder path = new StringBuilder();
+            ArrayDeque<Node> nodes = new ArrayDeque<>();
+            ArrayDeque<Integer> starts = new ArrayDeque<>();
+            for (Node child : root.children) {
+                nodes.push(child);
+                starts.push(0);
+            }
+            while (!nodes.isEmpty()) {
+                Node node = nodes.pop();
+                int start = starts.pop();
+                path.setLength(start);
+                path.append(node.edge);
+                int end = path.length();
+                List<String> tenants = null;
+                for (int block = start / blockChars; (block + 1) * blockChars <= end; block++) {
+                    if ((block + 1) * blockChars > start) {
+                        if (tenants == null) {
+                            tenants = new ArrayList<>(node.tenants.length);
+                            for (long slot : node.tenants) {
+                                tenants.add(registry.nameOf(Node.handle(slot)));
+                            }
+                        }
+                        visitor.block(path, block, tenants);
+                    }
+                }
+                for (Node child : node.children) {
+                    nodes.push(child);
+                    starts.push(end);
+                }
+            }
         } finally {
             lock.readLock().unlock();
         }

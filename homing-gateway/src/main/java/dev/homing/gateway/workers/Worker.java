@@ -218,7 +218,7 @@ public final class Worker implements PlacementTarget {
     /** The worker as a policy sees it: its URL is its id there. */
     @Override
     public WorkerView view() {
-        return new WorkerView(url, available(), inFlight.get(), reportedLoad);
+        return new WorkerView(url, available(), inFlight.acrossReplicas(), reportedLoad);
     }
 
     @Override

@@ -31,6 +31,8 @@ public final class WorkerRegistry {
     private final Map<WorkerRole, Map<String, ModelPool>> pools = new EnumMap<>(WorkerRole.class);
     /** Told of each removed worker, so state kept per worker elsewhere (its circuit breaker) goes with it. */
     private volatile java.util.function.Consumer<Worker> removalListener = w -> { };
+    /** Told of each model pool when it is created, before its first worker joins it. */
+    private volatile java.util.function.Consumer<ModelPool> poolListener = p -> { };
     /** Replaces the policy by role's name for each new pool (a test's own); null: by name, with a fresh seed. */
     private volatile Supplier<RoutingPolicy> policySource;
 
@@ -93,7 +95,14 @@ public final class WorkerRegistry {
         worker.healthy(true);
         worker.state(Worker.State.ACTIVE);
         WorkerRole role = worker.role();
-        pools.get(role).computeIfAbsent(model, m -> new ModelPool(m, role, newPolicy(role))).add(worker);
+        Map<String, ModelPool> rolePools = pools.get(role);
+        ModelPool pool = rolePools.get(model);
+        if (pool == null) {
+            pool = new ModelPool(model, role, newPolicy(role));
+            poolListener.accept(pool);
+            rolePools.put(model, pool);
+        }
+        pool.add(worker);
     }
 
     private RoutingPolicy newPolicy(WorkerRole role) {
@@ -167,6 +176,11 @@ public final class WorkerRegistry {
      */
     public void policySource(Supplier<RoutingPolicy> source) {
         this.policySource = source;
+    }
+
+    /** Sets the one listener told of each model pool created (the replica sync keeps its policy in step). */
+    public void onPoolCreated(java.util.function.Consumer<ModelPool> listener) {
+        this.poolListener = listener;
     }
 
     /** Sets the one listener told of each removed worker, after it has left the registry. */

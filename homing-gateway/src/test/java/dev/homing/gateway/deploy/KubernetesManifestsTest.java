@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -29,6 +30,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +38,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +64,8 @@ class KubernetesManifestsTest {
     private static final long NON_HEAP_MB = 220;
 
     private static final List<HasMetadata> RESOURCES = new ArrayList<>();
+    /** The name of the replica bus's resources (nats.yaml). */
+    private static final String BUS = "homing-nats";
 
     @BeforeAll
     static void readTheManifests() throws IOException {
@@ -76,9 +81,18 @@ class KubernetesManifestsTest {
         }
     }
 
+    /** The gateway's one resource of that kind (the replica bus's, nats.yaml, aside). */
     private static <T extends HasMetadata> T only(Class<T> type) {
-        List<T> matching = RESOURCES.stream().filter(type::isInstance).map(type::cast).toList();
-        assertThat(matching).as("one %s", type.getSimpleName()).hasSize(1);
+        return only(type, r -> !r.getMetadata().getName().equals(BUS), type.getSimpleName());
+    }
+
+    private static <T extends HasMetadata> T only(Class<T> type, String name) {
+        return only(type, r -> r.getMetadata().getName().equals(name), type.getSimpleName() + " " + name);
+    }
+
+    private static <T extends HasMetadata> T only(Class<T> type, Predicate<T> which, String what) {
+        List<T> matching = RESOURCES.stream().filter(type::isInstance).map(type::cast).filter(which).toList();
+        assertThat(matching).as("one %s", what).hasSize(1);
         return matching.getFirst();
     }
 
@@ -99,7 +113,8 @@ class KubernetesManifestsTest {
     void everyManifestParsesIntoFabric8sTypedModel() {
         assertThat(RESOURCES).noneMatch(GenericKubernetesResource.class::isInstance);
         assertThat(RESOURCES).extracting(HasMetadata::getKind).containsExactlyInAnyOrder("Namespace",
-                "ServiceAccount", "Role", "RoleBinding", "Deployment", "Service", "PodDisruptionBudget");
+                "ServiceAccount", "Role", "RoleBinding", "Deployment", "Service", "PodDisruptionBudget",
+                "Deployment", "Service", "NetworkPolicy");
         String namespace = only(Namespace.class).getMetadata().getName();
         assertThat(RESOURCES).filteredOn(r -> !(r instanceof Namespace))
                 .allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo(namespace));
@@ -187,16 +202,41 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void twoReplicasRunWithAMarkedPlaceForReplicaSyncAndOneAlwaysStaysUp() throws IOException {
+    void twoReplicasRunAndOneAlwaysStaysUp() {
         Deployment deployment = only(Deployment.class);
         assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
-        assertThat(Files.readString(DIR.resolve("deployment.yaml"))).contains("REPLICA-SYNC: its flags go here",
-                "REPLICA-SYNC: its server's URL goes here");
         assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
         PodDisruptionBudget budget = only(PodDisruptionBudget.class);
         assertThat(budget.getSpec().getMinAvailable().getIntVal()).isEqualTo(1);
         assertThat(budget.getSpec().getSelector().getMatchLabels())
                 .isEqualTo(deployment.getSpec().getSelector().getMatchLabels());
+    }
+
+    @Test
+    void theReplicasKeepInStepThroughTheNatsServerTheManifestsRunAndOnlyTheyMayReachIt() {
+        List<String> args = gateway().getArgs();
+        GatewayConfig config = LaunchCommand.parse(args.subList(1, args.size()).toArray(String[]::new));
+        URI bus = URI.create(config.get(Settings.REPLICA_SYNC).getFirst());
+        assertThat(bus.getHost()).isEqualTo(BUS);
+
+        Service natsService = only(Service.class, bus.getHost());
+        assertThat(natsService.getSpec().getPorts()).singleElement()
+                .satisfies(port -> assertThat(port.getPort()).isEqualTo(bus.getPort()));
+        Deployment nats = only(Deployment.class, bus.getHost());
+        assertThat(natsService.getSpec().getSelector())
+                .isEqualTo(nats.getSpec().getSelector().getMatchLabels());
+        Container server = nats.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(server.getImage()).startsWith("nats:");
+        assertThat(server.getPorts()).anySatisfy(port -> assertThat(port.getContainerPort()).isEqualTo(bus.getPort()));
+        assertThat(server.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+
+        NetworkPolicy admission = only(NetworkPolicy.class, bus.getHost());
+        assertThat(admission.getSpec().getPodSelector().getMatchLabels())
+                .isEqualTo(nats.getSpec().getSelector().getMatchLabels());
+        assertThat(admission.getSpec().getIngress()).singleElement().satisfies(rule -> assertThat(rule.getFrom())
+                .singleElement().satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels())
+                        .isEqualTo(only(Deployment.class).getSpec().getSelector().getMatchLabels())));
+        assertThat(gateway().getArgs()).as("no credentials in the arguments").noneMatch(arg -> arg.contains("@"));
     }
 
     @Test

@@ -4,9 +4,9 @@ import dev.homing.bench.workload.BlockText;
 import dev.homing.bench.workload.MooncakeTrace;
 import dev.homing.bench.workload.PseudoText;
 import dev.homing.bench.workload.WorkloadRequest;
+import dev.homing.core.replica.BlockChain;
 import java.util.List;
 import java.util.function.Predicate;
-import net.openhft.hashing.LongHashFunction;
 
 /**
  * A prompt as a chain of prefix block ids, the unit the bounds count in. Equal ids at position {@code i} mean equal
@@ -38,7 +38,7 @@ public record PromptBlocks(List<Long> ids, int tokens, int blockTokens) {
         long previous = 0;
         for (int i = 0; i < blocks; i++) {
             int start = i * blockChars;
-            previous = LongHashFunction.xx3(previous).hashChars(text, start, Math.min(blockChars, text.length() - start));
+            previous = BlockChain.next(previous, text, start, Math.min(blockChars, text.length() - start));
             ids[i] = previous;
         }
         return new PromptBlocks(List.of(ids), PseudoText.tokensOf(text.length()), blockTokens);

@@ -118,11 +118,30 @@ final class FleetLedgers {
     void placed(int i, int uncachedChars, double scale) {
         ledgers[i].placed(uncachedChars, scale);
         if (uncachedChars > 0) {
-            double work = ledgers[i].scaledWork();
-            totalScaledWork += work - heapWork[slot[i]];
-            heapWork[slot[i]] = work;
-            siftDown(slot[i]);
+            grew(i);
         }
+    }
+
+    /**
+     * Records work another gateway replica placed on {@code ledger}, as {@link WorkerLedger#worked}; a ledger of
+     * none of these positions is only told (the next list's ledgers read it).
+     */
+    void worked(WorkerLedger ledger, int uncachedChars, double scale) {
+        ledger.worked(uncachedChars, scale);
+        for (int i = 0; i < ledgers.length; i++) {
+            if (ledgers[i] == ledger) {
+                grew(i);
+                return;
+            }
+        }
+    }
+
+    /** The ledger at position {@code i} holds more work: its heap slot and the total follow. */
+    private void grew(int i) {
+        double work = ledgers[i].scaledWork();
+        totalScaledWork += work - heapWork[slot[i]];
+        heapWork[slot[i]] = work;
+        siftDown(slot[i]);
     }
 
     /** The ledgers were rescaled (each divided alike): the order holds, the total is summed again. */

@@ -10,6 +10,7 @@ import dev.homing.core.policy.WorkerView;
 import dev.homing.core.policy.affinity.FleetLedgers.Census;
 import dev.homing.core.tree.PrefixMatch;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -58,7 +59,9 @@ import java.util.function.LongSupplier;
  * guards the state the decisions carry from one to the next: the ledgers' recent work, the work scale, the fleet,
  * the decision count and the per-tenant arrays. What one decision works out on its way (the fleet's census, the
  * best candidate) are values it passes along, never fields. Feedback updates atomics and takes the tree's lock only
- * to forget branches.
+ * to forget branches. Other gateway replicas' placements ({@link #onRemotePlacement}) wait in a queue under its own
+ * lock and are counted by the next decision, under the tree's lock, each as one decision, so that the window and the
+ * load bound are the fleet's.
  */
 public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
 
@@ -87,6 +90,17 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
     private long decisions;
     /** Bumped when a worker is removed, so a fleet that still lists its (retired) ledger is built again. */
     private final AtomicLong removals = new AtomicLong();
+    /**
+     * Other gateway replicas' placements not yet counted, oldest first; locked by itself (they arrive on the bus's
+     * thread), counted by the next decision. At most {@link #remoteLimit}: older work has decayed to almost nothing.
+     */
+    private final ArrayDeque<RemoteWork> remoteWork = new ArrayDeque<>();
+    private final int remoteLimit;
+    /** Set when {@link #remoteWork} may hold work; read first, so that a gateway alone never takes its lock. */
+    private volatile boolean remoteQueued;
+
+    private record RemoteWork(String workerId, int uncachedChars) {
+    }
 
     /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
@@ -95,6 +109,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         this.overloadAbs = config.balanceAbsThreshold();
         this.overloadRel = config.balanceRelThreshold();
         this.keep = settings.keepPerDecision();
+        this.remoteLimit = 8 * settings.windowDecisions();
     }
 
     /** The settings this policy runs with. */
@@ -125,6 +140,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
      * the levels beyond it by more than the minimum saving. The least recent work comes from the fleet's heap.
      */
     private Decision decide(List<WorkerView> workers, String text, PrefixMatch match) {
+        countRemoteWork();
         advanceWorkScale(); // first: a rescale changes the stored values the census sums
         Census census = census(workers);
         FleetLedgers ledgers = census.ledgers();
@@ -309,6 +325,39 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         }
         seenByTenant[tenant] = decisions;
         return true;
+    }
+
+    /**
+     * Counts the placements other replicas made since the last decision, each as a decision of this policy's own
+     * (the work decays by one decision's share and grows on its worker), so the window spans the fleet's decisions.
+     */
+    private void countRemoteWork() {
+        while (remoteQueued) {
+            RemoteWork work;
+            synchronized (remoteWork) {
+                work = remoteWork.pollFirst();
+                remoteQueued = !remoteWork.isEmpty();
+            }
+            if (work == null) {
+                return;
+            }
+            advanceWorkScale();
+            WorkerLedger ledger = ledgers.get(work.workerId());
+            if (ledger != null) {
+                fleet.worked(ledger, work.uncachedChars(), workScale);
+            }
+        }
+    }
+
+    @Override
+    public void onRemotePlacement(String workerId, int uncachedChars) {
+        synchronized (remoteWork) {
+            if (remoteWork.size() == remoteLimit) {
+                remoteWork.pollFirst();
+            }
+            remoteWork.addLast(new RemoteWork(workerId, uncachedChars));
+            remoteQueued = true;
+        }
     }
 
     /** Grows the work scale by one decision's decay; rescales every ledger before it could overflow. */

@@ -75,8 +75,16 @@ final class WorkerLedger {
 
     /** The policy placed a request with {@code uncachedChars} to compute here, at work scale {@code scale}. */
     void placed(int uncachedChars, double scale) {
-        scaledWork += uncachedChars * scale;
+        worked(uncachedChars, scale);
         pendingPrefillChars.addAndGet(uncachedChars);
+    }
+
+    /**
+     * Recent work of {@code uncachedChars} here, at work scale {@code scale}: a request another gateway replica placed
+     * (its prefill is that replica's to watch, so it is not pending here).
+     */
+    void worked(int uncachedChars, double scale) {
+        scaledWork += uncachedChars * scale;
     }
 
     /** A request placed here will compute {@code text} beyond the {@code heldChars} this worker already held. */
