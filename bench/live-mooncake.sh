@@ -27,26 +27,13 @@ BASE_PORT=${BASE_PORT:-18600}
 MAX_SECONDS=${MAX_SECONDS:-3600}   # cap of one replay, real seconds
 
 . "$repo/bench/processes.sh"
-log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
-[ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
-homing="$repo/bin/homing"
+needs_homing "$repo"
 
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
 urls=()
 for ((i = 0; i < WORKERS; i++)); do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
 worker_urls=$(IFS=,; echo "${urls[*]}")
 replay_rate=$(awk -v t="$TIME_SCALE" -v r="$RATE_SCALE" 'BEGIN { print t * r }')
-
-# healthy N: polls the gateway's /readiness every 100 ms until it reports N healthy workers (60 s at most).
-healthy() {
-  local deadline=$((SECONDS + 60))
-  until [ "$(curl -s "http://127.0.0.1:$gateway_port/readiness" | jq -r '.healthy_workers // 0' 2>/dev/null)" = "$1" ]
-  do
-    [ $SECONDS -lt $deadline ] || { echo "the gateway never reported $1 healthy workers" >&2; return 1; }
-    sleep 0.1
-  done
-}
 
 for policy in $POLICIES; do
   log "$policy: starting $WORKERS engines and the gateway"
@@ -61,7 +48,7 @@ for policy in $POLICIES; do
     --prometheus-port "$metrics_port" --worker-urls "$worker_urls" --policy "$policy" \
     >"$out/logs/$policy-gateway.log" 2>&1 &
   pids+=($!); run_pids+=($!)
-  healthy "$WORKERS"
+  ready "$gateway_port" "$WORKERS"
 
   log "$policy: replaying $trace at $replay_rate x"
   "$homing" bench --url "http://127.0.0.1:$gateway_port" --workload mooncake --trace "$trace" \

@@ -1,5 +1,6 @@
 # Sourced by the bench scripts. Every process a script starts goes into pids (by PID) and is stopped on exit; stop
-# ends one of them early; wait_ok polls a URL.
+# ends one of them early; wait_ok polls a URL, ready a gateway's readiness; log writes a timestamped line;
+# needs_homing checks for jq and the built jar.
 pids=()
 cleanup() {
   local pid
@@ -25,4 +26,23 @@ wait_ok() {
     [ $SECONDS -lt $deadline ] || { echo "timed out waiting for $1" >&2; return 1; }
     sleep 0.01
   done
+}
+
+# ready PORT N: polls the gateway on PORT every 100 ms until its /readiness reports N healthy workers (60 s at most).
+ready() {
+  local deadline=$((SECONDS + 60))
+  until [ "$(curl -s "http://127.0.0.1:$1/readiness" | jq -r '.healthy_workers // 0' 2>/dev/null)" = "$2" ]; do
+    [ $SECONDS -lt $deadline ] || { echo "the gateway never reported $2 healthy workers" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+# log MESSAGE...: one line on stderr, after the time of day.
+log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# needs_homing REPO: jq is there and the jar built (building it if not); sets homing to the launcher.
+needs_homing() {
+  command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
+  [ -f "$1/homing-cli/target/homing.jar" ] || (cd "$1" && ./mvnw -q package -DskipTests)
+  homing="$1/bin/homing"
 }

@@ -42,7 +42,17 @@ public final class SimEngineCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         SimEngineOptions options = options();
         return UntilStopped.serve(() -> SimEngineServer.start(options),
-                server -> System.out.println("simulated SGLang engine listening on " + server.url()),
-                spec.commandLine().getErr(), "homing sim-engine");
+                server -> System.out.println(listening(options, server)), spec.commandLine().getErr(),
+                "homing sim-engine");
+    }
+
+    /** The first line: where the engine listens, and its role and ranks (a prefill engine's bound bootstrap port). */
+    static String listening(SimEngineOptions options, SimEngineServer server) {
+        String line = "simulated SGLang engine listening on " + server.url();
+        return switch (options.mode()) {
+            case PREFILL -> line + " (disaggregation mode prefill, bootstrap port " + server.bootstrapPort() + ")";
+            case DECODE -> line + " (disaggregation mode decode)";
+            case NONE -> options.dpSize() > 1 ? line + " (dp size " + options.dpSize() + ")" : line;
+        };
     }
 }

@@ -2,7 +2,9 @@ package dev.homing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.homing.sim.http.DisaggregationMode;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.http.SimEngineServer;
 import dev.homing.sim.model.EngineConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -48,13 +50,7 @@ class SimEngineCommandTest {
 
     @Test
     void anInvalidValueIsAUsageErrorWithoutAStackTrace() {
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err));
-
-        int exit = commandLine.execute("--kv-tokens", "-5");
-
-        assertThat(exit).isEqualTo(2);
-        assertThat(err.toString()).contains("must be positive").doesNotContain("\tat ");
+        assertThat(usageError("--kv-tokens", "-5")).contains("must be positive");
     }
 
     @Test
@@ -69,5 +65,56 @@ class SimEngineCommandTest {
             assertThat(err.toString()).contains("cannot start").contains("Address already in use")
                     .doesNotContain("\tat ");
         }
+    }
+
+    @Test
+    void theRoleFlagsAreSglangsAndReachTheOptions() {
+        SimEngineCommand command = new SimEngineCommand();
+        new CommandLine(command).parseArgs("--disaggregation-mode", "decode", "--kv-transfer-bandwidth-gbps", "100",
+            "--kv-transfer-latency-ms", "0.5", "--disaggregation-bootstrap-timeout-secs", "30");
+
+        SimEngineOptions options = command.options();
+
+        assertThat(options.mode()).isEqualTo(DisaggregationMode.DECODE);
+        assertThat(options.bootstrapPort()).isEqualTo(8998);
+        assertThat(options.disaggregation().linkGigabitsPerSecond()).isEqualTo(100);
+        assertThat(options.disaggregation().linkLatencyNanos()).isEqualTo(500_000);
+        assertThat(options.disaggregation().bootstrapTimeoutNanos()).isEqualTo(30_000_000_000L);
+        assertThat(options.dpSize()).isEqualTo(1);
+    }
+
+    @Test
+    void aPrefillEnginesFirstLineNamesItsBoundBootstrapPort() {
+        SimEngineCommand command = new SimEngineCommand();
+        new CommandLine(command).parseArgs("--host", "127.0.0.1", "--port", "0", "--disaggregation-mode", "prefill",
+            "--disaggregation-bootstrap-port", "0");
+        SimEngineOptions options = command.options();
+
+        try (SimEngineServer server = SimEngineServer.start(options)) {
+            assertThat(SimEngineCommand.listening(options, server)).isEqualTo("simulated SGLang engine listening on "
+                + server.url() + " (disaggregation mode prefill, bootstrap port " + server.bootstrapPort() + ")");
+            assertThat(server.bootstrapPort()).isPositive();
+        }
+    }
+
+    @Test
+    void ranksWithARoleAreAUsageErrorSayingWhy() {
+        assertThat(usageError("--disaggregation-mode", "prefill", "--dp-size", "2"))
+            .contains("data-parallel ranks are simulated without disaggregation only");
+    }
+
+    @Test
+    void anUnknownModeIsAUsageErrorNamingSglangsModes() {
+        assertThat(usageError("--disaggregation-mode", "encode")).contains("null, prefill, decode");
+    }
+
+    /** What the command says when {@code args} are a usage error (exit code 2), checked to have no stack trace. */
+    private static String usageError(String... args) {
+        StringWriter err = new StringWriter();
+        int exit = new CommandLine(new SimEngineCommand()).setErr(new PrintWriter(err)).execute(args);
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).doesNotContain("\tat ");
+        return err.toString();
     }
 }

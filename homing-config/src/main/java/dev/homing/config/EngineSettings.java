@@ -1,7 +1,9 @@
 package dev.homing.config;
 
+import dev.homing.sim.http.DisaggregationMode;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +26,20 @@ public final class EngineSettings {
                 config.get(Settings.CONTEXT_LENGTH), timing, seed);
     }
 
-    /** How {@code homing sim-engine} runs: its server, its engine model and its faults, all on its one seed. */
+    /** The prefill and decode roles' settings of {@code config}, with the 8B model's KV size a token. */
+    public static DisaggregationConfig disaggregation(Config config) {
+        return new DisaggregationConfig((long) (config.get(Settings.DISAGGREGATION_BOOTSTRAP_TIMEOUT_SECS) * 1e9),
+                config.get(Settings.KV_TRANSFER_BANDWIDTH_GBPS),
+                (long) (config.get(Settings.KV_TRANSFER_LATENCY_MS) * 1e6),
+                DisaggregationConfig.DEFAULTS.kvBytesPerToken());
+    }
+
+    /**
+     * How {@code homing sim-engine} runs: its server, its engine model, its role and ranks and its faults, all on its
+     * one seed.
+     *
+     * @throws IllegalArgumentException for settings no engine can have together (ranks with a prefill/decode role)
+     */
     public static SimEngineOptions server(Config config) {
         long seed = config.get(Settings.ENGINE_SEED);
         Faults faults = new Faults(config.get(Settings.FAIL_RATE), config.get(Settings.FAIL_STATUS),
@@ -32,6 +47,9 @@ public final class EngineSettings {
                 config.get(Settings.DIE_AFTER_REQUESTS), config.get(Settings.SLOW_HEALTH_MS), seed);
         return new SimEngineOptions(config.get(Settings.ENGINE_HOST), config.get(Settings.ENGINE_PORT),
                 config.get(Settings.MODEL_NAME), config.get(Settings.TIME_SCALE), engine(config, seed), faults,
-                config.get(Settings.RECORD_REQUEST_IDS));
+                config.get(Settings.RECORD_REQUEST_IDS),
+                DisaggregationMode.parse(config.get(Settings.DISAGGREGATION_MODE)),
+                config.get(Settings.DISAGGREGATION_BOOTSTRAP_PORT), disaggregation(config),
+                config.get(Settings.DP_SIZE));
     }
 }

@@ -8,10 +8,11 @@ public enum Group {
     // Each command shows its own, in this order; homing launch's follow the reference's.
     /** Listed with {@code --help} and {@code --version}, under no heading. */
     CONFIGURATION("Configuration"), SERVER("Server"),
-    WORKLOAD("Workload"), FLEET("Fleet"), ENGINE_MODEL("Engine model"), FAULTS("Faults and test aids"),
+    WORKLOAD("Workload"), FLEET("Fleet"), ENGINE_MODEL("Engine model"),
+    ENGINE_ROLES("Prefill/decode and data parallelism"), FAULTS("Faults and test aids"),
     WORKERS("Workers"), ROUTING_POLICY("Routing policy"), AFFINITY("load_aware_affinity (Homing)"),
     SIMULATED_GATEWAY("Simulated gateway"),
-    PD("Prefill/decode disaggregation" + Group.NOT_YET), DISCOVERY("Kubernetes service discovery"),
+    PD("Prefill/decode disaggregation"), DISCOVERY("Kubernetes service discovery"),
     LOGGING("Logging"), METRICS("Metrics"), REQUESTS("Requests"), ADMISSION("Admission control and rate limiting"),
     RETRIES("Retries"), CIRCUIT_BREAKER("Circuit breaker"), HEALTH("Health checks"),
     TOKENIZER("Tokenizer, gRPC mode" + Group.NOT_YET), PARSERS("Parsers" + Group.NOT_YET), BACKEND("Backend"),

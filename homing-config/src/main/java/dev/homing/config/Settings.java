@@ -21,6 +21,7 @@ import static dev.homing.config.Group.CIRCUIT_BREAKER;
 import static dev.homing.config.Group.CONFIGURATION;
 import static dev.homing.config.Group.DISCOVERY;
 import static dev.homing.config.Group.ENGINE_MODEL;
+import static dev.homing.config.Group.ENGINE_ROLES;
 import static dev.homing.config.Group.FAULTS;
 import static dev.homing.config.Group.FLEET;
 import static dev.homing.config.Group.HEALTH;
@@ -52,8 +53,10 @@ import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
+import dev.homing.core.policy.pd.DecodeBalancePolicy;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
 import java.nio.file.Path;
@@ -89,6 +92,7 @@ public final class Settings {
     private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
     private static final TimingModel TIMING = ENGINE.timing();
     private static final Faults NO_FAULTS = Faults.NONE;
+    private static final DisaggregationConfig ROLES = DisaggregationConfig.DEFAULTS;
     private static final String REFERENCE = "the reference's default";
     private static final String AFFINITY_MEASURED = "measured best in the offline simulator (docs/POLICY.md)";
     private static final String SERVING_BENCHMARK = "the generated-shared-prefix shape of SGLang's serving benchmark, "
@@ -196,9 +200,16 @@ public final class Settings {
     public static final Setting<Integer> BUCKET_ADJUST_INTERVAL_SECS = declare(policy(
             Setting.of("bucket-adjust-interval-secs", INTEGER, POLICY_DEFAULTS.bucketAdjustIntervalSecs())
                     .check(above(0)), "bucket: boundary refresh period.", same()));
+    public static final Setting<Boolean> DP_AWARE = declare(Setting.off("dp-aware")
+            .help("Route to the data-parallel ranks of an engine: a worker URL http://host:port@rank is one rank, "
+                    + "sent \"data_parallel_rank\": rank in its body.", "whole engines, as the reference")
+            .gateway(ROUTING_POLICY, different("each `http://host:port@rank` is a worker of its own (its own "
+                    + "tenant in the prefix tree, in-flight count and circuit breaker); the gateway strips the rank "
+                    + "from the URL and adds `\"data_parallel_rank\": rank` to the JSON body without re-serialising "
+                    + "it; a body that sets the field itself gets 400. Ranks are given in the URLs: a plain URL is "
+                    + "not expanded to its engine's `dp_size` ([PD.md](PD.md))")));
 
     static {
-        notYet(ROUTING_POLICY, Setting.off("dp-aware"), "Data-parallel-aware routing (not supported yet).");
         notYet(ROUTING_POLICY, Setting.off("enable-igw"), "Inference-gateway mode (not needed: Homing is multi-model).",
                 "Homing is always multi-model (one policy and tree per model), so the flag is not needed; rejected "
                         + "when set");
@@ -260,15 +271,36 @@ public final class Settings {
                     + "for that request's first token, at most this long, so the engine does not compute the prefix "
                     + "twice in one prefill step; 0 sends at once"));
 
-    static {
-        notYet(PD, Setting.off("pd-disaggregation"), "Prefill/decode mode.");
-        notYet(PD, Setting.of("prefill", listOf(TEXT), List.of()).label("URL [BOOTSTRAP_PORT]").arity("1..2"),
-                "A prefill worker (repeatable).");
-        notYet(PD, Setting.of("decode", listOf(TEXT), List.of()).label("URL").arity("1"),
-                "A decode worker (repeatable).");
-        notYet(PD, Setting.of("prefill-policy", TEXT, null), "Policy for prefill workers (default: --policy).");
-        notYet(PD, Setting.of("decode-policy", TEXT, null), "Policy for decode workers (default: --policy).");
-    }
+    public static final Setting<Boolean> PD_DISAGGREGATION = declare(Setting.off("pd-disaggregation")
+            .help("Prefill/decode mode: every request goes to a prefill worker and a decode worker at once.",
+                    "regular workers, as the reference")
+            .gateway(PD, different("as the reference: one prefill and one decode worker per request, the same body "
+                    + "with `bootstrap_host`, `bootstrap_port` and `bootstrap_room` added to both at once, the decode "
+                    + "answer relayed; a leg that fails before the client's first byte fails the pair, which is "
+                    + "retried on other workers, and the prefill leg counts on its worker from its placement "
+                    + "([PD.md](PD.md))")));
+    public static final Setting<List<String>> PREFILL = declare(Setting.of("prefill", listOf(TEXT), List.of())
+            .label("URL [BOOTSTRAP_PORT]").arity("1..2").check(WorkerUrls::prefillProblem)
+            .help("A prefill worker and, when known, its bootstrap port (repeatable).", "none: prefill workers may "
+                    + "also come through POST /workers or discovery")
+            .gateway(PD, different("same; a prefill worker given no bootstrap port gets the "
+                    + "`disaggregation_bootstrap_port` its `/get_server_info` reports")));
+    public static final Setting<List<String>> DECODE = declare(Setting.of("decode", listOf(TEXT), List.of())
+            .label("URL").arity("1").check(each(WorkerUrls::problem))
+            .help("A decode worker (repeatable).", "none: decode workers may also come through POST /workers or "
+                    + "discovery").gateway(PD, same()));
+    public static final Setting<String> PREFILL_POLICY = declare(Setting.of("prefill-policy", TEXT, null)
+            .shown("--policy").check(oneOf(PolicyFactory.NAMES))
+            .help("Policy of the prefill leg, where the prefix cache pays (default: --policy).", REFERENCE)
+            .gateway(PD, same("Policy of the prefill leg (default: `--policy`); its own instance and prefix tree per "
+                    + "model, apart from the decode leg's, seeded with every prefill worker however it arrived")));
+    public static final Setting<String> DECODE_POLICY = declare(Setting.of("decode-policy", TEXT,
+                    DecodeBalancePolicy.NAME).check(oneOf(PolicyFactory.DECODE_NAMES))
+            .help("Policy of the decode leg: decode_balance (the least outstanding context in flight) or any "
+                    + "--policy name.", "a decode engine is handed the prompt's KV: no prefix there is worth aiming at")
+            .gateway(PD, different("the reference defaults to `--policy`; Homing to `decode_balance`, the worker with "
+                    + "the least outstanding context in flight, as a decode engine is handed the prompt's KV and a "
+                    + "prefix policy there only skews the load ([PD.md](PD.md)); any `--policy` name is accepted")));
 
     public static final Setting<Long> WORKER_STARTUP_TIMEOUT_SECS = declare(
             Setting.of("worker-startup-timeout-secs", LONG, 1800L).check(above(0))
@@ -305,17 +337,12 @@ public final class Settings {
             .help("The namespace watched; none: every namespace (the shipped manifests name their own, for a "
                     + "namespaced Role).", REFERENCE).gateway(DISCOVERY, same()));
 
-    static {
-        notYet(DISCOVERY, Setting.of("prefill-selector", listOf(TEXT), List.of()).label("k=v"),
-                "Prefill pods (prefill/decode mode: not supported yet).");
-        notYet(DISCOVERY, Setting.of("decode-selector", listOf(TEXT), List.of()).label("k=v"),
-                "Decode pods (prefill/decode mode: not supported yet).");
-    }
-
+    public static final Setting<List<String>> PREFILL_SELECTOR = declare(roleSelector("prefill"));
+    public static final Setting<List<String>> DECODE_SELECTOR = declare(roleSelector("decode"));
     public static final Setting<String> BOOTSTRAP_PORT_ANNOTATION = declare(Setting.of("bootstrap-port-annotation",
             TEXT, "sglang.ai/bootstrap-port").check(notBlank()).help("Pod annotation holding the bootstrap port.",
-                    REFERENCE).gateway(DISCOVERY, different("read from each pod into its worker's `bootstrap_port` "
-                    + "label; no prefill/decode mode uses it yet")));
+                    REFERENCE).gateway(DISCOVERY, same("Pod annotation holding a prefill pod's bootstrap port; "
+                    + "without it the worker's `/get_server_info` says")));
     public static final Setting<Long> SERVICE_DISCOVERY_RELIST_INTERVAL_SECS = declare(Setting.of(
             "service-discovery-relist-interval-secs", LONG, 60L).check(above(0))
             .help("How often the whole pod list is read and the workers corrected to it (Homing).", "a missed "
@@ -680,6 +707,35 @@ public final class Settings {
             Setting.of("decode-ns-per-context-token", LONG, TIMING.decodeNanosPerContextToken()).check(atLeast(0)),
             "Decode step cost per token of context in the batch.", "128 KiB of KV read at 3.35 TB/s"));
 
+    /** SGLang's name for an engine that is neither prefill nor decode. */
+    public static final String NOT_DISAGGREGATED = "null";
+    public static final Setting<String> DISAGGREGATION_MODE = declare(Setting.of("disaggregation-mode", TEXT,
+                    NOT_DISAGGREGATED).check(oneOf(List.of(NOT_DISAGGREGATED, "prefill", "decode")))
+            .help("null, prefill or decode: a prefill engine computes prompts and hands their KV to the decode engine "
+                    + "of the same bootstrap room, a decode engine receives it and decodes; either refuses a request "
+                    + "without bootstrap fields.", "SGLang's: an engine that serves alone")
+            .in(ENGINE_ROLES, SIM_ENGINE));
+    public static final Setting<Integer> DISAGGREGATION_BOOTSTRAP_PORT = declare(Setting.of(
+                    "disaggregation-bootstrap-port", INTEGER, 8998).check(port(0))
+            .help("A prefill engine's bootstrap server, where decode engines register rooms; 0 for any free port.",
+                    "SGLang's").in(ENGINE_ROLES, SIM_ENGINE));
+    public static final Setting<Double> DISAGGREGATION_BOOTSTRAP_TIMEOUT_SECS = declare(engineRole(Setting.of(
+                    "disaggregation-bootstrap-timeout-secs", NUMBER, ROLES.bootstrapTimeoutNanos() / 1e9)
+            .check(above(0)), "A room whose partner has not come by then fails: a prefill request no decode engine "
+                    + "registered, a decode request whose KV was not handed over (Homing; virtual seconds).",
+            "SGLang's bootstrap and waiting timeouts, both 300 s"));
+    public static final Setting<Double> KV_TRANSFER_BANDWIDTH_GBPS = declare(engineRole(Setting.of(
+                    "kv-transfer-bandwidth-gbps", NUMBER, ROLES.linkGigabitsPerSecond()).check(positive()),
+            "A decode engine's KV link, in Gb/s; transfers cross it one after the other (Homing).",
+            "one 400 Gb/s RDMA NIC a GPU, as H100 nodes have"));
+    public static final Setting<Double> KV_TRANSFER_LATENCY_MS = declare(engineRole(Setting.of(
+                    "kv-transfer-latency-ms", NUMBER, ROLES.linkLatencyNanos() / 1e6).check(atLeast(0)),
+            "Fixed cost of one KV transfer (Homing).", "the transfer engine's handshake and completion poll, not "
+                    + "the wire's microseconds"));
+    public static final Setting<Integer> DP_SIZE = declare(engineRole(Setting.of("dp-size", INTEGER, 1)
+            .check(atLeast(1)), "Data-parallel ranks behind one port, each with its own cache and scheduler; a "
+                    + "request's data_parallel_rank picks one, else they take turns.", "SGLang's: one rank"));
+
     public static final Setting<Long> ENGINE_SEED = declare(Setting.of("seed", LONG, ENGINE.seed())
             .help("Seed of the output words and the fault dice.", "the engine model's: answers repeat run to run")
             .in(FAULTS, SIM_ENGINE));
@@ -741,8 +797,20 @@ public final class Settings {
             .in(Group.WORKLOAD, SIMULATE));
 
     public static final Setting<Integer> WORKERS = declare(Setting.of("workers", INTEGER, 8).check(atLeast(1))
-            .help("Simulated engines.", "a fleet large enough for balance to matter, small enough to run in "
-                    + "seconds").in(FLEET, SIMULATE));
+            .help("Simulated engines (servers of --dp-size ranks in the dp fleets).", "a fleet large enough for "
+                    + "balance to matter, small enough to run in seconds").in(FLEET, SIMULATE));
+    public static final Setting<List<String>> FLEETS = declare(Setting.of("fleet", listOf(LOWER_CASE_TEXT),
+                    List.of("regular")).label("KIND").arity("1").check(notEmpty())
+            .help("Fleets to run each policy on, comma-separated: regular (--workers engines), pd (--prefill-workers "
+                    + "and --decode-workers; the policy places the prefill leg), dp (--workers servers of --dp-size "
+                    + "ranks, each taking its ranks in turn), dp-aware (the same ranks, the policy placing on each). "
+                    + "More than one, or any but regular, prints a table of fleets.", "the regular fleet, as before")
+            .in(FLEET, SIMULATE));
+    public static final Setting<Integer> PREFILL_WORKERS = declare(Setting.of("prefill-workers", INTEGER, 4)
+            .check(atLeast(1)).help("Prefill engines of the pd fleet.", "half of the default fleet")
+            .in(FLEET, SIMULATE));
+    public static final Setting<Integer> DECODE_WORKERS = declare(Setting.of("decode-workers", INTEGER, 4)
+            .check(atLeast(1)).help("Decode engines of the pd fleet.", "the other half").in(FLEET, SIMULATE));
 
     public static final Setting<Double> LOAD_SAMPLE_INTERVAL_SECS = declare(
             Setting.of("load-sample-interval-secs", NUMBER, 5.0).check(atLeast(0))
@@ -751,8 +819,9 @@ public final class Settings {
                             + "costs, fresh enough to be useful")
                     .in(SIMULATED_GATEWAY, SIMULATE));
     public static final Setting<Integer> GATEWAYS = declare(Setting.of("gateways", INTEGER, 1).check(atLeast(1))
-            .help("Gateway replicas in front of the engines; above 1 every policy also runs as that many replicas, "
-                    + "with and without sync.", "one gateway, the figures every other report shows")
+            .help("Gateway replicas in front of the engines (of any fleet but pd); above 1 every policy also runs "
+                    + "as that many replicas, with and without sync.", "one gateway, the figures every other report "
+                    + "shows")
             .in(SIMULATED_GATEWAY, SIMULATE));
     public static final Setting<String> GATEWAY_SPLIT = declare(Setting.of("gateway-split", LOWER_CASE_TEXT,
                     "round-robin").check(oneOf(List.of("round-robin", "random")))
@@ -825,6 +894,16 @@ public final class Settings {
                 .gateway(group, Compatibility.notYet(notes)));
     }
 
+    /** The pod labels of one role of prefill/decode mode's discovery. */
+    private static Setting.Builder<List<String>> roleSelector(String role) {
+        return Setting.of(role + "-selector", listOf(TEXT), List.<String>of()).label("k=v").arity("1..*")
+                .check(each(Settings::labelProblem))
+                .help("With --pd-disaggregation: pods carrying every one of these labels are " + role + " workers.",
+                        REFERENCE)
+                .gateway(DISCOVERY, same("With `--pd-disaggregation`: pods carrying every one of these labels are "
+                        + role + " workers (`--selector` is for regular workers)"));
+    }
+
     /** A limit on a client connection, in seconds (a Homing addition; nginx has the same three). */
     private static Setting.Builder<Long> clientTimeout(String name, long seconds, String help, String why,
                                                        String row) {
@@ -850,6 +929,11 @@ public final class Settings {
     /** A setting of the engine model: the simulated engine's, and each of the simulator's engines. */
     private static <T> Setting.Builder<T> engine(Setting.Builder<T> declared, String help, String why) {
         return declared.help(help, why).in(ENGINE_MODEL, SIM_ENGINE, SIMULATE);
+    }
+
+    /** A setting of the prefill/decode roles or data parallelism: the simulated engine's, and the simulator's. */
+    private static <T> Setting.Builder<T> engineRole(Setting.Builder<T> declared, String help, String why) {
+        return declared.help(help, why).in(ENGINE_ROLES, SIM_ENGINE, SIMULATE);
     }
 
     /** A fault the simulated engine injects for tests: off by default. */

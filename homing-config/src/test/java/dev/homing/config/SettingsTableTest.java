@@ -63,7 +63,8 @@ class SettingsTableTest {
 
         assertThat(engine.engine()).isEqualTo(EngineConfig.DEFAULTS);
         assertThat(engine.faults()).isEqualTo(Faults.NONE);
-        assertThat(engine).usingRecursiveComparison().ignoringFields("port").isEqualTo(SimEngineOptions.defaults());
+        assertThat(engine).usingRecursiveComparison().ignoringFields("port", "bootstrapPort")
+                .isEqualTo(SimEngineOptions.defaults());
         assertThat(EngineSettings.engine(Config.defaults(Scope.SIMULATE), 0)).isEqualTo(EngineConfig.DEFAULTS);
     }
 

@@ -71,7 +71,7 @@ final class FanOutRoutes {
     }
 
     private static Map<String, Object> load(Worker w, long load) {
-        return Map.of("worker", w.url(), "worker_type", "regular", "load", load);
+        return Map.of("worker", w.url(), "worker_type", w.role().label(), "load", load);
     }
 
     void engineMetrics(HttpServerRequest request) {

@@ -1,7 +1,6 @@
 package dev.homing.gateway;
 
 import dev.homing.config.Settings;
-import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
@@ -25,6 +24,7 @@ import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -148,7 +148,7 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver, Tracing tracing) {
-        WorkerRegistry registry = new WorkerRegistry(config.get(Settings.POLICY), config.policyConfig(0));
+        WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0));
         ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
         ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
@@ -165,7 +165,7 @@ public final class Gateway implements AutoCloseable {
                             .setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                     new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
             GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
-                    config.get(Settings.BACKEND));
+                    config.get(Settings.BACKEND), config.prefillDecode());
             metrics.watchEdge(refusals);
             // Before any worker registers, so that every model pool is kept in step from its first decision.
             ReplicaSync replicas = replicaSettings.enabled()
@@ -178,7 +178,7 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.HEALTH_CHECK_INTERVAL_SECS),
                             config.get(Settings.HEALTH_FAILURE_THRESHOLD),
                             config.get(Settings.HEALTH_SUCCESS_THRESHOLD),
-                            config.get(Settings.POLICY).equals("power_of_two"),
+                            config.policyNames().containsValue("power_of_two"),
                             config.get(Settings.EVICTION_INTERVAL)), resolver, thisGateway);
             CircuitBreakers breakers = new CircuitBreakers(config.circuitBreakerSettings(), System::nanoTime,
                     (id, from, to) -> {
@@ -202,13 +202,14 @@ public final class Gateway implements AutoCloseable {
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
                     bodies, config.get(Settings.MAX_PAYLOAD_SIZE),
                     Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
-                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), tracing);
+                    config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
+                    config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
                     replicas == null ? () -> true : replicas::readyToServe);
             // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
-            for (String url : config.get(Settings.WORKER_URLS)) {
-                lifecycle.register(WorkerSpec.of(WorkerUrls.normalize(url), config.get(Settings.API_KEY)));
+            for (WorkerSpec worker : config.workers()) {
+                lifecycle.register(worker);
             }
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
@@ -230,10 +231,12 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
                     metricsServer, pods, tracing, replicas);
-            LOG.info("Homing gateway listening on {}://{}:{} (policy {}, metrics port {}), {} worker(s) registering",
+            LOG.info("Homing gateway listening on {}://{}:{} ({}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
-                    config.get(Settings.POLICY), metricsServer == null ? "off" : metricsServer.port(),
-                    config.get(Settings.WORKER_URLS).size());
+                    config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
+                            + " / " + config.policyNames().get(WorkerRole.DECODE)
+                            : "policy " + config.get(Settings.POLICY),
+                    metricsServer == null ? "off" : metricsServer.port(), config.workers().size());
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();

@@ -1,6 +1,7 @@
 package dev.homing.gateway;
 
 import dev.homing.config.Settings;
+import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.Cors;
@@ -19,6 +20,7 @@ import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -91,8 +93,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 config.get(Settings.ALLOW_UNAUTHENTICATED_ADMIN));
         this.fanOut = new FanOutRoutes(registry, lifecycle);
         List<String> allowList = config.get(Settings.WORKER_HOST_ALLOW_LIST);
-        this.workerApi = new WorkerApi(vertx, registry, lifecycle, allowList.isEmpty()
-                ? WorkerHostAllowList.defaults(config.get(Settings.WORKER_URLS), resolver)
+        this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.prefillDecode(),
+                config.get(Settings.DP_AWARE), allowList.isEmpty()
+                ? WorkerHostAllowList.defaults(config.workers().stream().map(w -> WorkerUrls.engine(w.url()))
+                        .toList(), resolver)
                 : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
     }
 
@@ -213,20 +217,31 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         error.send(req.response());
     }
 
+    /**
+     * Ready with a healthy worker (in prefill/decode mode, a healthy prefill and a healthy decode worker) and, with
+     * replica sync, once this replica is in step with its siblings.
+     */
     private void readiness(HttpServerResponse response) {
         long healthy = registry.healthyCount();
-        boolean warm = replicaReady.getAsBoolean();
+        boolean staffed = config.prefillDecode()
+                ? registry.healthyCount(WorkerRole.PREFILL) > 0 && registry.healthyCount(WorkerRole.DECODE) > 0
+                : healthy > 0;
+        boolean ready = staffed && replicaReady.getAsBoolean();
         Map<String, Object> body = new LinkedHashMap<>();
-        if (healthy > 0 && warm) {
+        if (ready) {
             body.put("status", "ready");
             body.put("healthy_workers", healthy);
             body.put("total_workers", registry.workers().size());
+            if (config.prefillDecode()) {
+                body.put("healthy_prefill_workers", registry.healthyCount(WorkerRole.PREFILL));
+                body.put("healthy_decode_workers", registry.healthyCount(WorkerRole.DECODE));
+            }
         } else {
             body.put("status", "not ready");
-            body.put("reason", healthy > 0 ? "replica not in step with its siblings yet"
+            body.put("reason", staffed ? "replica not in step with its siblings yet"
                     : "insufficient healthy workers");
         }
-        JsonResponses.send(response, healthy > 0 && warm ? 200 : 503, body);
+        JsonResponses.send(response, ready ? 200 : 503, body);
     }
 
     private void models(HttpServerResponse response) {

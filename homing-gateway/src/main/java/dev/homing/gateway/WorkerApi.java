@@ -10,6 +10,7 @@ import dev.homing.gateway.workers.UpstreamTarget;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -26,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The worker API: {@code POST /workers} (202, registered in the background at the address its host was checked
@@ -45,14 +47,20 @@ final class WorkerApi {
     private final WorkerHostAllowList allowList;
     private final ThisGateway thisGateway;
     private final BodyReader bodies;
+    /** Prefill/decode mode: workers are prefill or decode ones, never regular. */
+    private final boolean prefillDecode;
+    /** {@code --dp-aware}: a URL may name one data-parallel rank of an engine ({@code url@rank}). */
+    private final boolean dpAware;
 
-    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, WorkerHostAllowList allowList,
-              ThisGateway thisGateway, BodyReader bodies) {
+    WorkerApi(Vertx vertx, WorkerRegistry registry, WorkerLifecycle lifecycle, boolean prefillDecode,
+              boolean dpAware, WorkerHostAllowList allowList, ThisGateway thisGateway, BodyReader bodies) {
         this.thisGateway = thisGateway;
         this.bodies = bodies;
         this.vertx = vertx;
         this.registry = registry;
         this.lifecycle = lifecycle;
+        this.prefillDecode = prefillDecode;
+        this.dpAware = dpAware;
         this.allowList = allowList;
     }
 
@@ -100,12 +108,17 @@ final class WorkerApi {
             }
             String url = WorkerUrls.normalize(node.get("url").asString());
             String problem = WorkerUrls.problem(url);
+            if (problem == null && !dpAware && WorkerUrls.rank(url) != null) {
+                problem = "'" + url + "' names a data-parallel rank, which needs the gateway's --dp-aware";
+            }
             if (problem != null) {
                 fail(req, ApiError.badRequest(problem));
                 return;
             }
+            WorkerRole role = role(node);
             spec = new WorkerSpec(url, optionalText(node, "api_key"), optionalText(node, "model_id"),
-                    labels(node), node.path("priority").asInt(WorkerSpec.DEFAULT_PRIORITY));
+                    labels(node), node.path("priority").asInt(WorkerSpec.DEFAULT_PRIORITY), role,
+                    bootstrapPort(node, role));
         } catch (JacksonException | IllegalArgumentException e) {
             fail(req, ApiError.badRequest("invalid worker: " + e.getMessage()));
             return;
@@ -131,12 +144,12 @@ final class WorkerApi {
      * listener (403 outside the list, 400 for the gateway itself). Blocks on DNS and the machine's interfaces.
      */
     private HostCheck checkHost(WorkerSpec spec) {
-        return switch (allowList.check(spec.url())) {
+        String engine = WorkerUrls.engine(spec.url());
+        return switch (allowList.check(engine)) {
             case WorkerHostAllowList.Refused refused ->
                     new HostCheck(null, new ApiError(403, "worker_host_not_allowed", refused.reason()));
             case WorkerHostAllowList.Allowed allowed -> {
-                String own = thisGateway.problem(spec.url(), allowed.address(),
-                        UpstreamTarget.of(spec.url(), null).port());
+                String own = thisGateway.problem(engine, allowed.address(), UpstreamTarget.of(engine, null).port());
                 yield new HostCheck(allowed.address(), own == null ? null
                         : new ApiError(400, "worker_is_this_gateway", own));
             }
@@ -168,6 +181,33 @@ final class WorkerApi {
         } catch (JacksonException | IllegalArgumentException e) {
             fail(req, ApiError.badRequest("invalid worker update: " + e.getMessage()));
         }
+    }
+
+    /** {@code worker_type}: regular when absent; in prefill/decode mode it must be prefill or decode. */
+    private WorkerRole role(JsonNode node) {
+        WorkerRole role = WorkerRole.of(Objects.requireNonNullElse(optionalText(node, "worker_type"), "regular"));
+        if (prefillDecode == (role == WorkerRole.REGULAR)) {
+            throw new IllegalArgumentException(prefillDecode
+                    ? "worker_type must be prefill or decode: the gateway runs in prefill/decode mode"
+                    : "worker_type " + role.label() + " needs the gateway in prefill/decode mode "
+                            + "(--pd-disaggregation)");
+        }
+        return role;
+    }
+
+    /** {@code bootstrap_port}: a prefill worker's, 1..65535, or absent (learnt from the worker). */
+    private static Integer bootstrapPort(JsonNode node, WorkerRole role) {
+        JsonNode port = node.get("bootstrap_port");
+        if (port == null || port.isNull()) {
+            return null;
+        }
+        if (role != WorkerRole.PREFILL) {
+            throw new IllegalArgumentException("bootstrap_port is a prefill worker's");
+        }
+        if (!port.isInt() || port.asInt() < 1 || port.asInt() > 65_535) {
+            throw new IllegalArgumentException("bootstrap_port must be an integer 1..65535");
+        }
+        return port.asInt();
     }
 
     private static String optionalText(JsonNode node, String field) {
@@ -202,7 +242,13 @@ final class WorkerApi {
         out.put("id", w.id());
         out.put("url", w.url());
         out.put("model_id", w.modelId());
-        out.put("worker_type", "regular");
+        out.put("worker_type", w.role().label());
+        if (w.role() == WorkerRole.PREFILL) {
+            out.put("bootstrap_port", w.bootstrapPort());
+        }
+        if (w.dpRank() != null) {
+            out.put("dp_rank", w.dpRank());
+        }
         out.put("state", w.state().name().toLowerCase(java.util.Locale.ROOT));
         out.put("is_healthy", w.healthy());
         out.put("load", w.inFlight());

@@ -1,5 +1,6 @@
 package dev.homing.bench.cli;
 
+import dev.homing.bench.simulate.FleetShape;
 import dev.homing.bench.simulate.RequestShape;
 import dev.homing.bench.simulate.SimulationSettings;
 import dev.homing.bench.workload.AzureTrace;
@@ -80,6 +81,22 @@ record SimulationOptions(Config config) {
 
     SimulationSettings settings() {
         return SimulationSettings.of(config);
+    }
+
+    /** Whether the run compares fleets ({@code --fleet} other than the regular fleet alone). */
+    boolean comparesFleets() {
+        return !config.get(Settings.FLEETS).equals(List.of(FleetShape.Kind.REGULAR.flag()));
+    }
+
+    /**
+     * The settings of each fleet {@code --fleet} names, in its order.
+     *
+     * @throws IllegalArgumentException for an unknown fleet, naming the valid ones
+     */
+    List<SimulationSettings> fleetSettings() {
+        SimulationSettings settings = settings();
+        return config.get(Settings.FLEETS).stream()
+                .map(flag -> settings.withFleet(settings.fleet().withKind(FleetShape.Kind.parse(flag)))).toList();
     }
 
     /**

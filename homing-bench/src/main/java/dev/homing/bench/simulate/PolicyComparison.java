@@ -49,8 +49,11 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
      * differ slightly between policies (each run keeps its own in {@link SimulationResult#bounds}).
      */
     public Comparison report() {
-        String description = String.format(Locale.ROOT, "%s, %d simulated workers of %,d KV tokens", workload,
-                settings.workers(), settings.engine().kvTokens());
+        String description = settings.fleet().kind() == FleetShape.Kind.REGULAR
+                ? String.format(Locale.ROOT, "%s, %d simulated workers of %,d KV tokens", workload,
+                        settings.workers(), settings.engine().kvTokens())
+                : String.format(Locale.ROOT, "%s, %s fleet: %s, engines of %,d KV tokens", workload,
+                        settings.fleet().kind().flag(), settings.fleetDescription(), settings.engine().kvTokens());
         HitRateBounds bounds = runs.isEmpty() ? null : HitRateBounds.of(runs.getFirst().bounds());
         return new Comparison("Routing policies compared in simulation", description,
                 runs.stream().map(SimulationResult::toReport).toList(), bounds);

@@ -10,13 +10,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One gateway replica of a simulation: its own policy object and placement step, and its own view of every engine
+ * One gateway replica of a simulation: its own policy object and placement step, and its own view of every worker
  * (the requests it placed there, and what the other replicas last said they placed). With one replica this is the
  * simulated gateway as it always was. Not thread-safe, like the simulation.
  */
 final class SimulatedGateway {
 
-    /** One engine as this replica sees it: a {@link PlacementTarget} counting this replica's requests there. */
+    /**
+     * One worker as one placing party sees it (this replica, or a prefill/decode fleet's decode step): a
+     * {@link PlacementTarget} counting that party's requests there.
+     */
     static final class Target implements PlacementTarget {
         private final SimulatedWorker worker;
         private final InFlightCount inFlight = new InFlightCount();

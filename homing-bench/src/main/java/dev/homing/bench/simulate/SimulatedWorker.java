@@ -1,28 +1,28 @@
 package dev.homing.bench.simulate;
 
 import dev.homing.core.policy.WorkerView;
-import dev.homing.sim.model.Engine;
-import dev.homing.sim.model.EngineConfig;
+import java.util.function.LongSupplier;
 
 /**
- * One simulated engine: always available, with the load last sampled from it (unknown until a sample is taken); each
- * gateway replica counts its own requests on it ({@link SimulatedGateway.Target}). Not thread-safe, like the
- * simulation.
+ * One worker of a simulated fleet: always available, with the load last sampled from its engines
+ * (unknown until a sample is taken); its engines are its fleet's. Each placing party (a gateway replica, a fleet's
+ * decode step) counts its own requests on it ({@link SimulatedGateway.Target}). Not thread-safe, like the simulation.
  */
 final class SimulatedWorker {
 
     private final int index;
     private final String id;
-    private final Engine engine;
+    private final LongSupplier load;
     private long sampledLoad = WorkerView.UNKNOWN_LOAD;
 
-    SimulatedWorker(int index, EngineConfig engine) {
+    /** @param load what {@code /get_load} would report now: the KV tokens its engines use */
+    SimulatedWorker(int index, String id, LongSupplier load) {
         this.index = index;
-        this.id = "http://worker-" + index;
-        this.engine = new Engine(engine);
+        this.id = id;
+        this.load = load;
     }
 
-    /** Its position among the simulation's workers. */
+    /** Its position among its fleet's workers of its kind. */
     int index() {
         return index;
     }
@@ -36,12 +36,8 @@ final class SimulatedWorker {
         return sampledLoad;
     }
 
-    Engine engine() {
-        return engine;
-    }
-
-    /** What {@code /get_load} would report now: the engine's KV tokens in use. */
+    /** Reads its load, as the gateway's poll of {@code /get_load} does. */
     void sampleLoad() {
-        sampledLoad = engine.stats().usedTokens();
+        sampledLoad = load.getAsLong();
     }
 }

@@ -14,50 +14,53 @@ import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.replica.ModelReplica;
 import dev.homing.core.replica.ReplicaCodec;
 import dev.homing.core.replica.ReplicaEvent;
-import dev.homing.sim.model.EngineStats;
-import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.Tokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
+import org.HdrHistogram.Histogram;
 
 /**
  * One workload through one routing policy in front of simulated engines, in simulated time: a discrete-event loop
- * over the very {@link dev.homing.sim.model.Engine} objects the HTTP simulated engine drives in real time, and the
- * very policy objects and placement protocol ({@link Placer}, {@link Placement}) the gateway runs.
+ * over the very engine model objects the HTTP simulated engine drives in real time ({@link SimulatedFleet}: regular,
+ * data-parallel or prefill/decode engines), and the very policy objects and placement protocol ({@link Placer},
+ * {@link Placement}) the gateway runs.
  *
  * <p>The simulated gateway behaves as the live one does:
  * <ol>
  *   <li>A turn arrives at its time ({@link ArrivalQueue}); it is rendered as the client would send it
  *       ({@link RequestShape}), which gives the routing text and the engine's prompt tokens.</li>
- *   <li>It is placed as the gateway places it ({@link Placer}; every engine is available and admits every request).
- *       The policy sees one view per engine: {@code inFlight} counts requests placed there and not yet finished
- *       (a held request counts from its placement); {@code reportedLoad} is the engine's KV tokens in use at the last
- *       load sample (every {@code loadSampleIntervalNanos}), or unknown when sampling is off.</li>
+ *   <li>It is placed as the gateway places it ({@link Placer}; every worker is available and admits every request)
+ *       on the fleet's routed workers (a prefill/decode fleet's prefill workers). The policy sees one view per worker:
+ *       {@code inFlight} counts requests placed there and not yet finished (a held request counts from its
+ *       placement); {@code reportedLoad} is the worker's KV tokens in use at the last load sample (every
+ *       {@code loadSampleIntervalNanos}), or unknown when sampling is off.</li>
  *   <li>A placement held for an earlier request's prefill is sent when that prefill is done or its wait runs out;
- *       any other is submitted to its engine at its arrival time. An engine that refuses a request (a prompt larger
- *       than its KV pool) is an error, and the placement ends unsent.</li>
- *   <li>TTFT is the first token's time minus the arrival; when the answer finishes, the conversation's next turn (if
- *       any) is queued with the engine's own answer text ({@link EngineAnswer}) in its history. A turn that no worker
- *       took ends its conversation.</li>
+ *       any other is sent to its fleet at its arrival time. An engine that refuses a request (a prompt larger than
+ *       its KV pool) is an error, and the placement ends unsent.</li>
+ *   <li>TTFT is the client's first token's time minus the arrival, and the inter-token gaps the times between its
+ *       next tokens; when the answer finishes, the conversation's next turn (if any) is queued with the engine's own
+ *       answer text ({@link EngineAnswer}) in its history. A turn that no worker took, or that failed, ends its
+ *       conversation.</li>
  *   <li>{@link RoutingPolicy#maintain()} runs every {@code maintainIntervalNanos} of simulated time.</li>
  * </ol>
- * The cache bounds see the same requests at the same moments ({@link SequenceBounds}).
+ * The cache bounds see the same requests at the same moments ({@link SequenceBounds}), with the memory of the engines
+ * the policy places on.
  *
  * <p>Several gateway replicas ({@link GatewayReplicas}): each has its own policy object, placement step and count of
- * its requests per engine, in front of the one fleet; an L4 split gives each request to one of them. With sync on,
- * each replica's {@link ModelReplica} publishes its decisions and a replica's count on an engine is published when it
- * changes; the others apply each event {@code busDelayNanos} later (a timer), as the live bus delivers them.
- * Events are taken strictly in time order; at equal times engine steps come first, then timers, then arrivals, so
- * an arrival sees every answer that finished at its instant.
+ * its requests per routed worker, in front of the one fleet; an L4 split gives each request to one of them. With
+ * sync on, each replica's {@link ModelReplica} publishes its decisions and a replica's count on a worker is published
+ * when it changes; the others apply each event {@code busDelayNanos} later (a timer), as the live bus delivers them.
+ * A prefill/decode fleet runs behind one gateway only ({@link SimulationSettings} refuses more): its decode step is
+ * the fleet's own. Events are taken strictly in time order; at equal times engine steps come first (in the fleet's
+ * order), then timers, then arrivals, so an arrival sees every answer that finished at its instant.
  *
  * <p>Invariants: simulated time never goes back, since each turn of the loop takes the earliest event left; every
  * placement ends exactly once (completed by its engine, or unsent), which its {@link Placement} checks.
@@ -66,6 +69,8 @@ import java.util.function.UnaryOperator;
  */
 public final class Simulation {
 
+    /** Inter-token gaps are kept to three significant digits, up to an hour. */
+    private static final long LONGEST_GAP_NANOS = 3_600_000_000_000L;
     /** The one model a simulation serves: the key of its replicas' events. */
     private static final String MODEL = "simulated";
     /** A late replica's hit rate is compared with the others' over its first this long, then after. */
@@ -74,12 +79,13 @@ public final class Simulation {
     private final SimulationSettings settings;
     private final RequestShape shape;
     private final List<SimulatedGateway> gateways;
+    private final SimulatedFleet<?> fleet;
     private final List<SimulatedWorker> workers;
-    private final List<Map<Long, Sent>> sent;
     private final SequenceBounds bounds;
     private final Map<String, Long> branches = new TreeMap<>();
     private final long[] requestsPerWorker;
     private final long[] promptTokensPerWorker;
+    private final Histogram interTokenGaps = new Histogram(LONGEST_GAP_NANOS, 3);
     private long[] ttft = new long[1024];
     private int answered;
     private long requests;
@@ -88,9 +94,9 @@ public final class Simulation {
     private long firstArrival = -1;
     private long lastFinish;
     /** Held requests by the time their wait runs out, and those whose awaited prefill is done (sent at once). */
-    private final PriorityQueue<Placed> held = new PriorityQueue<>(
-            Comparator.comparingLong(placed -> placed.placement().hold().untilNanos()));
-    private final List<Placed> released = new ArrayList<>();
+    private final PriorityQueue<TurnRequest> held = new PriorityQueue<>(
+            Comparator.comparingLong(request -> request.placement.hold().untilNanos()));
+    private final List<TurnRequest> released = new ArrayList<>();
     private long holds;
     private long holdsTimedOut;
     /** Events between replicas not yet applied, by the time they arrive (then the order they were sent in). */
@@ -114,27 +120,12 @@ public final class Simulation {
     private record Delivery(long atNanos, long sequence, Runnable apply) {
     }
 
-    /** A request the gateway has sent and not yet seen finish; TTFT counts from its arrival at the gateway. */
-    private record Sent(TurnArrival arrival, int[] promptTokens, int maxNewTokens, Placement placement,
-                        long arrivedNanos, int gateway) {
-    }
-
-    /** A placed request not yet sent: new at its arrival, or held for an earlier request's prefill. */
-    private record Placed(TurnArrival arrival, int[] tokens, SimulatedWorker worker, Placement placement,
-                          long arrivedNanos, int gateway) {
-    }
-
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
                        UnaryOperator<RoutingPolicy> watch) {
         this.settings = settings;
         this.shape = shape;
-        int n = settings.workers();
-        this.workers = new ArrayList<>(n);
-        this.sent = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            workers.add(new SimulatedWorker(i, settings.engine()));
-            sent.add(new HashMap<>());
-        }
+        this.fleet = settings.newFleet(() -> now);
+        this.workers = fleet.routed;
         GatewayReplicas replicas = settings.replicas();
         this.gateways = new ArrayList<>(replicas.gateways());
         for (int r = 0; r < replicas.gateways(); r++) {
@@ -143,7 +134,7 @@ public final class Simulation {
             RoutingPolicy policy = watch.apply(PolicyFactory.create(policyName, config, () -> now));
             SimulatedGateway gateway = new SimulatedGateway(r, policy, new Placer(policy, () -> now), workers,
                     replicas.gateways());
-            workers.forEach(worker -> policy.onWorkerCapacity(worker.id(), settings.engine().kvTokens()));
+            workers.forEach(worker -> policy.onWorkerCapacity(worker.id(), fleet.capacityPerWorker()));
             if (replicas.synced()) {
                 gateway.replica(ModelReplica.attach(MODEL, policy, replicas.blockChars(),
                         event -> publish(gateway, event)));
@@ -152,8 +143,8 @@ public final class Simulation {
         }
         this.split = new SplittableRandom(settings.policy().seed());
         this.lateJoined = !replicas.lateJoin();
-        this.requestsPerWorker = new long[n];
-        this.promptTokensPerWorker = new long[n];
+        this.requestsPerWorker = new long[workers.size()];
+        this.promptTokensPerWorker = new long[workers.size()];
         this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
     }
 
@@ -185,11 +176,11 @@ public final class Simulation {
     private void loop(ArrivalQueue arrivals) {
         long nextMaintain = settings.maintainIntervalNanos();
         long nextSample = settings.loadSampleIntervalNanos() > 0 ? 0 : Long.MAX_VALUE;
+        SimulatedFleet.Answers answers = new ClientSide(arrivals);
         while (true) {
-            SimulatedWorker engine = earliestEngine();
-            long engineAt = engine == null ? Long.MAX_VALUE : engine.engine().nextEventNanos();
+            long engineAt = fleet.nextEventNanos();
             long arrivalAt = arrivals.nextNanos();
-            long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().placement().hold().untilNanos();
+            long heldUntil = held.isEmpty() ? Long.MAX_VALUE : held.peek().placement.hold().untilNanos();
             long busAt = bus.isEmpty() ? Long.MAX_VALUE : bus.peek().atNanos();
             long joinAt = lateJoined ? Long.MAX_VALUE : settings.replicas().lateJoinNanos();
             if (engineAt == Long.MAX_VALUE && arrivalAt == Long.MAX_VALUE && heldUntil == Long.MAX_VALUE
@@ -199,7 +190,7 @@ public final class Simulation {
             long timerAt = Math.min(Math.min(nextMaintain, nextSample), Math.min(Math.min(heldUntil, busAt), joinAt));
             if (engineAt <= arrivalAt && engineAt <= timerAt) {
                 now = engineAt;
-                deliver(engine, engine.engine().advanceTo(engineAt), arrivals);
+                fleet.advance(engineAt, answers);
             } else if (timerAt <= arrivalAt) {
                 now = timerAt;
                 while (!bus.isEmpty() && bus.peek().atNanos() == timerAt) {
@@ -213,7 +204,7 @@ public final class Simulation {
                     sendAfterHold(held.poll(), Placement.HoldEnding.TIMED_OUT);
                 }
                 if (timerAt == nextSample) {
-                    workers.forEach(SimulatedWorker::sampleLoad);
+                    fleet.sampleLoad();
                     nextSample += settings.loadSampleIntervalNanos();
                 }
                 if (timerAt == nextMaintain) {
@@ -270,7 +261,7 @@ public final class Simulation {
         }
     }
 
-    /** Each replica's count on each engine, to the others, when it changed. */
+    /** Each replica's count on each routed worker, to the others, when it changed. */
     private void publishLoads() {
         for (SimulatedGateway from : gateways) {
             for (int w = 0; w < workers.size(); w++) {
@@ -292,41 +283,39 @@ public final class Simulation {
         bus.add(new Delivery(now + settings.replicas().busDelayNanos(), busSent++, apply));
     }
 
-    private SimulatedWorker earliestEngine() {
-        SimulatedWorker earliest = null;
-        long at = Long.MAX_VALUE;
-        for (SimulatedWorker worker : workers) {
-            long next = worker.engine().nextEventNanos();
-            if (next < at) {
-                at = next;
-                earliest = worker;
-            }
-        }
-        return earliest;
-    }
+    /** What the client sees of its requests: their tokens and ends, and the next turns they start. */
+    private final class ClientSide implements SimulatedFleet.Answers {
+        private final ArrivalQueue arrivals;
 
-    private void deliver(SimulatedWorker worker, List<Progress> progress, ArrivalQueue arrivals) {
-        Map<Long, Sent> onWorker = sent.get(worker.index());
-        for (Progress p : progress) {
-            Sent request = p.finished() ? onWorker.remove(p.requestId()) : onWorker.get(p.requestId());
-            if (p.isFirstToken() || (p.finished() && p.completionTokens() == 0)) {
-                recordTtft(p.atNanos() - request.arrivedNanos());
+        ClientSide(ArrivalQueue arrivals) {
+            this.arrivals = arrivals;
+        }
+
+        @Override
+        public void progressed(TurnRequest request, Progress progress) {
+            if (progress.isFirstToken() || (progress.finished() && progress.completionTokens() == 0)) {
+                recordTtft(progress.atNanos() - request.arrivedNanos);
+            } else {
+                interTokenGaps.recordValue(Math.min(LONGEST_GAP_NANOS, progress.atNanos() - request.lastTokenNanos));
             }
-            if (p.isFirstToken()) {
-                request.placement().firstToken();
-            }
-            if (!p.finished()) {
-                continue;
-            }
-            request.placement().completed(p.promptTokens(), p.cachedTokens());
-            countAfterJoin(request, p.promptTokens(), p.cachedTokens());
-            lastFinish = Math.max(lastFinish, p.atNanos());
-            if (request.arrival().hasNextTurn()) {
-                String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens(),
+            request.lastTokenNanos = progress.atNanos();
+        }
+
+        @Override
+        public void answered(TurnRequest request, Progress last) {
+            countAfterJoin(request, last.promptTokens(), last.cachedTokens());
+            lastFinish = Math.max(lastFinish, last.atNanos());
+            if (request.arrival.hasNextTurn()) {
+                String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens,
                         settings.engine().seed());
                 bounds.answered(request.promptTokens(), Tokenizer.encode(answer));
-                arrivals.answered(request.arrival(), answer, p.atNanos());
+                arrivals.answered(request.arrival, answer, last.atNanos());
             }
+        }
+
+        @Override
+        public void failed(TurnRequest request) {
+            errors++;
         }
     }
 
@@ -351,9 +340,9 @@ public final class Simulation {
             errors++;
             return;
         }
-        Placed placed = new Placed(arrival, tokens, outcome.worker().worker(), outcome.placement(), now,
-                gateway.index());
-        Placement.Hold hold = placed.placement().hold();
+        TurnRequest placed = new TurnRequest(arrival, routed, tokens, turn.maxOutputTokens(),
+                outcome.worker().worker(), outcome.placement(), now, gateway.index());
+        Placement.Hold hold = placed.placement.hold();
         if (hold == null) {
             send(placed);
             return;
@@ -376,39 +365,31 @@ public final class Simulation {
         released.clear();
     }
 
-    private void sendAfterHold(Placed placed, Placement.HoldEnding ending) {
-        placed.placement().endHold(ending);
+    private void sendAfterHold(TurnRequest placed, Placement.HoldEnding ending) {
+        placed.placement.endHold(ending);
         send(placed);
     }
 
-    private void send(Placed placed) {
-        SimulatedWorker worker = placed.worker();
-        Turn turn = placed.arrival().conversation().turns().get(placed.arrival().turn());
-        long id;
-        try {
-            id = worker.engine().submit(new GenerationRequest(placed.tokens(), turn.maxOutputTokens()), now);
-        } catch (IllegalArgumentException refused) {
+    private void send(TurnRequest placed) {
+        if (!fleet.send(placed, now)) {
             errors++;
-            placed.placement().abandoned();
+            placed.placement.abandoned();
             return;
         }
-        placed.placement().sent();
-        requestsPerWorker[worker.index()]++;
-        promptTokensPerWorker[worker.index()] += placed.tokens().length;
-        // Only a conversation with a next turn needs the prompt again, to compute the answer text.
-        TurnArrival arrival = placed.arrival();
-        sent.get(worker.index()).put(id, new Sent(arrival, arrival.hasNextTurn() ? placed.tokens() : null,
-                turn.maxOutputTokens(), placed.placement(), placed.arrivedNanos(), placed.gateway()));
+        placed.placement.sent();
+        requestsPerWorker[placed.worker.index()]++;
+        promptTokensPerWorker[placed.worker.index()] += placed.promptTokens().length;
+        placed.sent();
     }
 
     /** With a late replica: a finished request's tokens, by who placed it and when it arrived after the join. */
-    private void countAfterJoin(Sent request, int promptTokens, int cachedTokens) {
+    private void countAfterJoin(TurnRequest request, int promptTokens, int cachedTokens) {
         long join = settings.replicas().lateJoinNanos();
-        if (!settings.replicas().lateJoin() || request.arrivedNanos() < join) {
+        if (!settings.replicas().lateJoin() || request.arrivedNanos < join) {
             return;
         }
-        int who = request.gateway() == gateways.size() - 1 ? 0 : 1;
-        int when = request.arrivedNanos() < join + LATE_JOIN_WINDOW_NANOS ? 0 : 1;
+        int who = request.gateway == gateways.size() - 1 ? 0 : 1;
+        int when = request.arrivedNanos < join + LATE_JOIN_WINDOW_NANOS ? 0 : 1;
         joinPrompt[who][when] += promptTokens;
         joinCached[who][when] += cachedTokens;
     }
@@ -433,20 +414,13 @@ public final class Simulation {
     }
 
     private SimulationResult result(String policyName, long wallNanos) {
-        long prompt = 0;
-        long cached = 0;
-        long output = 0;
-        for (SimulatedWorker worker : workers) {
-            EngineStats stats = worker.engine().stats();
-            prompt += stats.promptTokensTotal();
-            cached += stats.cachedTokensTotal();
-            output += stats.generationTokensTotal();
-        }
+        SimulatedFleet.Totals totals = fleet.totals();
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
-        return new SimulationResult(policyName + settings.replicas().label(), requests, errors, prompt, cached, output,
-                sortedTtft, span, requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds,
-                holdsTimedOut, busBytes, busDecisionEvents, lateJoin(), wallNanos);
+        return new SimulationResult(policyName + settings.replicas().label(), requests, errors, totals.promptTokens(),
+                totals.cachedTokens(), totals.outputTokens(), sortedTtft, span, requestsPerWorker,
+                promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, busBytes, busDecisionEvents,
+                lateJoin(), wallNanos, InterTokenGaps.of(interTokenGaps));
     }
 }

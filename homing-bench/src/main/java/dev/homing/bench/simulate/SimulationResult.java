@@ -16,12 +16,14 @@ import java.util.Map;
  * <p>Definitions, so that reports and docs agree:
  * <ul>
  *   <li>hit rate: cached prompt tokens over prompt tokens, summed over the engines as they count them (the prefix
- *       found when a request's prefill starts);</li>
- *   <li>TTFT: first output token time minus arrival time at the gateway, in simulated time;</li>
+ *       found when a request's prefill starts); in a prefill/decode fleet the prefill engines', where every prompt
+ *       is computed;</li>
+ *   <li>TTFT: first output token time minus arrival time at the gateway, in simulated time; the inter-token gaps
+ *       are the times between an answer's next tokens as its client receives them;</li>
  *   <li>throughput: requests answered, and prompt plus output tokens, per second of simulated time between the first
  *       arrival and the last answer;</li>
- *   <li>load: prompt tokens routed to each worker; max/mean is the busiest worker's over the mean, 1.0 when even.
- *       Requests per worker are kept too.</li>
+ *   <li>load: prompt tokens routed to each worker the policy places on; max/mean is the busiest worker's over the
+ *       mean, 1.0 when even. Requests per worker are kept too.</li>
  * </ul>
  * The arrays are shared, not copied: read them, do not change them.
  *
@@ -45,6 +47,7 @@ import java.util.Map;
  * @param busDecisionEvents     events those decisions published
  * @param lateJoin              with a replica that joined late, its hit rate beside the others'; null otherwise
  * @param wallNanos             real time the run took
+ * @param interTokenGaps        the gaps between consecutive output tokens
  */
 public record SimulationResult(
         String policy,
@@ -64,7 +67,8 @@ public record SimulationResult(
         long busBytes,
         long busDecisionEvents,
         LateJoin lateJoin,
-        long wallNanos) {
+        long wallNanos,
+        InterTokenGaps interTokenGaps) {
 
     public SimulationResult {
         branches = Map.copyOf(branches);

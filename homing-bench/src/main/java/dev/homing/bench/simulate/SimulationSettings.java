@@ -7,7 +7,9 @@ import dev.homing.config.Scope;
 import dev.homing.config.Settings;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.sim.model.EngineConfig;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Everything a simulation run fixes besides the workload and the policy name, from the settings table's values of
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  *                                {@code WorkerView.reportedLoad}; 0 never samples, so every reported load is unknown
  * @param sendRoutingKey          whether the simulated client sends its conversation id as
  *                                {@code X-SMG-Routing-Key} (read by {@code manual} and {@code consistent_hashing})
+ * @param fleet                   how the engines stand behind the gateway
  * @param replicas                the gateway replicas in front of the engines ({@link GatewayReplicas#ONE}: one)
  */
 public record SimulationSettings(
@@ -31,7 +34,12 @@ public record SimulationSettings(
         long maintainIntervalNanos,
         long loadSampleIntervalNanos,
         boolean sendRoutingKey,
+        FleetShape fleet,
         GatewayReplicas replicas) {
+
+    /** Why several gateways in front of a prefill/decode fleet are refused: each would need its own decode step. */
+    public static final String MANY_GATEWAYS_PD = "several gateways in front of a prefill/decode fleet are not "
+            + "simulated yet (each would need its own decode step); run the pd fleet with one gateway";
 
     public SimulationSettings {
         if (workers <= 0) {
@@ -41,13 +49,18 @@ public record SimulationSettings(
             throw new IllegalArgumentException("the maintenance interval must be positive, the sample interval not "
                     + "negative");
         }
+        Objects.requireNonNull(fleet, "fleet");
+        Objects.requireNonNull(replicas, "replicas");
+        if (replicas.gateways() > 1 && fleet.kind() == FleetShape.Kind.DISAGGREGATED) {
+            throw new IllegalArgumentException(MANY_GATEWAYS_PD);
+        }
     }
 
-    /** One gateway in front of the engines. */
+    /** One gateway in front of a regular fleet of {@code workers} engines. */
     public SimulationSettings(int workers, EngineConfig engine, PolicyConfig policy, long maintainIntervalNanos,
                               long loadSampleIntervalNanos, boolean sendRoutingKey) {
         this(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos, sendRoutingKey,
-                GatewayReplicas.ONE);
+                FleetShape.REGULAR, GatewayReplicas.ONE);
     }
 
     /** The settings of a checked {@code SIMULATE} configuration; one seed for the policies and the engines. */
@@ -57,10 +70,13 @@ public record SimulationSettings(
                 config.get(Settings.GATEWAY_SPLIT).equals("random"),
                 (long) (config.get(Settings.BUS_DELAY_MS) * 1e6), true, config.get(Settings.REPLICA_SYNC_BLOCK_CHARS),
                 (long) (config.get(Settings.LATE_GATEWAY_SECS) * 1e9));
+        FleetShape fleet = new FleetShape(FleetShape.Kind.parse(config.get(Settings.FLEETS).getFirst()),
+                config.get(Settings.PREFILL_WORKERS), config.get(Settings.DECODE_WORKERS),
+                config.get(Settings.DP_SIZE), EngineSettings.disaggregation(config));
         return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
                 PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
                 (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY),
-                replicas);
+                fleet, replicas);
     }
 
     /** The table's defaults with {@code workers} engines and seed 0 (that of {@link EngineConfig#DEFAULTS}). */
@@ -70,21 +86,55 @@ public record SimulationSettings(
 
     public SimulationSettings withEngine(EngineConfig newEngine) {
         return new SimulationSettings(workers, newEngine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, replicas);
+                sendRoutingKey, fleet, replicas);
     }
 
     public SimulationSettings withPolicy(PolicyConfig newPolicy) {
         return new SimulationSettings(workers, engine, newPolicy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, replicas);
+                sendRoutingKey, fleet, replicas);
     }
 
     public SimulationSettings withReplicas(GatewayReplicas newReplicas) {
         return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, newReplicas);
+                sendRoutingKey, fleet, newReplicas);
     }
 
-    /** The pooled bound's memory: every worker's KV pool together. */
+    public SimulationSettings withFleet(FleetShape newFleet) {
+        return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
+                sendRoutingKey, newFleet, replicas);
+    }
+
+    /** The pooled bound's memory: the KV pools of every engine the routing policy places on, together. */
     public long pooledKvTokens() {
-        return (long) workers * engine.kvTokens();
+        return switch (fleet.kind()) {
+            case REGULAR -> (long) workers * engine.kvTokens();
+            case DISAGGREGATED -> (long) fleet.prefillWorkers() * engine.kvTokens();
+            case DATA_PARALLEL, RANK_AWARE -> (long) workers * fleet.dpSize() * engine.kvTokens();
+        };
+    }
+
+    /** The fleet's engines, as {@code fleet} lays them out; decode placements run on {@code clock}. */
+    SimulatedFleet<?> newFleet(LongSupplier clock) {
+        return switch (fleet.kind()) {
+            case REGULAR -> EngineFleet.regular(workers, engine);
+            case DISAGGREGATED -> new DisaggregatedFleet(fleet.prefillWorkers(), fleet.decodeWorkers(), engine,
+                    fleet.disaggregation(), policy, clock);
+            case DATA_PARALLEL -> EngineFleet.dataParallel(workers, fleet.dpSize(), engine);
+            case RANK_AWARE -> EngineFleet.rankAware(workers, fleet.dpSize(), engine);
+        };
+    }
+
+    /** The fleet in a few words: {@code 8 workers}, {@code 4 prefill + 4 decode}, {@code 1 server x 4 ranks}... */
+    public String fleetDescription() {
+        return switch (fleet.kind()) {
+            case REGULAR -> workers + " workers";
+            case DISAGGREGATED -> fleet.prefillWorkers() + " prefill + " + fleet.decodeWorkers() + " decode";
+            case DATA_PARALLEL -> plural(workers, "server") + " x " + fleet.dpSize() + " ranks, round robin inside";
+            case RANK_AWARE -> workers * fleet.dpSize() + " ranks routed to";
+        };
+    }
+
+    private static String plural(int count, String noun) {
+        return count + " " + noun + (count == 1 ? "" : "s");
     }
 }

@@ -148,6 +148,60 @@ class SimulateCommandTest {
     }
 
     @Test
+    void fleetsAreComparedInOneTableWithTheirInterTokenGaps() {
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "cache_aware", "--fleet", "regular,pd,dp,dp-aware",
+                "--prefill-workers", "1", "--decode-workers", "1", "--dp-size", "2"));
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("ITL p99 (ms)", "| regular (2 workers) | cache_aware |",
+                "| pd (1 prefill + 1 decode) | cache_aware |", "| dp (2 servers x 2 ranks, round robin inside) |",
+                "| dp-aware (4 ranks routed to) |", "pooled memory of 400,000 tokens");
+    }
+
+    @Test
+    void severalGatewaysInFrontOfADataParallelFleetRunInStepAndApart() {
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "cache_aware", "--fleet", "dp-aware",
+                "--dp-size", "2", "--gateways", "2"));
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("| dp-aware (4 ranks routed to) | cache_aware |",
+                "| dp-aware (4 ranks routed to) | cache_aware x2 sync |",
+                "| dp-aware (4 ranks routed to) | cache_aware x2 no sync |");
+    }
+
+    @Test
+    void severalGatewaysInFrontOfAPrefillDecodeFleetAreAUsageErrorSayingSo() {
+        int exit = run(new SimulateCommand(), tinyWith("--fleet", "regular,pd", "--gateways", "2"));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("--gateways 2 with --fleet pd",
+                "several gateways in front of a prefill/decode fleet are not simulated yet");
+    }
+
+    @Test
+    void anUnknownFleetIsAUsageErrorNamingTheValidOnes() {
+        int exit = run(new SimulateCommand(), tinyWith("--fleet", "regular,mesh"));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("unknown fleet 'mesh'", "regular, pd, dp, dp-aware");
+    }
+
+    @Test
+    void compareWritesTheFleetTableAndEachFleetsReport() {
+        Path report = dir.resolve("fleets");
+
+        int exit = run(new CompareCommand(), tinyWith("--policy", "round_robin", "--fleet", "regular,pd",
+                "--prefill-workers", "1", "--decode-workers", "1", "--output", report.toString()));
+
+        assertThat(exit).isZero();
+        assertThat(report.resolve("fleets.md")).content().contains("| pd (1 prefill + 1 decode) | round_robin |");
+        assertThat(report.resolve("fleets.json")).content().contains("\"interTokenP99Millis\"");
+        assertThat(report.resolve("pd").resolve(ComparisonReport.MARKDOWN)).content()
+                .contains("pd fleet: 1 prefill + 1 decode");
+        assertThat(report.resolve("regular").resolve(ComparisonReport.JSON)).exists();
+    }
+
+    @Test
     void compareAgainstLiveEnginesSaysItIsNotThereYet() {
         int exit = run(new CompareCommand(), tinyWith("--live"));
 

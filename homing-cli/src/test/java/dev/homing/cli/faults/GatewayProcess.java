@@ -45,10 +45,15 @@ final class GatewayProcess {
      * another gateway or this one included.
      */
     static GatewayProcess start(String heap, int port, List<String> workerUrls, List<String> flags, Path dir) {
+        return startWith(heap, port, List.of("--worker-urls", String.join(",", workerUrls)), flags, dir);
+    }
+
+    /** As {@link #start}, on {@code port} (0: any), its workers given by {@code workerFlags} ({@code --prefill ...}). */
+    static GatewayProcess startWith(String heap, int port, List<String> workerFlags, List<String> flags, Path dir) {
         List<String> args = new ArrayList<>(List.of("launch", "--host", "127.0.0.1", "--port", String.valueOf(port),
                 "--prometheus-host", "127.0.0.1", "--prometheus-port", "0",
-                "--worker-urls", String.join(",", workerUrls),
                 "--worker-startup-check-interval", "1", "--health-check-interval-secs", "1"));
+        args.addAll(workerFlags);
         args.addAll(flags);
         HomingProcess process = HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir);
         try {

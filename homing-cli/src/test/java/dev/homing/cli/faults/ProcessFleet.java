@@ -63,7 +63,28 @@ final class ProcessFleet implements AutoCloseable, AfterEachCallback {
 
     /** Starts a gateway on {@code port} (0: any) in front of these worker URLs; see {@link GatewayProcess}. */
     GatewayProcess gateway(String heap, int port, List<String> workerUrls, String... flags) {
-        GatewayProcess gateway = GatewayProcess.start(heap, port, workerUrls, List.of(flags), dir);
+        return gatewayFor(heap, port, List.of("--worker-urls", String.join(",", workerUrls)), flags);
+    }
+
+    /**
+     * Starts a gateway in prefill/decode mode in front of {@code prefills} (each reporting its bootstrap port) and
+     * {@code decodes}.
+     */
+    GatewayProcess pdGateway(String heap, List<EngineProcess> prefills, List<EngineProcess> decodes,
+                             String... flags) {
+        List<String> workers = new ArrayList<>(List.of("--pd-disaggregation"));
+        prefills.forEach(engine -> workers.addAll(List.of("--prefill", engine.url())));
+        decodes.forEach(engine -> workers.addAll(List.of("--decode", engine.url())));
+        return gatewayFor(heap, workers, flags);
+    }
+
+    /** Starts a gateway whose workers {@code workerFlags} name (ranks of an engine, say). */
+    GatewayProcess gatewayFor(String heap, List<String> workerFlags, String... flags) {
+        return gatewayFor(heap, 0, workerFlags, flags);
+    }
+
+    private GatewayProcess gatewayFor(String heap, int port, List<String> workerFlags, String... flags) {
+        GatewayProcess gateway = GatewayProcess.startWith(heap, port, workerFlags, List.of(flags), dir);
         processes.add(gateway.process());
         return gateway;
     }

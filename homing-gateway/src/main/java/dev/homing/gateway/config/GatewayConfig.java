@@ -5,15 +5,19 @@ import dev.homing.config.PolicySettings;
 import dev.homing.config.Scope;
 import dev.homing.config.Setting;
 import dev.homing.config.Settings;
+import dev.homing.config.WorkerUrls;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.gateway.http.BodyMemory;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.RetryPolicy;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.workers.WorkerRole;
+import dev.homing.gateway.workers.WorkerSpec;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -84,6 +88,38 @@ public record GatewayConfig(Config values) {
     public long bodyMemoryBytes() {
         Long set = get(Settings.MAX_BODY_MEMORY);
         return set != null ? set : BodyMemory.defaultLimit();
+    }
+
+    /** Whether requests go to prefill/decode pairs ({@code --pd-disaggregation}). */
+    public boolean prefillDecode() {
+        return get(Settings.PD_DISAGGREGATION);
+    }
+
+    /**
+     * The policy each role's pools are routed by: {@code --policy} for regular workers, {@code --prefill-policy}
+     * (else {@code --policy}) for prefill workers, {@code --decode-policy} for decode workers.
+     */
+    public Map<WorkerRole, String> policyNames() {
+        String policy = get(Settings.POLICY);
+        String prefill = get(Settings.PREFILL_POLICY);
+        return Map.of(WorkerRole.REGULAR, policy, WorkerRole.PREFILL, prefill != null ? prefill : policy,
+                WorkerRole.DECODE, get(Settings.DECODE_POLICY));
+    }
+
+    /** The workers given on the command line: {@code --worker-urls}, {@code --prefill} and {@code --decode}. */
+    public List<WorkerSpec> workers() {
+        String key = get(Settings.API_KEY);
+        List<WorkerSpec> workers = new ArrayList<>();
+        for (String url : get(Settings.WORKER_URLS)) {
+            workers.add(WorkerSpec.of(WorkerUrls.normalize(url), key));
+        }
+        for (WorkerUrls.Prefill prefill : WorkerUrls.prefills(get(Settings.PREFILL))) {
+            workers.add(WorkerSpec.of(prefill.url(), key, WorkerRole.PREFILL, prefill.bootstrapPort()));
+        }
+        for (String url : get(Settings.DECODE)) {
+            workers.add(WorkerSpec.of(WorkerUrls.normalize(url), key, WorkerRole.DECODE, null));
+        }
+        return List.copyOf(workers);
     }
 
     /** The policy settings handed to the routing core. */

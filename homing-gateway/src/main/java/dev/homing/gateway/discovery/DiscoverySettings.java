@@ -2,6 +2,7 @@ package dev.homing.gateway.discovery;
 
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
+import dev.homing.gateway.workers.WorkerRole;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -21,8 +22,8 @@ import java.util.Map;
  *                                the Role stays namespaced)
  * @param port                    {@code --service-discovery-port}: the worker's port on every pod (80)
  * @param bootstrapPortAnnotation {@code --bootstrap-port-annotation}: the pod annotation that holds a prefill
- *                                worker's bootstrap port ({@code sglang.ai/bootstrap-port}); shown as the worker's
- *                                {@code bootstrap_port} label until prefill/decode mode exists
+ *                                worker's bootstrap port ({@code sglang.ai/bootstrap-port}); without it the worker's
+ *                                {@code /get_server_info} says
  * @param relistInterval          {@code --service-discovery-relist-interval-secs}: how often the whole pod list is
  *                                read and the workers corrected to it, whatever the watch said (60 s: a missed
  *                                event costs at most a minute, for one small list a minute per replica)
@@ -36,10 +37,52 @@ import java.util.Map;
  * @param apiServer               {@code --service-discovery-api-server}: null for the API server of the pod's
  *                                service account (else the current kubeconfig context); a URL for that server,
  *                                with no credentials sent (such as {@code kubectl proxy})
+ * @param roles                   with {@code --pd-disaggregation}, {@code --prefill-selector} and
+ *                                {@code --decode-selector}: which pods are prefill and which decode workers; null
+ *                                for regular workers (picked by {@code selector})
  */
 public record DiscoverySettings(boolean enabled, Map<String, String> selector, String namespace, int port,
                                 String bootstrapPortAnnotation, Duration relistInterval, Duration watchSilence,
-                                Duration drainGrace, String apiServer) {
+                                Duration drainGrace, String apiServer, Roles roles) {
+
+    /**
+     * Prefill/decode mode's pod selectors: a pod carrying every label of one (and not every label of the other) is
+     * a worker of that role. The Kubernetes API selects by labels a pod must all carry, never by one set or another,
+     * so the watch asks for the labels both selectors share and the pods are told apart here.
+     */
+    public record Roles(Map<String, String> prefill, Map<String, String> decode) {
+
+        public Roles {
+            prefill = Map.copyOf(prefill);
+            decode = Map.copyOf(decode);
+        }
+
+        /** The labels of both selectors: what the watch asks the API server for. */
+        Map<String, String> shared() {
+            Map<String, String> shared = new LinkedHashMap<>(prefill);
+            shared.entrySet().removeIf(label -> !label.getValue().equals(decode.get(label.getKey())));
+            return shared;
+        }
+
+        /** The role of a pod carrying {@code labels}, or null when it carries the labels of neither or of both. */
+        WorkerRole of(Map<String, String> labels) {
+            boolean isPrefill = carries(labels, prefill);
+            boolean isDecode = carries(labels, decode);
+            return isPrefill == isDecode ? null : isPrefill ? WorkerRole.PREFILL : WorkerRole.DECODE;
+        }
+
+        private static boolean carries(Map<String, String> labels, Map<String, String> selector) {
+            return labels != null && labels.entrySet().containsAll(selector.entrySet());
+        }
+    }
+
+    /** Regular workers only. */
+    public DiscoverySettings(boolean enabled, Map<String, String> selector, String namespace, int port,
+                             String bootstrapPortAnnotation, Duration relistInterval, Duration watchSilence,
+                             Duration drainGrace, String apiServer) {
+        this(enabled, selector, namespace, port, bootstrapPortAnnotation, relistInterval, watchSilence, drainGrace,
+                apiServer, null);
+    }
 
     /** The table's defaults: discovery off. */
     public static final DiscoverySettings DEFAULTS = of(Config.defaults(dev.homing.config.Scope.GATEWAY));
@@ -56,7 +99,16 @@ public record DiscoverySettings(boolean enabled, Map<String, String> selector, S
                 Duration.ofSeconds(gateway.get(Settings.SERVICE_DISCOVERY_RELIST_INTERVAL_SECS)),
                 Duration.ofSeconds(gateway.get(Settings.SERVICE_DISCOVERY_WATCH_SILENCE_SECS)),
                 Duration.ofSeconds(gateway.get(Settings.SERVICE_DISCOVERY_DRAIN_GRACE_SECS)),
-                gateway.get(Settings.SERVICE_DISCOVERY_API_SERVER));
+                gateway.get(Settings.SERVICE_DISCOVERY_API_SERVER),
+                gateway.get(Settings.PD_DISAGGREGATION)
+                        ? new Roles(parseSelector(gateway.get(Settings.PREFILL_SELECTOR)),
+                                parseSelector(gateway.get(Settings.DECODE_SELECTOR)))
+                        : null);
+    }
+
+    /** The labels the watch asks for: {@code --selector}, or in prefill/decode mode those both role selectors share. */
+    public Map<String, String> watched() {
+        return roles == null ? selector : roles.shared();
     }
 
     /** Discovery on for the pods carrying {@code selector} in {@code namespace}, the rest at the defaults. */

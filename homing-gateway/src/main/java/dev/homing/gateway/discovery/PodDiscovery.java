@@ -114,7 +114,9 @@ public final class PodDiscovery implements AutoCloseable {
         discovery.thread.scheduleWithFixedDelay(() -> discovery.guarded(discovery::checkSilence), checkMs, checkMs,
                 TimeUnit.MILLISECONDS);
         LOG.info("discovering workers from pods labelled {} in {} on port {} (full list every {} s)",
-                settings.selector(), settings.namespace() == null ? "every namespace" : settings.namespace(),
+                settings.roles() == null ? settings.selector()
+                        : "prefill " + settings.roles().prefill() + " / decode " + settings.roles().decode(),
+                settings.namespace() == null ? "every namespace" : settings.namespace(),
                 settings.port(), settings.relistInterval().toSeconds());
         return discovery;
     }
@@ -133,8 +135,8 @@ public final class PodDiscovery implements AutoCloseable {
 
     private FilterWatchListDeletable<Pod, PodList, PodResource> pods() {
         return settings.namespace() == null
-                ? client.pods().inAnyNamespace().withLabels(settings.selector())
-                : client.pods().inNamespace(settings.namespace()).withLabels(settings.selector());
+                ? client.pods().inAnyNamespace().withLabels(settings.watched())
+                : client.pods().inNamespace(settings.namespace()).withLabels(settings.watched());
     }
 
     /** Starts a new informer, stopping the current one first if {@code restartReason} is given. */
@@ -305,15 +307,30 @@ public final class PodDiscovery implements AutoCloseable {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("source", "kubernetes");
         labels.put("pod", pod.key());
-        if (pod.bootstrapPort() != null) {
-            labels.put("bootstrap_port", pod.bootstrapPort());
-        }
         Worker worker = lifecycle.register(new WorkerSpec(url, workerApiKey, null, labels,
-                WorkerSpec.DEFAULT_PRIORITY)).worker();
+                WorkerSpec.DEFAULT_PRIORITY, pod.role(), bootstrapPort(pod))).worker();
         owned.put(url, worker);
         foreign.remove(url);
         metrics.added();
-        LOG.info("discovery: pod {} serves; registering worker {}", pod.key(), url);
+        LOG.info("discovery: pod {} serves; registering {} worker {}", pod.key(), pod.role().label(), url);
+    }
+
+    /** A prefill pod's bootstrap port from its annotation; null (learnt from the worker) when absent or unreadable. */
+    private static Integer bootstrapPort(PodSnapshot pod) {
+        if (pod.bootstrapPort() == null) {
+            return null;
+        }
+        try {
+            int port = Integer.parseInt(pod.bootstrapPort().strip());
+            if (port >= 1 && port <= 65_535) {
+                return port;
+            }
+        } catch (NumberFormatException unreadable) {
+            // Logged below, as a value out of range is.
+        }
+        LOG.warn("discovery: pod {} has bootstrap port '{}', not a port; its worker's server info will say",
+                pod.key(), pod.bootstrapPort());
+        return null;
     }
 
     private void drain(PodLedger.Change change) {

@@ -5,6 +5,7 @@ import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.http.BodyMemory;
+import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
@@ -21,7 +22,9 @@ import io.prometheus.metrics.core.metrics.StatefulMetric;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.stream.IntStream;
 
@@ -35,7 +38,9 @@ import java.util.stream.IntStream;
  */
 public final class GatewayMetrics {
 
+    /** The reference's router types: the gateway is one or the other as a whole. */
     private static final String ROUTER_TYPE = "http_regular";
+    private static final String PD_ROUTER_TYPE = "http_pd";
     private static final String CONNECTION_MODE = "http";
     private static final String WORKER_TYPE = "regular";
     /** Status codes 0 to 599 as label strings. */
@@ -55,7 +60,8 @@ public final class GatewayMetrics {
     private final LabelCache<DistributionDataPoint> routerDuration;
     private final LabelCache<CounterDataPoint> routerErrors;
     private final LabelCache<CounterDataPoint> upstreamResponses;
-    private final LabelCache<CounterDataPoint> workerSelection;
+    /** By the chosen worker's role: its {@code worker_type} label. */
+    private final Map<WorkerRole, LabelCache<CounterDataPoint>> workerSelection = new EnumMap<>(WorkerRole.class);
     private final LabelCache<CounterDataPoint> workerErrors;
     private final Counter healthChecks;
     private final LabelCache<CounterDataPoint> decisions;
@@ -74,9 +80,17 @@ public final class GatewayMetrics {
     private final LabelCache<CounterDataPoint> breakerOutcomes;
     private final LabelCache<CounterDataPoint> prefillWaits;
     private final LabelCache<DistributionDataPoint> prefillWaitSeconds;
+    private final PrefillDecodeMetrics prefillDecode;
 
+    /** The metrics of a gateway of regular workers. */
     public GatewayMetrics(WorkerRegistry workers, List<Double> durationBuckets, String backend) {
+        this(workers, durationBuckets, backend, false);
+    }
+
+    /** @param pairs the gateway routes prefill/decode pairs (router type {@code http_pd}) */
+    public GatewayMetrics(WorkerRegistry workers, List<Double> durationBuckets, String backend, boolean pairs) {
         this.backend = backend;
+        String routerType = pairs ? PD_ROUTER_TYPE : ROUTER_TYPE;
         double[] buckets = durationBuckets.stream().mapToDouble(Double::doubleValue).toArray();
         httpRequests = cache(Counter.builder().name("smg_http_requests_total")
                 .help("HTTP requests received").labelNames("method", "path").register(registry));
@@ -90,21 +104,24 @@ public final class GatewayMetrics {
         routerRequests = cache(Counter.builder().name("smg_router_requests_total")
                 .help("Requests routed to a worker")
                 .labelNames("router_type", "backend_type", "connection_mode", "model", "endpoint", "streaming")
-                .register(registry), ROUTER_TYPE, backend, CONNECTION_MODE);
+                .register(registry), routerType, backend, CONNECTION_MODE);
         routerDuration = cache(Histogram.builder().name("smg_router_request_duration_seconds")
                 .help("Routed request duration")
                 .labelNames("router_type", "backend_type", "connection_mode", "model", "endpoint")
-                .classicOnly().classicUpperBounds(buckets).register(registry), ROUTER_TYPE, backend, CONNECTION_MODE);
+                .classicOnly().classicUpperBounds(buckets).register(registry), routerType, backend, CONNECTION_MODE);
         routerErrors = cache(Counter.builder().name("smg_router_request_errors_total")
                 .help("Routed requests that failed")
                 .labelNames("router_type", "backend_type", "connection_mode", "model", "endpoint", "error_type")
-                .register(registry), ROUTER_TYPE, backend, CONNECTION_MODE);
+                .register(registry), routerType, backend, CONNECTION_MODE);
         upstreamResponses = cache(Counter.builder().name("smg_router_upstream_responses_total")
                 .help("Responses received from workers").labelNames("router_type", "status_code", "error_code")
-                .register(registry), ROUTER_TYPE);
-        workerSelection = cache(Counter.builder().name("smg_worker_selection_total")
+                .register(registry), routerType);
+        Counter selections = Counter.builder().name("smg_worker_selection_total")
                 .help("Workers chosen by the policy").labelNames("worker_type", "connection_mode", "model", "policy")
-                .register(registry), WORKER_TYPE, CONNECTION_MODE);
+                .register(registry);
+        for (WorkerRole role : WorkerRole.values()) {
+            workerSelection.put(role, cache(selections, role.label(), CONNECTION_MODE));
+        }
         workerErrors = cache(Counter.builder().name("smg_worker_errors_total")
                 .help("Errors talking to workers").labelNames("worker_type", "connection_mode", "error_type")
                 .register(registry), WORKER_TYPE, CONNECTION_MODE);
@@ -163,6 +180,7 @@ public final class GatewayMetrics {
                 .help("Time a request was held for an earlier request's prefill of its prefix")
                 .labelNames("model").classicOnly()
                 .classicUpperBounds(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0).register(registry));
+        prefillDecode = new PrefillDecodeMetrics(registry, buckets, backend);
         GaugeWithCallback.builder().name("smg_worker_requests_active")
                 .help("Requests in flight per worker (the load cache_aware balances)").labelNames("worker")
                 .callback(cb -> {
@@ -181,7 +199,7 @@ public final class GatewayMetrics {
                 .help("Active workers per model").labelNames("worker_type", "connection_mode", "model")
                 .callback(cb -> {
                     for (ModelPool pool : workers.pools()) {
-                        cb.call(pool.workers().size(), WORKER_TYPE, CONNECTION_MODE, pool.model());
+                        cb.call(pool.workers().size(), pool.role().label(), CONNECTION_MODE, pool.model());
                     }
                 }).register(registry);
         GaugeWithCallback.builder().name("homing_tree_chars")
@@ -274,7 +292,7 @@ public final class GatewayMetrics {
      * The metric's data points through a {@link LabelCache}, keyed by the labels a request varies; {@code constants}
      * are the labels every series of this gateway shares, put first.
      */
-    private static <D extends DataPoint> LabelCache<D> cache(StatefulMetric<D, ?> metric, String... constants) {
+    static <D extends DataPoint> LabelCache<D> cache(StatefulMetric<D, ?> metric, String... constants) {
         return new LabelCache<>(labels -> {
             String[] all = Arrays.copyOf(constants, constants.length + labels.length);
             System.arraycopy(labels, 0, all, constants.length, labels.length);
@@ -289,6 +307,11 @@ public final class GatewayMetrics {
 
     public PrometheusRegistry registry() {
         return registry;
+    }
+
+    /** The {@code smg_pd_*} and per-leg metrics of prefill/decode pairs. */
+    public PrefillDecodeMetrics prefillDecode() {
+        return prefillDecode;
     }
 
     public void connectionOpened() {
@@ -307,8 +330,18 @@ public final class GatewayMetrics {
 
     public void routed(String model, String worker, String endpoint, boolean streaming, String policy,
                        Decision decision) {
+        routedRequest(model, endpoint, streaming);
+        legPlaced(WorkerRole.REGULAR, model, worker, policy, decision);
+    }
+
+    /** A request is routed (a regular worker or a prefill/decode pair is found for it). */
+    public void routedRequest(String model, String endpoint, boolean streaming) {
         routerRequests.get(model, endpoint, Boolean.toString(streaming)).inc();
-        workerSelection.get(model, policy).inc();
+    }
+
+    /** The policy of {@code role}'s pool placed a request (or one leg of it) on {@code worker}. */
+    public void legPlaced(WorkerRole role, String model, String worker, String policy, Decision decision) {
+        workerSelection.get(role).get(model, policy).inc();
         decisions.get(model, policy, decision.branch()).inc();
         if (decision.textChars() > 0) {
             matchRatio.get(model).observe(decision.matchRatio());
@@ -351,7 +384,7 @@ public final class GatewayMetrics {
         workerErrors.get(errorType).inc();
     }
 
-    public void healthCheck(boolean ok) {
-        healthChecks.labelValues(WORKER_TYPE, ok ? "success" : "failure").inc();
+    public void healthCheck(WorkerRole role, boolean ok) {
+        healthChecks.labelValues(role.label(), ok ? "success" : "failure").inc();
     }
 }

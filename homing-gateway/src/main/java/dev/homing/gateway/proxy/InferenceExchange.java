@@ -15,14 +15,16 @@ import dev.homing.gateway.tracing.RequestSpan;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
-import io.netty.channel.ConnectTimeoutException;
+import dev.homing.gateway.workers.WorkerRole;
 import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 
-import java.net.ConnectException;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -81,20 +83,39 @@ import java.util.concurrent.ThreadLocalRandom;
  *   client closes ──▶ closeHandler ──▶ leg dropped, upstream request reset() ──▶ worker sees the close
  * </pre>
  *
+ * <p>Prefill/decode mode. An attempt is a pair: a decode leg (the one above: its answer is the client's) and a
+ * {@link PrefillSide} beside it, each placed by its own role's policy. Their bodies are the client's with the pair's
+ * bootstrap fields spliced in ({@link AddedFields}); both go out at once. The prefill leg counts on its worker from
+ * its placement and may be held for an earlier prefill of its prefix; the decode leg is never held. The decode
+ * answer's head goes out with its first chunk, not before, so a leg that fails before the decode's first token
+ * (either one: a connection, a retryable status, a broken answer) fails the pair, whose other leg is let go and reset,
+ * and the pair is placed again on other workers within the retry budget. After it, a broken decode stream ends with
+ * an SSE error event as above, and a prefill failure changes nothing (the KV is across). When the client asked for
+ * log probabilities the decode answer waits for the prefill's and is relayed with its input log probabilities merged
+ * in ({@link LogprobMerge}).
+ *
  * <p>Invariants: the exchange enters {@code DONE} once, and only there are its record written and its admission
- * permit released; every leg ends exactly once before the exchange is done or moves to another leg; the request
+ * permit released; every leg ends exactly once before the exchange is done or moves to another leg (a prefill leg
+ * whose decode partner answered whole may end after, on its own, see {@link PrefillSide}); the request
  * timer runs exactly while {@link Phase#underRequestTimeout} holds and a phase's own timer exactly while
  * {@link Phase#hasPhaseTimer} holds. Guarded by the phase check at the top of every event, by {@link #moveTo}
  * (which cancels a phase's timer on the way out and refuses to leave {@code DONE}), and by the legs' placements,
  * which refuse a second ending.
  */
-final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamLeg.Listener, SseRelay.Listener {
+final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamLeg.Listener, SseRelay.Listener,
+        PrefillSide.Listener {
 
     /** The first wait for a free socket once the gateway ran out of them; it doubles up to the maximum. */
     private static final long SOCKET_WAIT_FIRST_MS = 50;
     private static final long SOCKET_WAIT_MAX_MS = 1_000;
     /** A probe place frees when a probe request ends, which for a short request is well within a second. */
     private static final int PROBE_RETRY_AFTER_SECS = 1;
+
+    /**
+     * What SGLang's decode engine names when the KV of a request's bootstrap room never came from its prefill
+     * partner ({@code KVTransferError(bootstrap_room=...): reason}), counted as a KV transfer failure.
+     */
+    private static final String KV_TRANSFER_ERROR = "KVTransferError";
 
     /** What the exchange waits for; see the numbered streaming path above. */
     enum Phase {
@@ -158,6 +179,19 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private BodyReader.Body body;
     private ModelPool pool;
     private RoutingRequest routing;
+    /** Set at placement when the gateway adds fields to the body (a pair's bootstrap fields, a rank); else null. */
+    private AddedFields added;
+    /** The current leg's body: {@link #body}, with the fields the gateway adds for its worker. */
+    private Buffer legBody;
+    /** Prefill/decode mode, set at placement: the prefill pool ({@link #pool} is the decode one). */
+    private ModelPool prefillPool;
+    /** Prefill/decode mode: the current attempt's prefill leg, beside its decode leg {@link #leg}; else null. */
+    private PrefillSide prefill;
+    /**
+     * Prefill/decode mode, RELAYING: a decode answer paused until its prefill's answer is whole, whose log
+     * probabilities it gets; null when none waits (and then {@link #relay} is set).
+     */
+    private HttpClientResponse heldAnswer;
     /** Set at placement: the attempts so far, and whether the client has seen a byte. */
     private RetryState retry;
     /** Set at placement: the current attempt; in RETRY_BACKOFF the one that failed, already over. */
@@ -233,14 +267,25 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             answer(ApiError.badRequest(e.getMessage()));
             return;
         }
+        routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),
+                request.getHeader("x-smg-target-worker"), implicitKey(request));
+        if (proxy.prefillDecode()) {
+            if (!placeFirstPair(sniffed)) {
+                return;
+            }
+            hold(prefill.leg().placement().hold());
+            return;
+        }
         try {
             pool = proxy.registry().resolve(sniffed.model());
+            added = proxy.dpAware() ? AddedFields.read(ByteSlice.of(received.bytes())) : null;
         } catch (NoRouteException e) {
             answer(e.error());
             return;
+        } catch (BadRequestException e) {
+            answer(ApiError.badRequest(e.getMessage()));
+            return;
         }
-        routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),
-                request.getHeader("x-smg-target-worker"), implicitKey(request));
         Placer.Placed<Worker, BreakerLease> placed = pool.place(routing, proxy.breakers());
         if (!placed.found()) {
             noWorker("No available workers (all circuits open, unhealthy or draining) for model " + pool.model());
@@ -248,13 +293,18 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
         retry = proxy.retryPolicy().start();
         leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
+        legBody = bodyFor(leg.worker(), null);
         Decision decision = placed.decision();
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
                 decision.textChars() > 0 ? decision.matchRatio() : -1);
         trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
         proxy.metrics().routed(pool.model(), leg.worker().url(), route.path(), sniffed.stream(), pool.policy().name(),
                 decision);
-        Placement.Hold hold = leg.placement().hold();
+        hold(leg.placement().hold());
+    }
+
+    /** Sends the request now, or holds it first when its placement asks (a prefill of its prefix is under way). */
+    private void hold(Placement.Hold hold) {
         if (hold == null) {
             sendFirst();
             return;
@@ -265,6 +315,97 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 id -> holdEnded(Placement.HoldEnding.TIMED_OUT));
         // Reported from whichever thread saw the first token: it hops onto this exchange's event loop.
         hold.awaited().whenDone(() -> context.runOnContext(v -> holdEnded(Placement.HoldEnding.RELEASED)));
+    }
+
+    /**
+     * Prefill/decode mode: resolves the model's prefill and decode pools and places the first pair. Returns false
+     * after answering the client when it cannot (the route is not paired, no pool, a body that sets the gateway's
+     * fields, no worker available).
+     */
+    private boolean placeFirstPair(SniffedRequest sniffed) {
+        if (!route.pairs()) {
+            answer(new ApiError(501, "not_implemented", route.path() + " is not served in prefill/decode mode"));
+            return false;
+        }
+        try {
+            prefillPool = proxy.registry().resolve(sniffed.model(), WorkerRole.PREFILL);
+        } catch (NoRouteException e) {
+            answer(e.error());
+            return false;
+        }
+        pool = proxy.registry().pool(prefillPool.model(), WorkerRole.DECODE);
+        if (pool == null) {
+            answer(new ApiError(503, "no_decode_workers", "No decode workers for model " + prefillPool.model()));
+            return false;
+        }
+        try {
+            added = AddedFields.read(ByteSlice.of(body.bytes()));
+        } catch (BadRequestException e) {
+            proxy.metrics().prefillDecode().bootstrapFailed(pool.model());
+            answer(ApiError.badRequest(e.getMessage()));
+            return false;
+        }
+        retry = proxy.retryPolicy().start();
+        if (!placePair(Set.of(), true)) {
+            return false;
+        }
+        proxy.metrics().routedRequest(pool.model(), route.path(), sniffed.stream());
+        return true;
+    }
+
+    /**
+     * Places a prefill/decode pair, avoiding {@code failed} workers while others are available: the prefill leg by
+     * its pool's policy (on a first placement it may be held for an earlier prefill of its prefix), the decode leg by
+     * its own, never held (a decode engine is handed the prefix, it does not compute it). Gives the pair its
+     * bootstrap room and each leg its body. Returns false after answering 503 when either role has no worker.
+     */
+    private boolean placePair(Set<String> failed, boolean first) {
+        Placer.Placed<Worker, BreakerLease> prefillPlaced = first ? prefillPool.place(routing, proxy.breakers())
+                : prefillPool.placeAgain(routing, failed, proxy.breakers());
+        if (!prefillPlaced.found()) {
+            answer(new ApiError(503, "server_selection_failed",
+                    "No available servers: no available prefill workers (all circuits open or unhealthy)"));
+            return false;
+        }
+        UpstreamLeg prefillLeg = new UpstreamLeg(prefillPool.model(), prefillPlaced, context, proxy.metrics(), trace);
+        Placer.Placed<Worker, BreakerLease> decodePlaced = pool.placeAgain(routing, failed, proxy.breakers());
+        if (!decodePlaced.found()) {
+            prefillLeg.dropped();
+            answer(new ApiError(503, "server_selection_failed",
+                    "No available servers: no available decode workers (all circuits open or unhealthy)"));
+            return false;
+        }
+        leg = new UpstreamLeg(pool.model(), decodePlaced, context, proxy.metrics(), trace);
+        Worker prefillWorker = prefillLeg.worker();
+        String bootstrap = added.bootstrap(prefillWorker.target().host(), prefillWorker.bootstrapPort(),
+                ThreadLocalRandom.current()::nextLong);
+        legBody = bodyFor(leg.worker(), bootstrap);
+        prefill = new PrefillSide(prefillLeg, context, proxy.metrics(), bodyFor(prefillWorker, bootstrap),
+                added.logprobs(), proxy.markUnreachable(), this);
+        String workers = prefillWorker.url() + "|" + leg.worker().url();
+        Decision decision = prefillPlaced.decision();
+        if (first) {
+            record.routed(pool.model(), workers, decision.branch(),
+                    decision.textChars() > 0 ? decision.matchRatio() : -1);
+            trace.routed(pool.model(), prefillPool.policy().name(), decision, workers);
+        } else {
+            record.rerouted(workers);
+        }
+        proxy.metrics().legPlaced(WorkerRole.PREFILL, pool.model(), prefillWorker.url(), prefillPool.policy().name(),
+                decision);
+        proxy.metrics().legPlaced(WorkerRole.DECODE, pool.model(), leg.worker().url(), pool.policy().name(),
+                decodePlaced.decision());
+        return true;
+    }
+
+    /** The body for a leg to {@code worker}: the client's, with the pair's {@code bootstrap} fields and its rank. */
+    private Buffer bodyFor(Worker worker, String bootstrap) {
+        Integer rank = worker.dpRank();
+        if (rank == null) {
+            return bootstrap == null ? body.bytes() : AddedFields.splice(body.bytes(), bootstrap);
+        }
+        return AddedFields.splice(body.bytes(), bootstrap == null ? AddedFields.rank(rank)
+                : bootstrap + "," + AddedFields.rank(rank));
     }
 
     /** 400 for a bad Content-Length, 413 for a body over the limit, 503 with the body memory full, 408 stalled. */
@@ -289,7 +430,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     private void endHold(Placement.HoldEnding ending) {
-        long heldNanos = leg.placement().endHold(ending);
+        Placement held = prefill != null ? prefill.leg().placement() : leg.placement();
+        long heldNanos = held.endHold(ending);
         proxy.metrics().prefillWait(pool.model(), ending.label(), heldNanos);
         trace.held(heldNanos);
     }
@@ -306,12 +448,17 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private void send() {
         retry.attemptStarted();
         leg.placement().sent();
+        if (prefill != null) {
+            // Both legs at once: the decode engine registers the room while the prefill computes it.
+            prefill.send(proxy.client(), route.path(), request.headers(), record.requestId());
+            proxy.metrics().prefillDecode().paired(route.path(), prefill.worker().url(), leg.worker().url());
+        }
         connect();
     }
 
     private void connect() {
         moveTo(Phase.CONNECTING);
-        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), body.bytes(), this);
+        leg.send(proxy.client(), route.path(), request.headers(), record.requestId(), legBody, this);
     }
 
     @Override
@@ -330,16 +477,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             waitForSocket();
             return;
         }
-        // Netty's connect timeout is a ConnectException too; only a refusal says nothing listens.
-        boolean connect = isA(err, ConnectException.class);
-        boolean refused = connect && !isA(err, ConnectTimeoutException.class);
-        ApiError error = connect
-                ? new ApiError(502, "call_upstream_connection_failed",
-                        "Could not connect to worker " + leg.worker().url() + ": " + err.getMessage())
-                : new ApiError(502, "call_upstream_failed",
-                        "Request to worker " + leg.worker().url() + " failed: " + err.getMessage());
-        proxy.metrics().workerError(connect ? "connection_failed" : "request_failed");
-        if (refused && proxy.markUnreachable()) {
+        UpstreamFailure failure = UpstreamFailure.of(err, leg.worker());
+        ApiError error = failure.error();
+        proxy.metrics().workerError(failure.errorType());
+        decodeFailed();
+        if (failure.refused() && proxy.markUnreachable()) {
             // A worker that refuses is down (restarting, crashed). One that is slow to accept may only be busy:
             // that is for its circuit breaker and health checks to judge over several attempts, not one.
             leg.worker().markUnreachable();
@@ -357,8 +499,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         proxy.metrics().workerError("gateway_exhausted");
         // Every worker would fail alike, and sockets come back as other exchanges end: the same attempt waits for
         // one, within the request's own timeout, and no worker is blamed or retried away from.
-        long delayMillis = Math.min(SOCKET_WAIT_MAX_MS, SOCKET_WAIT_FIRST_MS << Math.min(socketWaits, 5));
-        socketWaits++;
+        long delayMillis = UpstreamFailure.socketWaitMillis(socketWaits++);
         moveTo(Phase.SOCKET_WAIT);
         phaseTimer = proxy.vertx().setTimer(delayMillis, id -> {
             if (phase == Phase.SOCKET_WAIT) {
@@ -375,10 +516,17 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         int status = upstream.statusCode();
         proxy.metrics().upstreamResponse(status);
         UpstreamOutcome outcome = UpstreamOutcome.ofStatus(status);
+        if (status / 100 != 2) {
+            decodeFailed();
+        }
         if (UpstreamOutcome.isRetryable(outcome, status) && retryElsewhere(outcome, status)) {
             // Drained so its connection goes back to the pool; nothing of it reaches the client.
             upstream.exceptionHandler(err -> { });
-            upstream.handler(chunk -> { });
+            upstream.handler(this::noteKvTransferError);
+            return;
+        }
+        if (prefill != null && status / 100 == 2) {
+            relayPair(upstream, status);
             return;
         }
         retry.firstByteSent();
@@ -404,6 +552,106 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         // A sized answer's head goes out with its first chunk: one write to the client rather than two.
     }
 
+    /**
+     * Prefill/decode mode: the decode worker answered 2xx. Its head is copied but not written: it goes out with the
+     * first chunk, so a prefill that fails before the decode's first token still has the pair retried, with nothing
+     * sent to the client. When the client asked for log probabilities, the answer waits (paused) for the prefill's
+     * whole answer and is relayed with the prefill's input log probabilities merged in.
+     */
+    private void relayPair(HttpClientResponse upstream, int status) {
+        moveTo(Phase.RELAYING);
+        answerStatus = status;
+        response.setStatusCode(status);
+        ForwardedHeaders.toClient(upstream.headers(), response.headers());
+        response.putHeader("x-request-id", record.requestId());
+        if (added.logprobs()) {
+            response.headers().remove("content-length");
+        }
+        if (added.logprobs() || !upstream.headers().contains("content-length")) {
+            response.setChunked(true);
+        }
+        if (added.logprobs() && prefill.state() != PrefillSide.State.ANSWERED) {
+            heldAnswer = upstream;
+            upstream.pause();
+            return;
+        }
+        startPairRelay(upstream);
+    }
+
+    private void startPairRelay(HttpClientResponse upstream) {
+        Buffer prefillAnswer = added.logprobs() ? prefill.answer() : null;
+        relay = prefillAnswer == null ? new SseRelay(upstream, response, this)
+                : new SseRelay(upstream, response, this, new LogprobMerge(LogprobMerge.prefillLogprobs(prefillAnswer),
+                        SseRelay.isEventStream(upstream)));
+    }
+
+    /** A pair's drained decode answer names a KV transfer failure (its prefill's KV never came). */
+    private void noteKvTransferError(Buffer chunk) {
+        if (prefill != null && chunk.toString(StandardCharsets.UTF_8).contains(KV_TRANSFER_ERROR)) {
+            proxy.metrics().prefillDecode().kvTransferFailed(pool.model());
+        }
+    }
+
+    /** Prefill/decode mode: the decode leg failed (a connection, an error status, a broken answer). */
+    private void decodeFailed() {
+        if (prefill != null) {
+            proxy.metrics().prefillDecode().decodeFailed(leg.worker().url());
+        }
+    }
+
+    // The prefill leg of a pair
+
+    @Override
+    public void prefillAnswered(PrefillSide side) {
+        if (side == prefill && phase == Phase.RELAYING && heldAnswer != null) {
+            HttpClientResponse upstream = heldAnswer;
+            heldAnswer = null;
+            startPairRelay(upstream);
+            upstream.resume();
+        }
+    }
+
+    /**
+     * The prefill leg failed. Before the decode leg's first token the pair cannot be served: it is retried on other
+     * workers when the retry state allows (the decode leg is let go without blame), else the client gets the
+     * prefill's error. After it, the KV is across and the decode finishes without its partner.
+     */
+    @Override
+    public void prefillFailed(PrefillSide side, UpstreamOutcome outcome, int status, ApiError error) {
+        if (side != prefill || !phase.legLive() || phase == Phase.HELD
+                || leg.placement().phase() == Placement.Phase.FIRST_TOKEN) {
+            return;
+        }
+        if (retryPair(side.worker().id(), outcome, status, this::letDecodeGo)) {
+            return;
+        }
+        Phase from = phase;
+        leg.dropped();
+        if (from == Phase.RELAYING) {
+            unsendHead();
+        }
+        answer(error);
+        leg.reset();
+    }
+
+    /** The decode leg of a pair whose prefill failed: it ends with no word on its worker, its request reset. */
+    private void letDecodeGo() {
+        leg.dropped();
+        leg.reset();
+    }
+
+    /** Forgets the decode worker's status and headers copied to the response, which was never written. */
+    private void unsendHead() {
+        if (relay != null) {
+            relay.stop();
+            relay = null;
+        }
+        heldAnswer = null;
+        response.headers().clear();
+        response.setChunked(false);
+        response.putHeader("x-request-id", record.requestId());
+    }
+
     // RETRY_BACKOFF
 
     /**
@@ -411,15 +659,30 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
      * next attempt, and returns true; else returns false and the caller answers the client with this failure.
      */
     private boolean retryElsewhere(UpstreamOutcome outcome, int status) {
-        RetryState.Decision decision = retry.failed(leg.worker().id(), outcome, status, ThreadLocalRandom.current());
+        // The policy hears of the abandoned attempt as of a request the engine reported nothing for.
+        return retryPair(leg.worker().id(), outcome, status, () -> leg.failed(outcome));
+    }
+
+    /**
+     * As {@link #retryElsewhere}, for a failure of the attempt at {@code failedWorkerId} (a pair's decode or prefill
+     * worker): {@code endLegs} ends the attempt's legs but the prefill one, which goes with it.
+     */
+    private boolean retryPair(String failedWorkerId, UpstreamOutcome outcome, int status, Runnable endLegs) {
+        RetryState.Decision decision = retry.failed(failedWorkerId, outcome, status, ThreadLocalRandom.current());
         if (!(decision instanceof RetryState.RetryAfter after)) {
             if (decision instanceof RetryState.GiveUp(String reason) && reason.equals("retries_exhausted")) {
                 proxy.metrics().retriesExhausted(route.path());
             }
             return false;
         }
-        // The policy hears of the abandoned attempt as of a request the engine reported nothing for.
-        leg.failed(outcome);
+        if (prefill != null && phase == Phase.RELAYING) {
+            // The relay stops first: resetting a leg fails its answer at once, and the relay must not hear of it.
+            unsendHead();
+        }
+        endLegs.run();
+        if (prefill != null) {
+            prefill.drop();
+        }
         proxy.metrics().retried(route.path(), after.retry(), after.delayMillis());
         moveTo(Phase.RETRY_BACKOFF);
         phaseTimer = proxy.vertx().setTimer(after.delayMillis(), id -> attemptAgain());
@@ -430,6 +693,12 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (phase != Phase.RETRY_BACKOFF) {
             return;
         }
+        if (prefill != null) {
+            if (placePair(retry.excludedWorkerIds(), false)) {
+                send();
+            }
+            return;
+        }
         Placer.Placed<Worker, BreakerLease> next = pool.placeAgain(routing, retry.excludedWorkerIds(),
                 proxy.breakers());
         if (!next.found()) {
@@ -438,6 +707,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
+        legBody = bodyFor(leg.worker(), null);
         record.rerouted(leg.worker().url());
         send();
     }
@@ -450,6 +720,14 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         record.firstByte();
         trace.firstToken();
         proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
+        if (prefill != null) {
+            // The client's first byte goes out with this chunk: from here the pair is not retried.
+            retry.firstByteSent();
+            long now = System.nanoTime();
+            long answered = prefill.answeredNanos();
+            proxy.metrics().prefillDecode().decodeFirstByte(pool.model(), now - prefill.sentNanos(),
+                    answered == 0 ? -1 : now - answered);
+        }
     }
 
     @Override
@@ -460,9 +738,20 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             if (usage != null) {
                 record.usage(usage.promptTokens(), usage.cachedTokens());
                 proxy.metrics().usage(record.model(), leg.worker().url(), usage.promptTokens(), usage.cachedTokens());
+                if (prefill != null) {
+                    proxy.metrics().prefillDecode().usage(pool.model(), "decode", usage.promptTokens(),
+                            usage.cachedTokens());
+                }
             }
         }
         leg.answered(UpstreamOutcome.ofStatus(answerStatus), usage);
+        if (prefill != null && relay.tailMentions(KV_TRANSFER_ERROR)) {
+            proxy.metrics().prefillDecode().kvTransferFailed(pool.model());
+        }
+        if (prefill != null && answerStatus / 100 == 2) {
+            // The decode answer is whole: its prefill partner, if its own answer is still on its way, ends alone.
+            prefill.detach();
+        }
         // Done before ending: on HTTP/2 ending the response closes the stream, which runs the close handler at once,
         // and that must not read as a client disconnect.
         finish(answerStatus, answerStatus >= 400 ? "upstream_" + answerStatus : null, null);
@@ -477,7 +766,21 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     @Override
     public void relayBroken(Throwable error) {
         proxy.metrics().workerError("stream_error");
+        decodeFailed();
+        if (!response.headWritten()) {
+            // A pair's decode broke off before anything reached the client: as a failure before the head.
+            if (retryElsewhere(UpstreamOutcome.CONNECTION_FAILED, 0)) {
+                return;
+            }
+            leg.failed(UpstreamOutcome.CONNECTION_FAILED);
+            unsendHead();
+            answer(new ApiError(502, "upstream_stream_failed", "The worker broke off its answer"));
+            return;
+        }
         leg.failed(UpstreamOutcome.CONNECTION_FAILED);
+        if (prefill != null) {
+            proxy.metrics().prefillDecode().streamCut(route.path());
+        }
         finish(502, "upstream_stream_failed", "stream_error");
         if (relay.isEventStream()) {
             // The status is out; an event the client parses is the only way to say the answer is cut short rather
@@ -537,12 +840,20 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (from.legLive()) {
             leg.failed(UpstreamOutcome.TIMEOUT);
         }
+        if (prefill != null) {
+            prefill.timedOut();
+        }
+        // A pair's head goes out with its first chunk: relaying, but nothing written yet, it can still say 504.
+        boolean started = from == Phase.RELAYING && response.headWritten();
+        if (from == Phase.RELAYING && !started) {
+            unsendHead();
+        }
         finish(504, "call_upstream_timeout", "timeout");
-        if (from == Phase.RELAYING && relay.isEventStream()) {
+        if (started && relay.isEventStream()) {
             // As for a broken stream: the client must be able to tell a cut answer from a finished one.
             response.end(new ApiError(504, "call_upstream_timeout",
                     "The worker did not finish within " + seconds + " s").sseEvent());
-        } else if (from == Phase.RELAYING) {
+        } else if (started) {
             response.reset();
         } else {
             new ApiError(504, "call_upstream_timeout", "Worker " + leg.worker().url() + " did not answer within "
@@ -586,7 +897,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (from.underRequestTimeout()) {
             proxy.vertx().cancelTimer(requestTimer);
         }
-        if (from == Phase.RELAYING) {
+        if (from == Phase.RELAYING && relay != null) {
             relay.stop();
         }
         proxy.admission().release(permit);
@@ -594,8 +905,13 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             body.release();
         }
         if (from.placed()) {
-            proxy.metrics().routedFinished(record.model(), route.path(), System.nanoTime() - record.startNanos(),
-                    errorType);
+            long nanos = System.nanoTime() - record.startNanos();
+            proxy.metrics().routedFinished(record.model(), route.path(), nanos, errorType);
+            if (prefill != null) {
+                // Unless the decode answer ended whole (then it was detached to end alone), the pair is over.
+                prefill.drop();
+                proxy.metrics().prefillDecode().pairFinished(route.path(), nanos);
+            }
         }
         record.complete(status, errorCode);
         trace.end(status, errorCode);
@@ -611,7 +927,4 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         phase = next;
     }
 
-    private static boolean isA(Throwable err, Class<? extends Throwable> type) {
-        return type.isInstance(err) || type.isInstance(err.getCause());
-    }
 }

@@ -24,12 +24,14 @@ import java.time.Duration;
  * @param retryPolicy     when and after how long a failed attempt is tried again
  * @param markUnreachable take a worker that refuses a connection out of rotation until health probes bring it back;
  *                        false when health checks are off, as nothing would bring it back
+ * @param prefillDecode   every request goes to a prefill/decode pair ({@code --pd-disaggregation})
+ * @param dpAware         a worker may be one data-parallel rank of an engine ({@code --dp-aware})
  * @param tracing         the requests' spans ({@link Tracing#OFF} unless {@code --enable-trace})
  */
 public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
                              CircuitBreakers breakers, InferenceAdmission admission, BodyReader bodies,
                              long maxPayloadBytes, Duration requestTimeout, RetryPolicy retryPolicy,
-                             boolean markUnreachable, Tracing tracing) {
+                             boolean markUnreachable, boolean prefillDecode, boolean dpAware, Tracing tracing) {
 
     /**
      * Takes over an inference request that passed the route checks: from here its exchange answers it and writes

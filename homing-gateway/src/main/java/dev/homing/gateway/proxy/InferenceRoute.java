@@ -46,6 +46,14 @@ public enum InferenceRoute {
         return kind;
     }
 
+    /**
+     * Whether a prefill/decode pair serves the route: generation does; embeddings, rerank, classification and
+     * responses have no decode phase to split off.
+     */
+    public boolean pairs() {
+        return this == GENERATE || this == CHAT || this == COMPLETIONS;
+    }
+
     /** The route for a request path, or null. */
     public static InferenceRoute of(String path) {
         return BY_PATH.get(path);

@@ -23,8 +23,8 @@ import io.vertx.core.http.RequestOptions;
 /**
  * One attempt of an exchange at one worker: the policy's placement of the request there, the worker's
  * circuit-breaker lease, and the upstream request once a connection is had. A retry is a new leg on a new placement;
- * a request split into a prefill and a decode part would be one exchange with two legs at once, each placed by its
- * own policy.
+ * a prefill/decode request is one exchange with two legs at once, each placed by its own role's policy (the
+ * prefill one driven by its {@link PrefillSide}).
  *
  * <p>The exchange moves the placement through its hold, its send and its first token itself; the placement's end
  * goes through the leg, because the lease goes back with it.
@@ -79,6 +79,10 @@ final class UpstreamLeg {
         this.context = context;
         this.metrics = metrics;
         this.trace = trace;
+    }
+
+    String model() {
+        return model;
     }
 
     Worker worker() {

@@ -51,6 +51,11 @@ public final class UsageTail {
         return new Usage(prompt, Math.max(cached, 0));
     }
 
+    /** Whether the answer's tail holds {@code ascii} (an engine's error name, say). */
+    public boolean mentions(String ascii) {
+        return last != null && new Tail(previous, last).lastIndexOf(ascii.getBytes(StandardCharsets.US_ASCII)) >= 0;
+    }
+
     /** A key as its bytes, and the variant with a space after the colon that some servers write. */
     private record Key(byte[] tight, byte[] spaced) {
         Key(String key) {

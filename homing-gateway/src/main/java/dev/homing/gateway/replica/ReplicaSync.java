@@ -7,6 +7,7 @@ import dev.homing.core.replica.ReplicaEvent;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
+import dev.homing.gateway.workers.WorkerRole;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Dispatcher;
@@ -175,13 +176,23 @@ public final class ReplicaSync implements AutoCloseable {
 
     // ---- the models ----
 
-    /** Keeps a new model pool's policy in step with the siblings' of the same model. */
+    /**
+     * What a pool is kept in step under: its model for regular workers; the model and the role for a prefill or
+     * decode pool, so that a prefill tree and a decode tree never learn each other's placements. A NUL, which no
+     * model name holds, separates them.
+     */
+    static String key(String model, WorkerRole role) {
+        return role == WorkerRole.REGULAR ? model : model + '\0' + role.label();
+    }
+
+    /** Keeps a new model pool's policy in step with the siblings' of the same model and role. */
     void attach(ModelPool pool) {
-        ModelReplica replica = ModelReplica.attach(pool.model(), pool.policy(), settings.blockChars(), this::offer);
+        String key = key(pool.model(), pool.role());
+        ModelReplica replica = ModelReplica.attach(key, pool.policy(), settings.blockChars(), this::offer);
         List<ReplicaEvent> waiting;
         synchronized (early) {
-            models.put(pool.model(), replica);
-            waiting = early.remove(pool.model());
+            models.put(key, replica);
+            waiting = early.remove(key);
             earlyEvents -= waiting == null ? 0 : waiting.size();
         }
         if (waiting != null) {
@@ -191,7 +202,7 @@ public final class ReplicaSync implements AutoCloseable {
 
     /** A worker left: what the siblings said of it goes too. */
     public void workerRemoved(Worker worker) {
-        ModelReplica model = worker.modelId() == null ? null : models.get(worker.modelId());
+        ModelReplica model = worker.modelId() == null ? null : models.get(key(worker.modelId(), worker.role()));
         if (model != null) {
             model.workerRemoved(worker.url());
         }

@@ -12,23 +12,30 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The workers of one model and the model's own policy instance (so one prefix tree per model), placed on through the
- * core's {@link Placer} with the workers' circuit breakers as the last word. The worker list is copy-on-write: the
- * registry replaces it under its lock, placements read the current list without locking.
+ * The workers of one role of one model and their own policy instance (so one prefix tree per model and role: the
+ * prefill and decode legs of a pair never share one), placed on through the core's {@link Placer} with the workers'
+ * circuit breakers as the last word. The worker list is copy-on-write: the registry replaces it under its lock,
+ * placements read the current list without locking.
  */
 public final class ModelPool {
 
     private final String model;
+    private final WorkerRole role;
     private final Placer placer;
     private volatile List<Worker> workers = List.of();
 
-    ModelPool(String model, RoutingPolicy policy) {
+    ModelPool(String model, WorkerRole role, RoutingPolicy policy) {
         this.model = model;
+        this.role = role;
         this.placer = new Placer(policy, System::nanoTime);
     }
 
     public String model() {
         return model;
+    }
+
+    public WorkerRole role() {
+        return role;
     }
 
     public RoutingPolicy policy() {

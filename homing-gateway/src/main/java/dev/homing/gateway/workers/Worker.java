@@ -1,5 +1,6 @@
 package dev.homing.gateway.workers;
 
+import dev.homing.config.WorkerUrls;
 import dev.homing.core.placement.InFlightCount;
 import dev.homing.core.placement.PlacementTarget;
 import dev.homing.core.policy.WorkerView;
@@ -11,8 +12,10 @@ import java.util.Map;
  * A registered worker and its live state. The in-flight count only moves through the placements made on it (the
  * core's {@code Placement}), so it cannot drift. Its target's address is fixed once ({@link #pin}, or at
  * construction), before the worker can become active: every connection to an active worker goes to that one
- * address. Fields are volatile or atomic: the data plane reads them from every event loop, the health checker and
- * the registry write them.
+ * address. A worker that is one data-parallel rank of an engine ({@code url@rank}) is a worker of its own: its own
+ * tenant in the prefix tree, in-flight count and circuit breaker, while its target is the engine's address. Fields
+ * are volatile or atomic: the data plane reads them from every event loop, the health checker and the registry write
+ * them.
  */
 public final class Worker implements PlacementTarget {
 
@@ -30,6 +33,11 @@ public final class Worker implements PlacementTarget {
 
     private final String id;
     private final String url;
+    private final WorkerRole role;
+    /** The rank of the engine this worker is, or null for a whole engine. */
+    private final Integer dpRank;
+    /** A prefill worker's bootstrap port: given, or learnt before it takes traffic; null while unknown. */
+    private volatile Integer bootstrapPort;
     private volatile UpstreamTarget target;
     private final ConnectGate connectGate = new ConnectGate(ConnectGate.DEFAULT_LIMIT);
     private volatile Map<String, String> labels;
@@ -50,7 +58,10 @@ public final class Worker implements PlacementTarget {
     Worker(String id, WorkerSpec spec, InetAddress address) {
         this.id = id;
         this.url = spec.url();
-        UpstreamTarget parsed = UpstreamTarget.of(spec.url(), spec.apiKey());
+        this.role = spec.role();
+        this.dpRank = spec.dpRank();
+        this.bootstrapPort = spec.bootstrapPort();
+        UpstreamTarget parsed = UpstreamTarget.of(WorkerUrls.engine(spec.url()), spec.apiKey());
         this.target = address == null ? parsed : parsed.at(address);
         this.labels = spec.labels();
         this.priority = spec.priority();
@@ -66,7 +77,31 @@ public final class Worker implements PlacementTarget {
         return url;
     }
 
-    /** Where requests to this worker go, parsed once from its URL, with its own API key's header. */
+    public WorkerRole role() {
+        return role;
+    }
+
+    /** The data-parallel rank to ask of the engine ({@code data_parallel_rank}), or null for a whole engine. */
+    public Integer dpRank() {
+        return dpRank;
+    }
+
+    /** A prefill worker's bootstrap port, or null when neither given nor reported. */
+    public Integer bootstrapPort() {
+        return bootstrapPort;
+    }
+
+    /** The port the worker reported, kept unless one was given; only while it takes no traffic. */
+    void learnBootstrapPort(int port) {
+        if (state == State.PENDING && bootstrapPort == null && role == WorkerRole.PREFILL) {
+            bootstrapPort = port;
+        }
+    }
+
+    /**
+     * Where requests to this worker go, parsed once from its URL (the engine's, for a rank), with its own API key's
+     * header.
+     */
     public UpstreamTarget target() {
         return target;
     }
@@ -188,6 +223,7 @@ public final class Worker implements PlacementTarget {
 
     @Override
     public String toString() {
-        return "Worker[" + id + " " + url + " model=" + modelId + " " + state + (healthy ? " healthy" : "") + "]";
+        return "Worker[" + id + " " + url + " " + role.label() + " model=" + modelId + " " + state
+                + (healthy ? " healthy" : "") + "]";
     }
 }

@@ -157,11 +157,12 @@ public final class WorkerLifecycle {
             activated.tryFail("worker " + worker.url() + " was removed before it became active");
             return;
         }
-        addressed(worker).compose(v -> discoverModel(worker)).onComplete(ar -> {
+        addressed(worker).compose(v -> discoverModel(worker)).compose(model -> bootstrapPortKnown(worker)
+                .map(model)).onComplete(ar -> {
             if (ar.succeeded()) {
                 String model = spec.modelId() != null ? spec.modelId() : ar.result();
                 registry.activate(worker, model);
-                LOG.info("worker {} active, model {}", worker.url(), model);
+                LOG.info("worker {} active ({}), model {}", worker.url(), worker.role().label(), model);
                 reportCapacity(worker, model);
                 activated.tryComplete(worker);
             } else if (ar.cause() instanceof OwnAddressException) {
@@ -232,6 +233,32 @@ public final class WorkerLifecycle {
     }
 
     /**
+     * A prefill worker whose bootstrap port nobody gave learns it from its {@code /get_server_info}
+     * ({@code disaggregation_bootstrap_port}, as SGLang reports it) before it takes traffic, so every pair placed on
+     * it names the port its decode partner must register at. An engine that does not say is activated anyway: its
+     * pairs carry a null port, which SGLang reads as its default.
+     */
+    private Future<Void> bootstrapPortKnown(Worker worker) {
+        if (worker.role() != WorkerRole.PREFILL || worker.bootstrapPort() != null) {
+            return Future.succeededFuture();
+        }
+        return get(worker, "/get_server_info").map(body -> {
+            int port = JSON.readTree(body.getBytes()).path("disaggregation_bootstrap_port").asInt(0);
+            if (port > 0) {
+                worker.learnBootstrapPort(port);
+            } else {
+                LOG.warn("prefill worker {} reports no disaggregation_bootstrap_port; its pairs carry none",
+                        worker.url());
+            }
+            return (Void) null;
+        }).otherwise(err -> {
+            LOG.warn("prefill worker {}: no bootstrap port from /get_server_info ({}); its pairs carry none",
+                    worker.url(), err.getMessage());
+            return null;
+        });
+    }
+
+    /**
      * Tells the model's policy how many tokens of KV cache the worker's engine holds ({@code max_total_num_tokens}
      * of {@code /get_server_info}, as SGLang reports it), so a policy can keep its picture of that worker within what
      * the engine can really hold. Best effort: an engine that does not say is simply not reported.
@@ -248,10 +275,9 @@ public final class WorkerLifecycle {
             if (tokens <= 0) {
                 return;
             }
-            for (ModelPool pool : registry.pools()) {
-                if (pool.model().equals(model)) {
-                    pool.policy().onWorkerCapacity(worker.url(), tokens);
-                }
+            ModelPool pool = registry.pool(model, worker.role());
+            if (pool != null) {
+                pool.policy().onWorkerCapacity(worker.url(), tokens);
             }
         });
     }
@@ -262,7 +288,7 @@ public final class WorkerLifecycle {
                 continue;
             }
             get(worker, settings.healthEndpoint()).onComplete(ar -> {
-                metrics.healthCheck(ar.succeeded());
+                metrics.healthCheck(worker.role(), ar.succeeded());
                 Boolean changed = worker.recordProbe(ar.succeeded(), settings.failureThreshold(),
                         settings.successThreshold());
                 if (changed != null) {

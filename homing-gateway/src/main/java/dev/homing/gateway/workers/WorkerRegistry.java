@@ -6,41 +6,60 @@ import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.gateway.http.ApiError;
 
 import java.net.InetAddress;
-import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Every worker the gateway knows, grouped into one {@link ModelPool} per model. Mutations (add, activate, drain,
- * resume, remove) are rare and serialised by this object's lock; the data plane reads without locking (concurrent
- * maps and copy-on-write pool lists). Thread-safe.
+ * Every worker the gateway knows, grouped into one {@link ModelPool} per model and {@link WorkerRole}, each role with
+ * the policy named for it. Every worker joins its pool through {@link #activate}, whichever way it arrived (flags,
+ * worker API, discovery), so every pool's policy knows every worker of it. Mutations (add, activate, drain, resume,
+ * remove) are rare and serialised by this object's lock; the data plane reads without locking (concurrent maps and
+ * copy-on-write pool lists). Thread-safe.
  */
 public final class WorkerRegistry {
 
-    private final String policyName;
+    private final Map<WorkerRole, String> policyNames;
     private final PolicyConfig policyConfig;
     private final Map<String, Worker> byId = new ConcurrentHashMap<>();
-    private final Map<String, ModelPool> pools = new ConcurrentHashMap<>();
+    /** By role, then by model; every role's map exists from the start. */
+    private final Map<WorkerRole, Map<String, ModelPool>> pools = new EnumMap<>(WorkerRole.class);
     /** Told of each removed worker, so state kept per worker elsewhere (its circuit breaker) goes with it. */
     private volatile java.util.function.Consumer<Worker> removalListener = w -> { };
     /** Told of each model pool when it is created, before its first worker joins it. */
     private volatile java.util.function.Consumer<ModelPool> poolListener = p -> { };
-    /** Builds the policy of each model as its first worker activates: by name, with a fresh seed. */
-    private volatile Supplier<RoutingPolicy> policySource = this::newPolicy;
+    /** Replaces the policy by role's name for each new pool (a test's own); null: by name, with a fresh seed. */
+    private volatile Supplier<RoutingPolicy> policySource;
 
+    /** Every role routed by {@code policyName}: a gateway of regular workers. */
     public WorkerRegistry(String policyName, PolicyConfig policyConfig) {
-        this.policyName = policyName;
-        this.policyConfig = policyConfig;
-        // Fail at start-up, not on the first worker, if the policy cannot be built.
-        PolicyFactory.create(policyName, policyConfig, System::nanoTime);
+        this(Map.of(WorkerRole.REGULAR, policyName, WorkerRole.PREFILL, policyName, WorkerRole.DECODE, policyName),
+                policyConfig);
     }
 
+    /** Each role routed by the policy named for it. */
+    public WorkerRegistry(Map<WorkerRole, String> policyNames, PolicyConfig policyConfig) {
+        this.policyNames = new EnumMap<>(policyNames);
+        this.policyConfig = policyConfig;
+        for (WorkerRole role : WorkerRole.values()) {
+            pools.put(role, new ConcurrentHashMap<>());
+            // Fail at start-up, not on the first worker, if a policy cannot be built.
+            PolicyFactory.create(policyName(role), policyConfig, System::nanoTime);
+        }
+    }
+
+    /** The policy regular workers are routed by. */
     public String policyName() {
-        return policyName;
+        return policyName(WorkerRole.REGULAR);
+    }
+
+    public String policyName(WorkerRole role) {
+        return policyNames.get(role);
     }
 
     /**
@@ -75,17 +94,21 @@ public final class WorkerRegistry {
         worker.modelId(model);
         worker.healthy(true);
         worker.state(Worker.State.ACTIVE);
-        ModelPool pool = pools.get(model);
+        WorkerRole role = worker.role();
+        Map<String, ModelPool> rolePools = pools.get(role);
+        ModelPool pool = rolePools.get(model);
         if (pool == null) {
-            pool = new ModelPool(model, policySource.get());
+            pool = new ModelPool(model, role, newPolicy(role));
             poolListener.accept(pool);
-            pools.put(model, pool);
+            rolePools.put(model, pool);
         }
         pool.add(worker);
     }
 
-    private RoutingPolicy newPolicy() {
-        return PolicyFactory.create(policyName, policyConfig.withSeed(System.nanoTime()), System::nanoTime);
+    private RoutingPolicy newPolicy(WorkerRole role) {
+        Supplier<RoutingPolicy> source = policySource;
+        return source != null ? source.get()
+                : PolicyFactory.create(policyName(role), policyConfig.withSeed(System.nanoTime()), System::nanoTime);
     }
 
     /**
@@ -135,11 +158,12 @@ public final class WorkerRegistry {
         byId.remove(worker.id());
         worker.state(Worker.State.REMOVED);
         String model = worker.modelId();
-        ModelPool pool = model == null ? null : pools.get(model);
+        Map<String, ModelPool> ofRole = pools.get(worker.role());
+        ModelPool pool = model == null ? null : ofRole.get(model);
         if (pool != null && pool.remove(worker)) {
             pool.policy().onWorkerRemoved(worker.url());
             if (pool.workers().isEmpty()) {
-                pools.remove(model);
+                ofRole.remove(model);
             }
         }
         removalListener.accept(worker);
@@ -147,8 +171,8 @@ public final class WorkerRegistry {
     }
 
     /**
-     * Replaces where the policy of each model activated from now on comes from: a test that watches what a policy is
-     * told gives its own (start the gateway without workers, set this, then add them).
+     * Replaces where the policy of each model (and role) activated from now on comes from: a test that watches what a
+     * policy is told gives its own (start the gateway without workers, set this, then add them).
      */
     public void policySource(Supplier<RoutingPolicy> source) {
         this.policySource = source;
@@ -183,42 +207,56 @@ public final class WorkerRegistry {
         return List.copyOf(byId.values());
     }
 
+    /** Every pool, of every role. */
     public Collection<ModelPool> pools() {
-        return List.copyOf(pools.values());
+        return pools.values().stream().flatMap(ofRole -> ofRole.values().stream()).toList();
     }
 
-    /** Models with at least one active worker, sorted. */
+    /** Models with at least one active worker of any role, sorted. */
     public List<String> models() {
-        List<String> models = new ArrayList<>(pools.keySet());
-        models.sort(null);
-        return models;
+        TreeSet<String> models = new TreeSet<>();
+        pools.values().forEach(ofRole -> models.addAll(ofRole.keySet()));
+        return List.copyOf(models);
     }
 
     public long healthyCount() {
         return byId.values().stream().filter(Worker::available).count();
     }
 
+    /** Workers of {@code role} that may take a request now. */
+    public long healthyCount(WorkerRole role) {
+        return byId.values().stream().filter(w -> w.role() == role && w.available()).count();
+    }
+
     /**
-     * The pool a request goes to: by its model; with one model registered every request goes there (engines accept
-     * any model name when they serve one).
+     * The pool of regular workers a request goes to: by its model; with one model registered every request goes there
+     * (engines accept any model name when they serve one).
      *
      * @throws NoRouteException no worker yet (503), or several models and none or an unknown one named (400)
      */
     public ModelPool resolve(String model) throws NoRouteException {
+        return resolve(model, WorkerRole.REGULAR);
+    }
+
+    /** As {@link #resolve(String)}, among the pools of {@code role}. */
+    public ModelPool resolve(String model, WorkerRole role) throws NoRouteException {
+        Map<String, ModelPool> ofRole = pools.get(role);
         if (model != null) {
-            ModelPool pool = pools.get(model);
+            ModelPool pool = ofRole.get(model);
             if (pool != null) {
                 return pool;
             }
         }
-        Collection<ModelPool> all = pools.values();
+        Collection<ModelPool> all = ofRole.values();
         if (all.isEmpty()) {
-            throw new NoRouteException(new ApiError(503, "no_workers", "No available workers"));
+            throw role == WorkerRole.REGULAR ? new NoRouteException(new ApiError(503, "no_workers",
+                    "No available workers")) : new NoRouteException(new ApiError(503, "no_" + role.label()
+                    + "_workers", "No " + role.label() + " workers" + (model == null ? "" : " for model " + model)));
         }
         if (all.size() == 1) {
             return all.iterator().next();
         }
-        String known = String.join(", ", models());
+        String known = String.join(", ", new TreeSet<>(ofRole.keySet()));
         throw model == null
                 ? new NoRouteException(new ApiError(400, "model_required",
                         "Model must be specified. Available models: " + known))
@@ -226,9 +264,14 @@ public final class WorkerRegistry {
                         "Model '" + model + "' is not served here. Available models: " + known));
     }
 
+    /** The pool of {@code role} for {@code model}, or null when it has no worker of that role. */
+    public ModelPool pool(String model, WorkerRole role) {
+        return pools.get(role).get(model);
+    }
+
     /** Runs every policy's periodic housekeeping. */
     public void maintain() {
-        for (ModelPool pool : pools.values()) {
+        for (ModelPool pool : pools()) {
             pool.policy().maintain();
         }
     }

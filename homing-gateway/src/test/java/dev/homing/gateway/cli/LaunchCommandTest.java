@@ -153,7 +153,7 @@ class LaunchCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--pd-disaggregation", "--dp-aware", "--enable-mesh", "--enable-wasm"})
+    @ValueSource(strings = {"--mini-lb", "--enable-igw", "--enable-mesh", "--enable-wasm"})
     void aFlagOfAnUnbuiltFeatureIsRejectedByName(String flag) {
         assertThatThrownBy(() -> LaunchCommand.parse(flag))
                 .isInstanceOf(ParameterException.class)

@@ -64,10 +64,26 @@ class PodSnapshotTest {
     }
 
     @Test
-    void theBootstrapPortAnnotationIsRead() {
+    void aPrefillPodsBootstrapPortAnnotationIsRead() {
+        DiscoverySettings roles = new DiscoverySettings(true, Map.of(), null, 80, "sglang.ai/bootstrap-port",
+                SETTINGS.relistInterval(), SETTINGS.watchSilence(), SETTINGS.drainGrace(), null,
+                new DiscoverySettings.Roles(Map.of("app", "sglang"), Map.of("app", "decode")));
         Pod prefill = new PodBuilder(pod("10.1.2.3", true, 0)).editMetadata()
                 .addToAnnotations("sglang.ai/bootstrap-port", "8998").endMetadata().build();
 
-        assertThat(PodSnapshot.of(prefill, SETTINGS).bootstrapPort()).isEqualTo("8998");
+        PodSnapshot snapshot = PodSnapshot.of(prefill, roles);
+        assertThat(snapshot.role()).isEqualTo(dev.homing.gateway.workers.WorkerRole.PREFILL);
+        assertThat(snapshot.bootstrapPort()).isEqualTo("8998");
+        assertThat(PodSnapshot.of(prefill, SETTINGS).bootstrapPort()).as("a regular worker has none").isNull();
+    }
+
+    @Test
+    void inPrefillDecodeModeAPodOfNeitherRoleDoesNotServe() {
+        DiscoverySettings roles = new DiscoverySettings(true, Map.of(), null, 80, "sglang.ai/bootstrap-port",
+                SETTINGS.relistInterval(), SETTINGS.watchSilence(), SETTINGS.drainGrace(), null,
+                new DiscoverySettings.Roles(Map.of("role", "prefill"), Map.of("role", "decode")));
+
+        assertThat(PodSnapshot.of(pod("10.1.2.3", true, 0), roles).status()).isEqualTo(PodSnapshot.Status.NO_ROLE);
+        assertThat(roles.watched()).as("the labels both selectors share").isEmpty();
     }
 }

@@ -15,8 +15,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A scripted SGLang-like worker on a loopback ephemeral port, for behaviours a real engine cannot be made to show
  * on cue: failing with 500, hanging, streaming forever, or recording exactly what it received. Every inference
  * answer names the worker in an {@code x-worker} header so tests can see where a request went.
+ *
+ * <p>A fake prefill or decode worker ({@link #startPrefill}, {@link #startDecode}) honours the prefill/decode
+ * contract: a request without bootstrap fields gets 400; a prefill answers one token with input log probabilities
+ * and hands its room over ({@link FakeRooms}); a decode writes its head at once, waits for its room's handover (at
+ * most {@link #roomTimeout}, then fails naming a {@code KVTransferError}) and answers as a regular worker does.
  */
 public final class FakeWorker implements AutoCloseable {
+
+    /** What a fake does for a request: all of it, or one leg of a prefill/decode pair. */
+    public enum Role {
+        REGULAR, PREFILL, DECODE
+    }
 
     /** How the worker answers inference requests. */
     public enum Behaviour {
@@ -37,7 +47,9 @@ public final class FakeWorker implements AutoCloseable {
         /** Streams an event every few milliseconds until the client goes away. */
         ENDLESS_STREAM,
         /** Streams as fast as the connection takes it (bounded to 256 MiB), noting when its write queue fills. */
-        FLOOD
+        FLOOD,
+        /** A prefill that hands its room over, sends a first chunk, then drops the connection after 300 ms. */
+        BREAK_AFTER_HANDOFF
     }
 
     /** One request as the worker saw it. */
@@ -53,7 +65,11 @@ public final class FakeWorker implements AutoCloseable {
             "data: [DONE]\n\n");
 
     private final HttpServer server;
+    private final String host;
     private final String model;
+    private final Role role;
+    private final int bootstrapPort;
+    private volatile long roomTimeoutMs = 5_000;
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final AtomicInteger streamsCutByClient = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicBoolean sawBackpressure =
@@ -61,24 +77,55 @@ public final class FakeWorker implements AutoCloseable {
     private volatile Behaviour behaviour = Behaviour.NORMAL;
     private volatile boolean healthy = true;
 
-    private FakeWorker(String model) {
+    private FakeWorker(String model, Role role, int bootstrapPort, String host) {
+        this.host = host;
         this.model = model;
+        this.role = role;
+        this.bootstrapPort = bootstrapPort;
         this.server = TestVertx.get().createHttpServer();
         server.requestHandler(this::handle);
     }
 
     public static FakeWorker start(String model) {
-        FakeWorker worker = new FakeWorker(model);
+        return start(model, Role.REGULAR, 0);
+    }
+
+    /** A prefill worker that reports {@code bootstrapPort} in its server info (0: it reports none). */
+    public static FakeWorker startPrefill(String model, int bootstrapPort) {
+        return start(model, Role.PREFILL, bootstrapPort);
+    }
+
+    public static FakeWorker startDecode(String model) {
+        return start(model, Role.DECODE, 0);
+    }
+
+    private static FakeWorker start(String model, Role role, int bootstrapPort) {
+        return startAt("127.0.0.1", 0, model, role, bootstrapPort);
+    }
+
+    /**
+     * A worker of {@code role} listening on {@code host}:{@code port} (0: a port the OS picks), as a pod's server
+     * listens on its own address: discovery tests give each fake a loopback address of its own and one port.
+     *
+     * @throws IllegalStateException when the port cannot be bound
+     */
+    public static FakeWorker startAt(String host, int port, String model, Role role, int bootstrapPort) {
+        FakeWorker worker = new FakeWorker(model, role, bootstrapPort, host);
         try {
-            worker.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            worker.server.listen(port, host).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
+            worker.server.close();
             throw new IllegalStateException(e);
         }
         return worker;
     }
 
+    public int port() {
+        return server.actualPort();
+    }
+
     public String url() {
-        return "http://127.0.0.1:" + server.actualPort();
+        return "http://" + host + ":" + server.actualPort();
     }
 
     public String model() {
@@ -87,6 +134,11 @@ public final class FakeWorker implements AutoCloseable {
 
     public void behaviour(Behaviour b) {
         this.behaviour = b;
+    }
+
+    /** How long a decode fake waits for its room's handover before it fails. */
+    public void roomTimeout(java.time.Duration timeout) {
+        this.roomTimeoutMs = timeout.toMillis();
     }
 
     public void healthy(boolean h) {
@@ -119,7 +171,9 @@ public final class FakeWorker implements AutoCloseable {
             case "/get_model_info" -> resp.putHeader("content-type", "application/json")
                     .end("{\"model_path\":\"" + model + "\",\"is_generation\":true}");
             case "/get_server_info" -> resp.putHeader("content-type", "application/json")
-                    .end("{\"max_total_num_tokens\":100000}");
+                    .end("{\"max_total_num_tokens\":100000,\"disaggregation_mode\":\""
+                            + (role == Role.REGULAR ? "null" : role.name().toLowerCase(java.util.Locale.ROOT)) + "\""
+                            + (bootstrapPort > 0 ? ",\"disaggregation_bootstrap_port\":" + bootstrapPort : "") + "}");
             case "/get_load" -> resp.putHeader("content-type", "application/json").end("{\"num_tokens\":7}");
             case "/flush_cache" -> resp.end("Cache flushed");
             case "/metrics" -> resp.end("# HELP sglang:num_running_reqs running\n# TYPE sglang:num_running_reqs gauge\n"
@@ -133,6 +187,26 @@ public final class FakeWorker implements AutoCloseable {
                 .addAll(req.headers()), body.getBytes()));
         HttpServerResponse resp = req.response().putHeader("x-worker", url());
         boolean stream = body.toString().replace(" ", "").contains("\"stream\":true");
+        if (role != Role.REGULAR) {
+            List<Long> rooms = FakeRooms.of(body.getBytes());
+            if (rooms.isEmpty()) {
+                resp.setStatusCode(400).putHeader("content-type", "application/json")
+                        .end("{\"error\":{\"message\":\"a " + role + " engine needs the bootstrap fields\"}}");
+                return;
+            }
+            if (role == Role.PREFILL && (behaviour == Behaviour.NORMAL || behaviour == Behaviour.BREAK_AFTER_HANDOFF)) {
+                prefill(req, resp, rooms, stream);
+                return;
+            }
+            if (role == Role.PREFILL && behaviour == Behaviour.SLOW) {
+                TestVertx.get().setTimer(300, id -> prefill(req, resp, rooms, stream));
+                return;
+            }
+            if (role == Role.DECODE && behaviour == Behaviour.NORMAL) {
+                decode(resp, rooms, stream);
+                return;
+            }
+        }
         switch (behaviour) {
             case FAIL_500 -> resp.setStatusCode(500).putHeader("content-type", "application/json")
                     .end("{\"error\":{\"message\":\"boom\"}}");
@@ -144,7 +218,7 @@ public final class FakeWorker implements AutoCloseable {
                 resp.setChunked(true).putHeader("content-type", "text/event-stream");
                 resp.write(STREAM_EVENTS.getFirst()).onComplete(done -> req.connection().close());
             }
-            case HANG -> { }
+            case HANG, BREAK_AFTER_HANDOFF -> { }
             case SLOW -> TestVertx.get().setTimer(300, id -> resp.putHeader("content-type", "application/json")
                     .end(answer()));
             case ENDLESS_STREAM -> endless(resp);
@@ -164,6 +238,69 @@ public final class FakeWorker implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** A prefill's one-token answer: the room handed over, its usage reported. */
+    private void prefill(HttpServerRequest req, HttpServerResponse resp, List<Long> rooms, boolean stream) {
+        rooms.forEach(FakeRooms::handOver);
+        String answer = "{\"text\":\"H\",\"meta_info\":{\"prompt_tokens\":5,\"cached_tokens\":3},"
+                + "\"usage\":{\"prompt_tokens\":5,"
+                + "\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":3}}}";
+        if (behaviour == Behaviour.BREAK_AFTER_HANDOFF) {
+            resp.setChunked(true).putHeader("content-type", "text/event-stream").write("data: {\"text\":\"H\"}\n\n");
+            TestVertx.get().setTimer(300, id -> req.connection().close());
+        } else if (stream) {
+            resp.setChunked(true).putHeader("content-type", "text/event-stream")
+                    .end("data: " + answer + "\n\ndata: [DONE]\n\n");
+        } else {
+            resp.putHeader("content-type", "application/json").end(answer);
+        }
+    }
+
+    /**
+     * A decode's answer: the head at once (an engine streams its head before the KV is across), then the answer once
+     * every room was handed over, or an error naming the room whose KV never came.
+     */
+    private void decode(HttpServerResponse resp, List<Long> rooms, boolean stream) {
+        if (stream) {
+            resp.setChunked(true).putHeader("content-type", "text/event-stream").writeHead();
+        }
+        long[] timer = {0};
+        boolean[] over = {false};
+        timer[0] = TestVertx.get().setTimer(roomTimeoutMs, id -> {
+            if (over[0]) {
+                return;
+            }
+            over[0] = true;
+            String error = "KVTransferError(bootstrap_room=" + rooms.getFirst() + "): no prefill came";
+            if (stream) {
+                resp.end("data: {\"error\":{\"message\":\"" + error + "\"}}\n\n");
+            } else {
+                resp.setStatusCode(500).putHeader("content-type", "application/json")
+                        .end("{\"error\":{\"message\":\"" + error + "\"}}");
+            }
+        });
+        FakeRooms.handedOver(rooms).onSuccess(v -> {
+            if (over[0] || resp.closed()) {
+                return;
+            }
+            over[0] = true;
+            TestVertx.get().cancelTimer(timer[0]);
+            if (stream) {
+                for (String event : STREAM_EVENTS) {
+                    resp.write(event);
+                }
+                resp.end();
+            } else {
+                resp.putHeader("content-type", "application/json").end(decodeAnswer());
+            }
+        });
+    }
+
+    private String decodeAnswer() {
+        return "{\"text\":\"Hello\","
+                + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,"
+                + "\"prompt_tokens_details\":{\"cached_tokens\":3}},\"worker\":\"" + url() + "\"}";
     }
 
     private String answer() {

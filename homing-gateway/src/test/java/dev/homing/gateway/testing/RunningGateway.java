@@ -55,6 +55,21 @@ public final class RunningGateway implements AutoCloseable {
                 .with(Settings.SHUTDOWN_GRACE_PERIOD_SECS, 1L).with(Settings.ALLOW_UNAUTHENTICATED_ADMIN, true);
     }
 
+    /**
+     * Test defaults in prefill/decode mode, the workers given as {@code --prefill} (each with the bootstrap port it
+     * reports, so the gateway learns it) and {@code --decode}.
+     */
+    public static Config prefillDecodeConfig(List<FakeWorker> prefills, List<FakeWorker> decodes) {
+        return prefillDecodeUrls(prefills.stream().map(FakeWorker::url).toList(),
+                decodes.stream().map(FakeWorker::url).toList());
+    }
+
+    /** As {@link #prefillDecodeConfig}, with the workers' {@code --prefill} and {@code --decode} values. */
+    public static Config prefillDecodeUrls(List<String> prefills, List<String> decodes) {
+        return config(List.of()).with(Settings.PD_DISAGGREGATION, true).with(Settings.PREFILL, prefills)
+                .with(Settings.DECODE, decodes);
+    }
+
     /** A gateway with {@code config} (checked first), once every worker takes traffic. */
     public static RunningGateway start(Config config) {
         return start(config, java.net.InetAddress::getAllByName);
@@ -73,8 +88,8 @@ public final class RunningGateway implements AutoCloseable {
 
     private static RunningGateway onceEveryWorkerServes(Gateway gateway, Config config) {
         RunningGateway running = new RunningGateway(gateway);
-        await().atMost(Duration.ofSeconds(10)).until(
-                () -> running.gateway.registry().healthyCount() == config.get(Settings.WORKER_URLS).size());
+        int workers = new GatewayConfig(config).workers().size();
+        await().atMost(Duration.ofSeconds(10)).until(() -> running.gateway.registry().healthyCount() == workers);
         return running;
     }
 

@@ -69,7 +69,7 @@ class ModelPoolTest {
     @Test
     void aPlacementWhoseBreakerRefusesTheLeaseIsReportedEndedBeforeThePolicyIsAskedAgain() {
         ProbeTakingPolicy policy = new ProbeTakingPolicy();
-        ModelPool pool = new ModelPool("m", policy);
+        ModelPool pool = new ModelPool("m", WorkerRole.REGULAR, policy);
         Worker first = activeWorker("w0", 1);
         Worker second = activeWorker("w1", 2);
         pool.add(first);

@@ -17,6 +17,8 @@ import tools.jackson.databind.ObjectMapper;
 final class RequestParser {
     /** SGLang's default when a request gives no output limit. */
     static final int DEFAULT_MAX_NEW_TOKENS = 128;
+    /** Most samples of one prompt a request may ask for: a bound on the work one request makes. */
+    static final int MAX_SAMPLES = 64;
 
     private final ObjectMapper json;
     private final String defaultModel;
@@ -39,21 +41,57 @@ final class RequestParser {
         return root;
     }
 
-    InferenceRequest parse(Api api, Buffer body) {
+    /** An inference request's items, and whether it was a batch (answered with one answer an item). */
+    record Parsed(List<InferenceRequest> items, boolean batch) {
+    }
+
+    Parsed parse(Api api, Buffer body) {
         JsonNode root = readObject(body);
         String model = model(root);
         boolean stream = bool(root, "stream");
         boolean includeUsage = bool(root.path("stream_options"), "include_usage");
-        return switch (api) {
-            case GENERATE -> new InferenceRequest(api, generatePrompt(root),
-                maxTokens(root.path("sampling_params"), "max_new_tokens"), stream, false, model);
-            case CHAT -> new InferenceRequest(api, ChatTemplate.encode(messages(root.path("messages"))),
-                maxTokens(root, "max_completion_tokens", "max_tokens"), stream, includeUsage, model);
-            case COMPLETION -> new InferenceRequest(api, completionPrompt(root.path("prompt")),
-                maxTokens(root, "max_tokens"), stream, includeUsage, model);
-            case RESPONSES -> new InferenceRequest(api, responsesPrompt(root.path("input")),
-                maxTokens(root, "max_output_tokens"), stream, false, model);
-        };
+        Integer rank = dataParallelRank(root.path("data_parallel_rank"));
+        List<int[]> prompts;
+        int maxNewTokens;
+        boolean logprobs;
+        boolean batch = false;
+        switch (api) {
+            case GENERATE -> {
+                JsonNode sampling = root.path("sampling_params");
+                prompts = generatePrompts(root);
+                batch = root.path("text").isArray() || root.path("input_ids").path(0).isArray();
+                int samples = samples(sampling.path("n"));
+                batch |= samples > 1;
+                prompts = repeated(prompts, samples);
+                maxNewTokens = maxTokens(sampling, "max_new_tokens");
+                logprobs = bool(root, "return_logprob");
+                includeUsage = false;
+            }
+            case CHAT -> {
+                prompts = List.of(ChatTemplate.encode(messages(root.path("messages"))));
+                maxNewTokens = maxTokens(root, "max_completion_tokens", "max_tokens");
+                logprobs = bool(root, "logprobs");
+            }
+            case COMPLETION -> {
+                prompts = List.of(completionPrompt(root.path("prompt")));
+                maxNewTokens = maxTokens(root, "max_tokens");
+                logprobs = completionLogprobs(root.path("logprobs"));
+            }
+            case RESPONSES -> {
+                prompts = List.of(responsesPrompt(root.path("input")));
+                maxNewTokens = maxTokens(root, "max_output_tokens");
+                logprobs = false;
+                includeUsage = false;
+            }
+            default -> throw new IllegalStateException("unknown API " + api);
+        }
+        List<InferenceRequest.Bootstrap> rooms = BootstrapFields.of(root, prompts.size());
+        List<InferenceRequest> items = new ArrayList<>(prompts.size());
+        for (int i = 0; i < prompts.size(); i++) {
+            items.add(new InferenceRequest(api, prompts.get(i), maxNewTokens, stream, includeUsage, model, logprobs,
+                rank, rooms == null ? null : rooms.get(i)));
+        }
+        return new Parsed(List.copyOf(items), batch);
     }
 
     /** The model a request names, or the served one when it names none. */
@@ -79,20 +117,81 @@ final class RequestParser {
         return texts;
     }
 
-    private int[] generatePrompt(JsonNode root) {
+    /** {@code text} (a string or an array of strings) or {@code input_ids} (token ids, or an array of them). */
+    private List<int[]> generatePrompts(JsonNode root) {
         JsonNode text = root.path("text");
         JsonNode ids = root.path("input_ids");
         if (text.isString()) {
-            return nonEmpty(Tokenizer.encode(text.stringValue()));
+            return List.of(nonEmpty(Tokenizer.encode(text.stringValue())));
+        }
+        if (text.isArray() && !text.isEmpty()) {
+            List<int[]> prompts = new ArrayList<>(text.size());
+            for (JsonNode item : text) {
+                if (!item.isString()) {
+                    throw new BadRequest("'text' must be a string or an array of strings");
+                }
+                prompts.add(nonEmpty(Tokenizer.encode(item.stringValue())));
+            }
+            return prompts;
+        }
+        if (ids.isArray() && !ids.isEmpty() && ids.get(0).isArray()) {
+            List<int[]> prompts = new ArrayList<>(ids.size());
+            for (JsonNode item : ids) {
+                prompts.add(tokenIds(item, "input_ids"));
+            }
+            return prompts;
         }
         if (ids.isArray()) {
-            return tokenIds(ids, "input_ids");
+            return List.of(tokenIds(ids, "input_ids"));
         }
-        if (text.isArray() || !root.path("input_ids").isMissingNode()) {
-            throw new BadRequest("batch requests are not supported; send 'text' as a string or 'input_ids' as "
-                + "an array of integers");
+        if (!text.isMissingNode() || !ids.isMissingNode()) {
+            throw new BadRequest("'text' must be a string or a non-empty array of strings, 'input_ids' an array of "
+                + "token ids or of arrays of them");
         }
         throw new BadRequest("either 'text' or 'input_ids' is required");
+    }
+
+    /** SGLang's order for {@code n} samples of each prompt: the whole list of prompts, {@code n} times over. */
+    private static List<int[]> repeated(List<int[]> prompts, int samples) {
+        List<int[]> items = new ArrayList<>(prompts.size() * samples);
+        for (int i = 0; i < samples; i++) {
+            items.addAll(prompts);
+        }
+        return items;
+    }
+
+    /** {@code sampling_params.n}: samples of each prompt, 1 when absent. */
+    private static int samples(JsonNode n) {
+        if (n.isMissingNode() || n.isNull()) {
+            return 1;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < 1 || n.intValue() > MAX_SAMPLES) {
+            throw new BadRequest("'n' must be an integer from 1 to " + MAX_SAMPLES);
+        }
+        return n.intValue();
+    }
+
+    /** {@code logprobs} of a completion: how many top alternatives, or null or absent for none. */
+    private static boolean completionLogprobs(JsonNode logprobs) {
+        if (logprobs.isMissingNode() || logprobs.isNull()) {
+            return false;
+        }
+        if (!logprobs.isIntegralNumber() || !logprobs.canConvertToInt() || logprobs.intValue() < 0
+            || logprobs.intValue() > 5) {
+            throw new BadRequest("'logprobs' must be an integer from 0 to 5");
+        }
+        return true;
+    }
+
+    /** {@code data_parallel_rank}: null when absent; the range is the engine's to check. */
+    private static Integer dataParallelRank(JsonNode rank) {
+        if (rank.isMissingNode() || rank.isNull()) {
+            return null;
+        }
+        if (!rank.isIntegralNumber() || !rank.canConvertToInt() || rank.intValue() < 0) {
+            throw new BadRequest("'data_parallel_rank' must be a non-negative integer");
+        }
+        return rank.intValue();
     }
 
     private int[] completionPrompt(JsonNode prompt) {
@@ -181,7 +280,7 @@ final class RequestParser {
         return DEFAULT_MAX_NEW_TOKENS;
     }
 
-    private static boolean bool(JsonNode holder, String field) {
+    static boolean bool(JsonNode holder, String field) {
         JsonNode value = holder.path(field);
         if (value.isMissingNode() || value.isNull()) {
             return false;

@@ -1,14 +1,18 @@
 package dev.homing.sim.http;
 
+import dev.homing.sim.model.Logprobs;
 import dev.homing.sim.model.Progress;
+import dev.homing.sim.model.PseudoWords;
 import io.vertx.core.buffer.Buffer;
+import java.util.List;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Renders answers in each {@link Api}'s shape, whole or as server-sent events, with honest usage: prompt tokens,
- * completion tokens and the prompt tokens found in the KV cache. Stateless; thread-safe.
+ * completion tokens and the prompt tokens found in the KV cache, and log probabilities when asked for (an input
+ * token's only from an engine that computed the prompt). Stateless; thread-safe.
  */
 final class ResponseRenderer {
     static final Buffer DONE = Buffer.buffer("data: [DONE]\n\n");
@@ -19,8 +23,16 @@ final class ResponseRenderer {
         this.json = json;
     }
 
-    /** Where one answer stands: identity, and its text and progress so far. */
-    record Answer(InferenceRequest request, String id, long createdSeconds, Progress progress, String text) {
+    /**
+     * Where one answer stands: identity, and its text and progress so far.
+     *
+     * @param seed           the seed of its output words, and so of their logprobs
+     * @param index          its place in a batch request, or -1 for a request of one prompt
+     * @param computedPrompt whether this engine computed the prompt (a decode engine did not: it has no input
+     *                       logprobs to give)
+     */
+    record Answer(InferenceRequest request, String id, long createdSeconds, Progress progress, String text,
+                  long seed, int index, boolean computedPrompt) {
     }
 
     /** The whole answer, for a request without streaming. */
@@ -31,6 +43,7 @@ final class ResponseRenderer {
                 ObjectNode chat = openAiHead(answer, "chat.completion");
                 ObjectNode choice = onlyChoice(chat);
                 putAssistantText(choice, "message", answer.text());
+                chatLogprobs(choice, answer, 0);
                 choice.put("finish_reason", "length");
                 putUsage(chat, answer.progress());
                 yield chat;
@@ -39,13 +52,22 @@ final class ResponseRenderer {
                 ObjectNode completion = openAiHead(answer, "text_completion");
                 ObjectNode choice = onlyChoice(completion);
                 choice.put("text", answer.text());
-                choice.putNull("logprobs");
+                completionLogprobs(choice, answer, 0);
                 choice.put("finish_reason", "length");
                 putUsage(completion, answer.progress());
                 yield completion;
             }
             case RESPONSES -> responses(answer);
         };
+        return Buffer.buffer(json.writeValueAsBytes(body));
+    }
+
+    /** A batch's answers, whole: a JSON array of one answer an item, in order, as SGLang answers a batch. */
+    Buffer completeBatch(List<Answer> answers) {
+        ArrayNode body = json.createArrayNode();
+        for (Answer answer : answers) {
+            body.add(generateChunk(answer));
+        }
         return Buffer.buffer(json.writeValueAsBytes(body));
     }
 
@@ -75,8 +97,8 @@ final class ResponseRenderer {
         };
     }
 
-    /** An event carrying new output {@code delta}; the answer's text is everything so far. */
-    Buffer streamDelta(Answer answer, String delta) {
+    /** An event carrying new output {@code delta}, from output token {@code from} on; the text is all so far. */
+    Buffer streamDelta(Answer answer, String delta, int from) {
         boolean last = answer.progress().finished();
         return switch (answer.request().api()) {
             case GENERATE -> event(generateChunk(answer));
@@ -84,6 +106,7 @@ final class ResponseRenderer {
                 ObjectNode chat = openAiHead(answer, "chat.completion.chunk");
                 ObjectNode choice = onlyChoice(chat);
                 choice.putObject("delta").put("content", delta);
+                chatLogprobs(choice, answer, from);
                 finishReason(choice, last);
                 yield event(chat);
             }
@@ -91,7 +114,7 @@ final class ResponseRenderer {
                 ObjectNode completion = openAiHead(answer, "text_completion");
                 ObjectNode choice = onlyChoice(completion);
                 choice.put("text", delta);
-                choice.putNull("logprobs");
+                completionLogprobs(choice, answer, from);
                 finishReason(choice, last);
                 yield event(completion);
             }
@@ -132,6 +155,9 @@ final class ResponseRenderer {
     private ObjectNode generateChunk(Answer answer) {
         Progress progress = answer.progress();
         ObjectNode body = json.createObjectNode();
+        if (answer.index() >= 0) {
+            body.put("index", answer.index());
+        }
         body.put("text", answer.text());
         ObjectNode meta = body.putObject("meta_info");
         meta.put("id", answer.id());
@@ -146,7 +172,73 @@ final class ResponseRenderer {
         meta.put("completion_tokens", progress.completionTokens());
         meta.put("cached_tokens", progress.cachedTokens());
         meta.put("e2e_latency", (progress.atNanos() - progress.arrivalNanos()) / 1e9);
+        if (answer.request().logprobs()) {
+            generateLogprobs(meta, answer);
+        }
         return body;
+    }
+
+    /**
+     * SGLang's {@code [logprob, token_id, text]} triples (text null, as without {@code return_text_in_logprobs}):
+     * every prompt token's when this engine computed the prompt (the first token's logprob is null, nothing predicts
+     * it), none from a decode engine; and every output token's so far.
+     */
+    private void generateLogprobs(ObjectNode meta, Answer answer) {
+        ArrayNode input = meta.putArray("input_token_logprobs");
+        int[] prompt = answer.request().promptTokens();
+        for (int i = 0; answer.computedPrompt() && i < prompt.length; i++) {
+            ArrayNode triple = input.addArray();
+            double logprob = Logprobs.ofPromptToken(prompt, i);
+            if (Double.isNaN(logprob)) {
+                triple.addNull();
+            } else {
+                triple.add(logprob);
+            }
+            triple.add(prompt[i]).addNull();
+        }
+        ArrayNode output = meta.putArray("output_token_logprobs");
+        int total = answer.request().maxNewTokens();
+        for (int i = 0; i < answer.progress().completionTokens(); i++) {
+            output.addArray().add(Logprobs.ofOutputToken(answer.seed(), i)).add(PseudoWords.token(answer.seed(), i,
+                total)).addNull();
+        }
+    }
+
+    /** OpenAI chat's {@code logprobs.content}, one entry an output token from {@code from} on; none unless asked. */
+    private static void chatLogprobs(ObjectNode choice, Answer answer, int from) {
+        if (!answer.request().logprobs()) {
+            return;
+        }
+        ArrayNode content = choice.putObject("logprobs").putArray("content");
+        int total = answer.request().maxNewTokens();
+        for (int i = from; i < answer.progress().completionTokens(); i++) {
+            ObjectNode token = content.addObject();
+            token.put("token", PseudoWords.word(answer.seed(), i, total));
+            token.put("logprob", Logprobs.ofOutputToken(answer.seed(), i));
+            token.putArray("top_logprobs");
+        }
+    }
+
+    /** The legacy completion's {@code logprobs} of output tokens from {@code from} on, or null unless asked. */
+    private static void completionLogprobs(ObjectNode choice, Answer answer, int from) {
+        if (!answer.request().logprobs()) {
+            choice.putNull("logprobs");
+            return;
+        }
+        ObjectNode logprobs = choice.putObject("logprobs");
+        ArrayNode tokens = logprobs.putArray("tokens");
+        ArrayNode values = logprobs.putArray("token_logprobs");
+        ArrayNode offsets = logprobs.putArray("text_offset");
+        int total = answer.request().maxNewTokens();
+        int offset = PseudoWords.text(answer.seed(), 0, from, total).length();
+        for (int i = from; i < answer.progress().completionTokens(); i++) {
+            String word = PseudoWords.word(answer.seed(), i, total);
+            tokens.add(word);
+            values.add(Logprobs.ofOutputToken(answer.seed(), i));
+            offsets.add(offset);
+            offset += word.length();
+        }
+        logprobs.putNull("top_logprobs");
     }
 
     private ObjectNode responses(Answer answer) {
@@ -224,11 +316,20 @@ final class ResponseRenderer {
 
     /** An error body in the OpenAI shape, which SGLang also uses. */
     Buffer error(int status, String message) {
+        return Buffer.buffer(json.writeValueAsBytes(errorBody(status, message)));
+    }
+
+    /** The same error as the last event of a stream whose head has gone, then {@code [DONE]}, as SGLang ends one. */
+    Buffer errorEvent(int status, String message) {
+        return event(errorBody(status, message)).appendBuffer(DONE);
+    }
+
+    private ObjectNode errorBody(int status, String message) {
         ObjectNode body = json.createObjectNode();
         ObjectNode error = body.putObject("error");
         error.put("message", message);
         error.put("type", status < 500 ? "BadRequestError" : "InternalServerError");
         error.put("code", status);
-        return Buffer.buffer(json.writeValueAsBytes(body));
+        return body;
     }
 }

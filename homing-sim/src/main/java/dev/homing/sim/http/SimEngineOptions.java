@@ -1,13 +1,14 @@
 package dev.homing.sim.http;
 
+import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import java.nio.file.Path;
 import java.util.Objects;
 
 /**
  * How to run one simulated engine over HTTP. {@link #defaults()} listens on 127.0.0.1 on an ephemeral port, in
- * real time, with the engine model's defaults and no faults; {@code homing sim-engine} builds one from its flags (the
- * settings table, which takes these defaults but for the port).
+ * real time, with the engine model's defaults and no faults, serving whole requests on one rank; {@code homing
+ * sim-engine} builds one from its flags (the settings table, which takes these defaults but for the ports: SGLang's).
  *
  * @param host      address to listen on
  * @param port      port to listen on; 0 picks a free one (see {@link SimEngineServer#port()})
@@ -16,6 +17,11 @@ import java.util.Objects;
  * @param engine    the engine model: KV cache, scheduler, timing
  * @param faults    injected faults
  * @param requestIdLog file to append the {@code x-request-id} of each fully answered request to, or null for none
+ * @param mode          the part of each request it serves: all of it, or the prefill or decode half
+ * @param bootstrapPort a prefill engine's bootstrap port, where decode engines register rooms; 0 picks a free one
+ *                      (see {@link SimEngineServer#bootstrapPort()})
+ * @param disaggregation the roles' timeout and a decode engine's KV link
+ * @param dpSize        data-parallel ranks behind the port, each an engine of its own (without disaggregation)
  */
 public record SimEngineOptions(
     String host,
@@ -24,7 +30,11 @@ public record SimEngineOptions(
     double timeScale,
     EngineConfig engine,
     Faults faults,
-    Path requestIdLog) {
+    Path requestIdLog,
+    DisaggregationMode mode,
+    int bootstrapPort,
+    DisaggregationConfig disaggregation,
+    int dpSize) {
 
     public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
     /** Virtual nanoseconds fit a long for 292 years; at this scale that is still 25 hours of real time. */
@@ -41,6 +51,25 @@ public record SimEngineOptions(
         if (!(timeScale > 0) || timeScale > MAX_TIME_SCALE) {
             throw new IllegalArgumentException("time scale must be above 0 and at most " + (long) MAX_TIME_SCALE);
         }
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(disaggregation, "disaggregation");
+        if (bootstrapPort < 0 || bootstrapPort > 65_535) {
+            throw new IllegalArgumentException("bootstrap port out of range: " + bootstrapPort);
+        }
+        if (dpSize < 1) {
+            throw new IllegalArgumentException("dp size must be at least 1");
+        }
+        if (dpSize > 1 && mode.disaggregated()) {
+            throw new IllegalArgumentException("a " + mode.flag() + " engine runs one rank: data-parallel ranks are "
+                + "simulated without disaggregation only");
+        }
+    }
+
+    /** An engine serving whole requests on one rank, as before disaggregation and data parallelism. */
+    public SimEngineOptions(String host, int port, String modelName, double timeScale, EngineConfig engine,
+                            Faults faults, Path requestIdLog) {
+        this(host, port, modelName, timeScale, engine, faults, requestIdLog, DisaggregationMode.NONE, 0,
+            DisaggregationConfig.DEFAULTS, 1);
     }
 
     public static SimEngineOptions defaults() {
@@ -50,11 +79,25 @@ public record SimEngineOptions(
 
     /** These options at {@code scale} times real time: what most tests and the demo change. */
     public SimEngineOptions withTimeScale(double scale) {
-        return new SimEngineOptions(host, port, modelName, scale, engine, faults, requestIdLog);
+        return new SimEngineOptions(host, port, modelName, scale, engine, faults, requestIdLog, mode, bootstrapPort,
+            disaggregation, dpSize);
     }
 
     /** These options with {@code newFaults}, for fault tests. */
     public SimEngineOptions withFaults(Faults newFaults) {
-        return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults, requestIdLog);
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults, requestIdLog, mode,
+            bootstrapPort, disaggregation, dpSize);
+    }
+
+    /** A prefill or decode engine (bootstrap port 0: any free one) with these roles' settings. */
+    public SimEngineOptions withMode(DisaggregationMode newMode, DisaggregationConfig newDisaggregation) {
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, newMode, 0,
+            newDisaggregation, dpSize);
+    }
+
+    /** An engine of {@code ranks} data-parallel ranks. */
+    public SimEngineOptions withDpSize(int ranks) {
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, mode,
+            bootstrapPort, disaggregation, ranks);
     }
 }

@@ -28,12 +28,15 @@ public final class SimEngineServer implements AutoCloseable {
     private final Supplier<Future<?>> stop;
     private final String host;
     private final int port;
+    private final int bootstrapPort;
     private final ReceivedTraceContexts traceContexts;
 
-    private SimEngineServer(Supplier<Future<?>> stop, String host, int port, ReceivedTraceContexts traceContexts) {
+    private SimEngineServer(Supplier<Future<?>> stop, String host, int port, int bootstrapPort,
+                            ReceivedTraceContexts traceContexts) {
         this.stop = stop;
         this.host = host;
         this.port = port;
+        this.bootstrapPort = bootstrapPort;
         this.traceContexts = traceContexts;
     }
 
@@ -57,11 +60,17 @@ public final class SimEngineServer implements AutoCloseable {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
         Supplier<Future<?>> stop = ownsVertx ? vertx::close : () -> vertx.undeploy(id);
-        return new SimEngineServer(stop, options.host(), verticle.actualPort(), verticle.traceContexts());
+        return new SimEngineServer(stop, options.host(), verticle.actualPort(), verticle.actualBootstrapPort(),
+            verticle.traceContexts());
     }
 
     public int port() {
         return port;
+    }
+
+    /** A prefill engine's bootstrap port, where decode engines register rooms; -1 for any other engine. */
+    public int bootstrapPort() {
+        return bootstrapPort;
     }
 
     /** The engine's base URL, e.g. {@code http://127.0.0.1:34567}. */

@@ -1,11 +1,8 @@
 package dev.homing.sim.http;
 
-import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
-import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
-import dev.homing.sim.model.Tokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
@@ -13,6 +10,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -24,9 +22,10 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The simulated engine's HTTP server: routes SGLang's and OpenAI's endpoints to the {@link EngineDriver}, renders
- * answers, serves metrics, and injects the configured {@link Faults} until {@code POST /clear_faults} turns them
- * off. All its state lives on its one event loop.
+ * The simulated engine's HTTP server: routes SGLang's and OpenAI's endpoints to its {@link InferenceBackend} (its
+ * data-parallel ranks, or its prefill or decode side, whose bootstrap server a prefill engine also listens with),
+ * renders answers, serves metrics, and injects the configured {@link Faults} until {@code POST /clear_faults} turns
+ * them off. All its state lives on its one event loop.
  */
 final class SimEngineVerticle extends VerticleBase {
     private static final Logger LOG = LoggerFactory.getLogger(SimEngineVerticle.class);
@@ -41,10 +40,14 @@ final class SimEngineVerticle extends VerticleBase {
     private Faults faults;
     private CompletedRequestLog completedLog;
     private final ReceivedTraceContexts traceContexts = new ReceivedTraceContexts();
-    private EngineDriver driver;
+    private InferenceBackend backend;
     private EngineMetrics metrics;
     private HttpServer server;
+    /** A prefill engine's bootstrap server; null for the other modes. */
+    private HttpServer bootstrapServer;
     private long inferenceRequests;
+    /** Numbers every answer's id. */
+    private long answers;
     private boolean dead;
 
     SimEngineVerticle(SimEngineOptions options) {
@@ -57,25 +60,43 @@ final class SimEngineVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        Engine engine = new Engine(options.engine());
-        // The driver reports every progress to the metrics, which read the driver's stats: a cycle, closed here.
+        // The backend reports every progress to the metrics, which read the backend's stats: a cycle, closed here.
         Consumer<Progress> observer = progress -> metrics.observe(progress);
-        driver = new EngineDriver(vertx, engine, options.timeScale(), observer);
-        metrics = new EngineMetrics(options.modelName(), driver::stats, driver::virtualNow);
+        backend = switch (options.mode()) {
+            case NONE -> new RankedEngines(vertx, options.engine(), options.dpSize(), options.timeScale(), observer);
+            case PREFILL -> new PrefillSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
+                observer, json, renderer);
+            case DECODE -> new DecodeSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
+                observer, json);
+        };
+        metrics = new EngineMetrics(options.modelName(), () -> EngineStats.sum(backend.stats()),
+            backend::virtualNow);
         completedLog = CompletedRequestLog.open(options.requestIdLog());
         server = vertx.createHttpServer(new HttpServerOptions().setHost(options.host()).setPort(options.port()));
-        return server.requestHandler(this::handle).listen();
+        Future<HttpServer> listening = server.requestHandler(this::handle).listen();
+        if (backend instanceof PrefillSide prefill) {
+            bootstrapServer = vertx.createHttpServer(new HttpServerOptions().setHost(options.host())
+                .setPort(options.bootstrapPort()));
+            Future<HttpServer> bootstrap = bootstrapServer.requestHandler(prefill::bootstrapRequest).listen();
+            return Future.all(listening, bootstrap);
+        }
+        return listening;
     }
 
     @Override
     public Future<?> stop() {
-        driver.close();
+        backend.close();
         completedLog.close();
-        return server.close();
+        return bootstrapServer == null ? server.close() : Future.all(server.close(), bootstrapServer.close());
     }
 
     int actualPort() {
         return server.actualPort();
+    }
+
+    /** The bootstrap server's port, or -1 for an engine that is not a prefill engine. */
+    int actualBootstrapPort() {
+        return bootstrapServer == null ? -1 : bootstrapServer.actualPort();
     }
 
     ReceivedTraceContexts traceContexts() {
@@ -134,14 +155,8 @@ final class SimEngineVerticle extends VerticleBase {
             http.body().onComplete(ignored -> error(http, faults.failStatus(), "injected failure"));
             return;
         }
-        withBody(http, body -> {
-            InferenceRequest request = parser.parse(api, body);
-            try {
-                new InferenceExchange(http, request, driver, renderer, faults, completedLog).start();
-            } catch (IllegalArgumentException e) {
-                throw new BadRequest(e.getMessage());
-            }
-        });
+        withBody(http, body -> new InferenceExchange(http, parser.parse(api, body), backend, renderer, faults,
+            completedLog, options.engine().seed(), () -> ++answers, !options.mode().disaggregated()).start());
     }
 
     /** The engine process dies: it stops listening and drops every connection that reaches it. */
@@ -151,19 +166,21 @@ final class SimEngineVerticle extends VerticleBase {
         dead = true;
         http.connection().close();
         server.close();
+        if (bootstrapServer != null) {
+            bootstrapServer.close();
+        }
     }
 
     private void health(HttpServerRequest http) {
         afterHealthDelay(() -> http.response().end());
     }
 
-    /** Runs a one-token generation through the engine, so a busy engine answers late, as a real one does. */
+    /**
+     * Runs a one-token generation through the engine, so a busy engine answers late, as a real one does (a prefill or
+     * decode engine, which cannot generate alone, answers at once).
+     */
     private void healthGenerate(HttpServerRequest http) {
-        afterHealthDelay(() -> driver.submit(new GenerationRequest(Tokenizer.encode("ping"), 1), progress -> {
-            if (progress.finished()) {
-                http.response().end();
-            }
-        }));
+        afterHealthDelay(() -> backend.healthGenerate(() -> http.response().end()));
     }
 
     private void afterHealthDelay(Runnable answer) {
@@ -200,7 +217,7 @@ final class SimEngineVerticle extends VerticleBase {
 
     private void serverInfo(HttpServerRequest http) {
         EngineConfig engine = options.engine();
-        EngineStats stats = driver.stats();
+        List<EngineStats> ranks = backend.stats();
         ObjectNode body = json.createObjectNode();
         body.put("model_path", options.modelName());
         body.put("served_model_name", options.modelName());
@@ -212,25 +229,37 @@ final class SimEngineVerticle extends VerticleBase {
         body.put("context_length", engine.contextLength());
         body.put("disable_radix_cache", false);
         body.put("schedule_policy", "fcfs");
-        body.put("dp_size", 1);
+        body.put("dp_size", options.dpSize());
+        body.put("disaggregation_mode", options.mode().flag());
+        body.put("disaggregation_bootstrap_port", bootstrapServer == null ? options.bootstrapPort()
+            : bootstrapServer.actualPort());
+        if (backend instanceof RoomSide<?> side) {
+            body.put("bootstrap_rooms", side.rooms());
+        }
         body.put("time_scale", options.timeScale());
-        ObjectNode state = body.putArray("internal_states").addObject();
-        state.put("num_running_reqs", stats.runningRequests());
-        state.put("num_queue_reqs", stats.waitingRequests());
-        state.put("num_used_tokens", stats.usedTokens());
-        state.put("cache_hit_rate", stats.cacheHitRate());
+        ArrayNode states = body.putArray("internal_states");
+        for (EngineStats stats : ranks) {
+            ObjectNode state = states.addObject();
+            state.put("num_running_reqs", stats.runningRequests());
+            state.put("num_queue_reqs", stats.waitingRequests());
+            state.put("num_used_tokens", stats.usedTokens());
+            state.put("cache_hit_rate", stats.cacheHitRate());
+        }
         sendJson(http, 200, body);
     }
 
-    /** SGLang's load report: one object per data-parallel rank (here one), which the gateway sums. */
+    /** SGLang's load report: one object per data-parallel rank, which the gateway sums. */
     private void load(HttpServerRequest http) {
-        EngineStats stats = driver.stats();
         ArrayNode body = json.createArrayNode();
-        ObjectNode rank = body.addObject();
-        rank.put("dp_rank", 0);
-        rank.put("num_reqs", stats.runningRequests() + stats.waitingRequests());
-        rank.put("num_waiting_reqs", stats.waitingRequests());
-        rank.put("num_tokens", stats.usedTokens());
+        List<EngineStats> ranks = backend.stats();
+        for (int i = 0; i < ranks.size(); i++) {
+            EngineStats stats = ranks.get(i);
+            ObjectNode rank = body.addObject();
+            rank.put("dp_rank", i);
+            rank.put("num_reqs", stats.runningRequests() + stats.waitingRequests());
+            rank.put("num_waiting_reqs", stats.waitingRequests());
+            rank.put("num_tokens", stats.usedTokens());
+        }
         sendJson(http, 200, body);
     }
 
@@ -245,7 +274,7 @@ final class SimEngineVerticle extends VerticleBase {
     }
 
     private void flushCache(HttpServerRequest http) {
-        if (driver.flushCache()) {
+        if (backend.flushCache()) {
             http.response().putHeader("content-type", "text/plain").end("Cache flushed.\n");
         } else {
             error(http, 400, "cannot flush the cache while requests are running or waiting");

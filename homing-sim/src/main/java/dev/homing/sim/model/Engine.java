@@ -31,6 +31,12 @@ import java.util.Map;
  * <p>Output reservation is not overcommitted (the whole {@code max_new_tokens} is reserved at admission), so running
  * requests are never preempted; SGLang instead overcommits and retracts requests when decode runs out of room.
  *
+ * <p><b>Transferred requests</b> ({@link #submitTransferred}) are a decode engine's: their prompt's KV was computed by
+ * a prefill engine and arrived whole. They queue with the others; at the head of the queue, when the batch and the
+ * pool have room for the prompt and all the output, they join the decoding batch without a prefill step, never match
+ * or enter the cache, and emit every output token from decode steps (the first one is the prefill's token, relayed).
+ * An engine that is never given one schedules exactly as above.
+ *
  * <p>Invariants: virtual time never goes back (every call that takes a time only moves it forward); at most one step
  * is in progress; a request in the batch holds room for its uncached prompt and all its output from its admission
  * to its end or abort (reserved in the {@link KvCache} before it is admitted), so it is never preempted. Guarded by
@@ -38,7 +44,7 @@ import java.util.Map;
  *
  * <p>Not thread-safe: one driver owns it.
  */
-public final class Engine {
+public final class Engine implements VirtualTimeModel<Progress> {
     private final EngineConfig config;
     private final KvCache cache;
     private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
@@ -76,6 +82,29 @@ public final class Engine {
      *                                  the KV pool)
      */
     public long submit(GenerationRequest request, long atNanos) {
+        check(request);
+        return queue(request, atNanos, false, 0);
+    }
+
+    /**
+     * Queues, at {@code atNanos}, a request whose prompt's KV has arrived from a prefill engine, with the
+     * {@code cachedTokens} that engine found in its cache (reported in the request's progress, as the client's hit).
+     *
+     * @return the request's id
+     * @throws IllegalArgumentException as {@link #submit}
+     */
+    public long submitTransferred(GenerationRequest request, int cachedTokens, long atNanos) {
+        check(request);
+        return queue(request, atNanos, true, cachedTokens);
+    }
+
+    /**
+     * Refuses a request that could never run here.
+     *
+     * @throws IllegalArgumentException for an empty prompt, a negative output length, or a prompt and output longer
+     *                                  than the context or the KV pool
+     */
+    public void check(GenerationRequest request) {
         int prompt = request.promptTokens().length;
         if (prompt == 0) {
             throw new IllegalArgumentException("the prompt is empty");
@@ -92,8 +121,13 @@ public final class Engine {
             throw new IllegalArgumentException("prompt (" + prompt + " tokens) plus max_new_tokens ("
                 + request.maxNewTokens() + ") exceeds the KV cache of " + config.kvTokens() + " tokens");
         }
+    }
+
+    private long queue(GenerationRequest request, long atNanos, boolean transferred, int cachedTokens) {
         runUntil(atNanos);
         Sequence sequence = new Sequence(++lastRequestId, request, now, config.seed());
+        sequence.transferred = transferred;
+        sequence.cached = cachedTokens;
         waiting.add(sequence);
         active.put(sequence.id, sequence);
         startStepIfIdle();
@@ -101,6 +135,7 @@ public final class Engine {
     }
 
     /** Lets virtual time reach {@code atNanos}; returns the progress of every step that ended since the last call. */
+    @Override
     public List<Progress> advanceTo(long atNanos) {
         runUntil(atNanos);
         List<Progress> done = List.copyOf(outbox);
@@ -109,6 +144,7 @@ public final class Engine {
     }
 
     /** When the step in progress ends, or {@link Long#MAX_VALUE} when the engine is idle. */
+    @Override
     public long nextEventNanos() {
         return step == null ? Long.MAX_VALUE : step.endNanos;
     }
@@ -191,6 +227,7 @@ public final class Engine {
         if (step != null) {
             return;
         }
+        admitTransferred();
         step = formPrefill();
         if (step == null && !decoding.isEmpty()) {
             long context = 0;
@@ -235,6 +272,31 @@ public final class Engine {
         long tokens = config.chunkedPrefillSize() - budget;
         int[] chunkSizes = chunks.stream().mapToInt(Integer::intValue).toArray();
         return new Step(true, members, chunkSizes, now + config.timing().prefillNanos(tokens));
+    }
+
+    /** Moves transferred requests at the head of the queue into the decoding batch while it and the pool have room. */
+    private void admitTransferred() {
+        int batch = active.size() - waiting.size();
+        while (!waiting.isEmpty() && waiting.peek().transferred && batch < config.maxRunningRequests()) {
+            Sequence next = waiting.peek();
+            int reserve = next.prompt + next.maxNew;
+            if (!cache.reserve(reserve)) {
+                return;
+            }
+            waiting.poll();
+            batch++;
+            // It holds no prefix of the tree: the empty one, which pins nothing.
+            next.lock = cache.match(next.tokens, 0).node();
+            next.prefilled = next.prompt;
+            next.reserved = reserve;
+            promptTokensTotal += next.prompt;
+            cachedTokensTotal += next.cached;
+            if (next.maxNew == 0) {
+                finish(next);
+            } else {
+                decoding.add(next);
+            }
+        }
     }
 
     /** Matches the cached prefix, pins it and reserves the rest; false if the pool has no room yet. */
@@ -303,8 +365,10 @@ public final class Engine {
     }
 
     private void finish(Sequence sequence) {
-        // The last output token was sampled but never run through the model, so it has no KV to keep.
-        commit(sequence, sequence.prompt + Math.max(0, sequence.generated - 1));
+        if (!sequence.transferred) {
+            // The last output token was sampled but never run through the model, so it has no KV to keep.
+            commit(sequence, sequence.prompt + Math.max(0, sequence.generated - 1));
+        }
         cache.unlock(sequence.lock);
         cache.release(sequence.reserved);
         active.remove(sequence.id);
@@ -340,6 +404,8 @@ public final class Engine {
         int generated;
         int reserved;
         boolean aborted;
+        /** Its prompt's KV came from a prefill engine: it is decoded only, and never cached here. */
+        boolean transferred;
 
         Sequence(long id, GenerationRequest request, long arrivalNanos, long salt) {
             this.id = id;

@@ -1,5 +1,7 @@
 package dev.homing.sim.model;
 
+import java.util.List;
+
 /**
  * A snapshot of the engine's load and counters, in the terms SGLang reports them.
  *
@@ -23,6 +25,34 @@ public record EngineStats(
     long cachedTokensTotal,
     long generationTokensTotal,
     long finishedRequestsTotal) {
+
+    /** The stats of several engines (a server's ranks) as one engine's: every count and size summed. */
+    public static EngineStats sum(List<EngineStats> engines) {
+        if (engines.size() == 1) {
+            return engines.getFirst();
+        }
+        int running = 0;
+        int waiting = 0;
+        int used = 0;
+        int cached = 0;
+        int capacity = 0;
+        long prompt = 0;
+        long cachedTotal = 0;
+        long generation = 0;
+        long finished = 0;
+        for (EngineStats e : engines) {
+            running += e.runningRequests;
+            waiting += e.waitingRequests;
+            used += e.usedTokens;
+            cached += e.cachedTokens;
+            capacity += e.capacityTokens;
+            prompt += e.promptTokensTotal;
+            cachedTotal += e.cachedTokensTotal;
+            generation += e.generationTokensTotal;
+            finished += e.finishedRequestsTotal;
+        }
+        return new EngineStats(running, waiting, used, cached, capacity, prompt, cachedTotal, generation, finished);
+    }
 
     /** Share of admitted prompt tokens that were cache hits. */
     public double cacheHitRate() {

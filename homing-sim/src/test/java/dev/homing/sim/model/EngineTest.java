@@ -222,14 +222,14 @@ class EngineTest {
         return first.atNanos() - first.arrivalNanos();
     }
 
-    /** Advances from step end to step end, as a discrete-event loop does, until nothing is left to run. */
-    static List<Progress> runToIdle(Engine engine) {
-        List<Progress> events = new ArrayList<>();
-        for (int steps = 0; engine.nextEventNanos() != Long.MAX_VALUE; steps++) {
+    /** Advances from event to event, as a discrete-event loop does, until nothing is left to run. */
+    static <E> List<E> runToIdle(VirtualTimeModel<E> model) {
+        List<E> events = new ArrayList<>();
+        for (int steps = 0; model.nextEventNanos() != Long.MAX_VALUE; steps++) {
             if (steps > 1_000_000) {
-                throw new AssertionError("the engine never went idle");
+                throw new AssertionError("the model never went idle");
             }
-            events.addAll(engine.advanceTo(engine.nextEventNanos()));
+            events.addAll(model.advanceTo(model.nextEventNanos()));
         }
         return events;
     }

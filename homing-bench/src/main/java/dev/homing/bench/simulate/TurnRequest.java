@@ -1,0 +1,49 @@
+package dev.homing.bench.simulate;
+
+import dev.homing.bench.simulate.ArrivalQueue.TurnArrival;
+import dev.homing.core.placement.Placement;
+import dev.homing.core.policy.RoutingRequest;
+
+/**
+ * One turn's request from its placement by the routing policy to its answer: what the simulated gateway knows of it.
+ * Times count from its arrival at the gateway. Not thread-safe, like the simulation.
+ */
+final class TurnRequest {
+    final TurnArrival arrival;
+    final RoutingRequest routing;
+    final int maxNewTokens;
+    /** The worker the routing policy chose, and its placement there. */
+    final SimulatedWorker worker;
+    final Placement placement;
+    final long arrivedNanos;
+    /** The gateway replica that placed it. */
+    final int gateway;
+    /** The prompt: until sent, and after only for a conversation with a next turn (its answer text needs it). */
+    private int[] promptTokens;
+    /** When its latest output token came; its arrival until the first. */
+    long lastTokenNanos;
+
+    TurnRequest(TurnArrival arrival, RoutingRequest routing, int[] promptTokens, int maxNewTokens,
+                SimulatedWorker worker, Placement placement, long arrivedNanos, int gateway) {
+        this.arrival = arrival;
+        this.routing = routing;
+        this.promptTokens = promptTokens;
+        this.maxNewTokens = maxNewTokens;
+        this.worker = worker;
+        this.placement = placement;
+        this.arrivedNanos = arrivedNanos;
+        this.gateway = gateway;
+        this.lastTokenNanos = arrivedNanos;
+    }
+
+    int[] promptTokens() {
+        return promptTokens;
+    }
+
+    /** It has been sent: only a conversation with a next turn keeps the prompt. */
+    void sent() {
+        if (!arrival.hasNextTurn()) {
+            promptTokens = null;
+        }
+    }
+}
