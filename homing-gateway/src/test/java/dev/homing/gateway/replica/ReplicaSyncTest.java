@@ -84,7 +84,7 @@ class ReplicaSyncTest {
             assertThat(cachedTokens(first, opening(round + c))).isLessThan(HIT);
         }
         for (RunningGateway other : others) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> other.metric(
+            await().atMost(Duration.ofSeconds(60)).until(() -> other.metric(
                     "homing_replica_events_received_total") >= CONVERSATIONS);
         }
     }
@@ -105,7 +105,7 @@ class ReplicaSyncTest {
     void aConversationsNextTurnSentToAnotherReplicaGoesWhereItsPrefixIs() {
         RunningGateway a = replica();
         RunningGateway b = replica();
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.metric("homing_replica_warm") == 1
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1
                 && b.metric("homing_replica_warm") == 1);
 
         openConversations("in-step-", a, b);
@@ -117,11 +117,11 @@ class ReplicaSyncTest {
     @Test
     void aReplicaStartedLateTakesAWarmSiblingsSnapshotAndHitsWhatTheSiblingPlaced() {
         RunningGateway a = replica();
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.metric("homing_replica_warm") == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1);
         openConversations("late-", a);
 
         RunningGateway late = replica();
-        await().atMost(Duration.ofSeconds(20)).until(() -> late.metric("homing_replica_warm") == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> late.metric("homing_replica_warm") == 1);
 
         assertThat(late.metric("homing_replica_snapshots_total{role=\"taken\"}")).isEqualTo(1);
         assertThat(secondTurnsThatHit("late-", late)).isEqualTo(CONVERSATIONS);
@@ -130,13 +130,13 @@ class ReplicaSyncTest {
     @Test
     void aReplicaWhoseSnapshotArrivesBeforeItsWorkersRegisterKeepsItForThem() {
         RunningGateway a = replica();
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.metric("homing_replica_warm") == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1);
         openConversations("early-", a);
 
         RunningGateway late = RunningGateway.start(RunningGateway.config(List.of())
                 .with(Settings.REPLICA_SYNC, List.of(nats.url())));
         gateways.add(late);
-        await().atMost(Duration.ofSeconds(20)).until(() -> late.metric("homing_replica_warm") == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> late.metric("homing_replica_warm") == 1);
         assertThat(late.metric("homing_replica_snapshots_total{role=\"taken\"}")).isEqualTo(1);
         for (SimEngineServer engine : engines) {
             assertThat(late.post("/workers", "{\"url\":\"" + engine.url() + "\"}").statusCode()).isLessThan(300);
@@ -150,7 +150,7 @@ class ReplicaSyncTest {
     void withoutTheBusEveryRequestStillRoutesAndTheReplicasFindEachOtherAgainWhenItIsBack() {
         RunningGateway a = replica();
         RunningGateway b = replica();
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.metric("homing_replica_warm") == 1
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1
                 && b.metric("homing_replica_warm") == 1);
 
         nats.stop();
@@ -168,7 +168,7 @@ class ReplicaSyncTest {
         for (int c = 0; c < CONVERSATIONS; c++) {
             assertThat(cachedTokens(a, opening("back-" + c))).isLessThan(HIT);
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> b.metric("homing_replica_events_received_total")
+        await().atMost(Duration.ofSeconds(60)).until(() -> b.metric("homing_replica_events_received_total")
                 >= heard + CONVERSATIONS);
         assertThat(secondTurnsThatHit("back-", b)).isEqualTo(CONVERSATIONS);
     }
@@ -182,6 +182,6 @@ class ReplicaSyncTest {
                 .with(Settings.REPLICA_SYNC_CREDENTIALS, credentials));
         gateways.add(gateway);
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> gateway.metric("homing_replica_sync_connected") == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> gateway.metric("homing_replica_sync_connected") == 1);
     }
 }
