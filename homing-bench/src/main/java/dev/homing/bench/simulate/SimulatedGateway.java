@@ -6,15 +6,17 @@ import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.core.replica.ModelReplica;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * One gateway replica of a simulation: its own policy object and placement step, and its own view of every worker
  * (the requests it placed there, and what the other replicas last said they placed). With one replica this is the
  * simulated gateway as it always was. Not thread-safe, like the simulation.
+ *
+ * @param counts its own, as are its targets: two replicas are never equal
  */
-final class SimulatedGateway {
+record SimulatedGateway(int index, RoutingPolicy policy, Placer placer, List<Target> targets,
+                        SimulatedGateway.ReplicaCounts counts) {
 
     /**
      * One worker as one placing party sees it (this replica, or a prefill/decode fleet's decode step): a
@@ -48,70 +50,55 @@ final class SimulatedGateway {
         }
     }
 
-    private final int index;
-    private final RoutingPolicy policy;
-    private final Placer placer;
-    private final List<Target> targets;
-    /** Null unless the replicas keep each other in step. */
-    private ModelReplica replica;
-    /** This replica's count per engine as last published; the others' as last delivered, by replica. */
-    private final int[] published;
-    private final int[][] heard;
-
+    /** @param workers every engine of the fleet, each seen as this replica's {@link Target} */
     SimulatedGateway(int index, RoutingPolicy policy, Placer placer, List<SimulatedWorker> workers, int replicas) {
-        this.index = index;
-        this.policy = policy;
-        this.placer = placer;
-        this.targets = new ArrayList<>(workers.size());
-        workers.forEach(worker -> targets.add(new Target(worker)));
-        this.published = new int[workers.size()];
-        this.heard = new int[replicas][workers.size()];
+        this(index, policy, placer, workers.stream().map(Target::new).toList(),
+                new ReplicaCounts(replicas, workers.size()));
     }
 
-    int index() {
-        return index;
-    }
+    /** The replica link and the counts it carries: this replica's as last published, the others' as delivered. */
+    static final class ReplicaCounts {
+        /** Null unless the replicas keep each other in step. */
+        private ModelReplica replica;
+        /** By engine. */
+        private final int[] published;
+        /** By replica, then engine. */
+        private final int[][] heard;
 
-    RoutingPolicy policy() {
-        return policy;
-    }
-
-    Placer placer() {
-        return placer;
-    }
-
-    List<Target> targets() {
-        return targets;
+        private ReplicaCounts(int replicas, int workers) {
+            this.published = new int[workers];
+            this.heard = new int[replicas][workers];
+        }
     }
 
     ModelReplica replica() {
-        return replica;
+        return counts.replica;
     }
 
     void replica(ModelReplica sync) {
-        this.replica = sync;
+        counts.replica = sync;
     }
 
     /** This replica's count on engine {@code worker} if it changed since last published, else -1. */
     int countToPublish(int worker) {
         int count = targets.get(worker).inFlightCount().get();
-        if (count == published[worker]) {
+        if (count == counts.published[worker]) {
             return -1;
         }
-        published[worker] = count;
+        counts.published[worker] = count;
         return count;
     }
 
     /** This replica's count on engine {@code worker} as last published. */
     int publishedCount(int worker) {
-        return published[worker];
+        return counts.published[worker];
     }
 
     /** Replica {@code from} now has {@code count} requests on engine {@code worker}. */
     void heard(int from, int worker, int count) {
-        heard[from][worker] = count;
+        counts.heard[from][worker] = count;
         int sum = 0;
-        for (int[] replica : heard) {
+        for (int[] replica : counts.heard) {
             sum += replica[worker];
         }
         targets.get(worker).inFlightCount().elsewhere(sum);

@@ -2,8 +2,6 @@ package dev.homing.sim.http;
 
 import dev.homing.sim.model.VirtualTimeModel;
 import io.vertx.core.Vertx;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -15,8 +13,9 @@ import java.util.function.ToLongFunction;
  * granularity, which matters at a high scale) are all delivered at the next one.
  *
  * <p>Each event goes to the observer, then to the listener of its key (a request id, a bootstrap room); the key's
- * last event ({@code ends}) removes its listener. Callers change the model themselves, at {@link #virtualNow()},
- * then {@link #pump} (or {@link #pumpSoon}) so that what they changed is delivered and the timer set again.
+ * last event ({@code ends}) removes its listener ({@link KeyedListeners}). Callers change the model themselves, at
+ * {@link #virtualNow()}, then {@link #pump} (or {@link #pumpSoon}) so that what they changed is delivered and the timer
+ * set again.
  *
  * <p>Confined to one Vert.x context (the server's event loop): every method must be called on it.
  *
@@ -28,10 +27,7 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
     private final M model;
     private final double timeScale;
     private final long startNanos;
-    private final Consumer<E> observer;
-    private final ToLongFunction<E> key;
-    private final Predicate<E> ends;
-    private final Map<Long, Consumer<E>> listeners = new HashMap<>();
+    private final KeyedListeners<E> listeners;
     private boolean pumping;
     private boolean pumpAgain;
     private long timerId = -1;
@@ -44,9 +40,7 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
         this.model = model;
         this.timeScale = timeScale;
         this.startNanos = startNanos;
-        this.observer = observer;
-        this.key = key;
-        this.ends = ends;
+        this.listeners = new KeyedListeners<>(observer, key, ends);
     }
 
     /** The model: change it only on the event loop, at {@link #virtualNow()}, then pump. */
@@ -56,12 +50,12 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
 
     /** {@code listener} hears the events of {@code eventKey} from the next delivery on, until its last. */
     void listen(long eventKey, Consumer<E> listener) {
-        listeners.put(eventKey, listener);
+        listeners.listen(eventKey, listener);
     }
 
     /** The listener of {@code eventKey} hears nothing more. */
     void forget(long eventKey) {
-        listeners.remove(eventKey);
+        listeners.forget(eventKey);
     }
 
     /** Virtual nanoseconds since start-up. */
@@ -90,12 +84,7 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
             do {
                 pumpAgain = false;
                 for (E event : model.advanceTo(virtualNow())) {
-                    observer.accept(event);
-                    long eventKey = key.applyAsLong(event);
-                    Consumer<E> listener = ends.test(event) ? listeners.remove(eventKey) : listeners.get(eventKey);
-                    if (listener != null) {
-                        listener.accept(event);
-                    }
+                    listeners.deliver(event);
                 }
             } while (pumpAgain);
         } finally {

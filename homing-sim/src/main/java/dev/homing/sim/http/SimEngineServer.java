@@ -26,17 +26,16 @@ public final class SimEngineServer implements AutoCloseable {
 
     /** Undeploys the engine, or closes the Vert.x instance it was started on when that is its own. */
     private final Supplier<Future<?>> stop;
-    private final String host;
-    private final int port;
-    private final int bootstrapPort;
+    private final Ports ports;
     private final ReceivedTraceContexts traceContexts;
 
-    private SimEngineServer(Supplier<Future<?>> stop, String host, int port, int bootstrapPort,
-                            ReceivedTraceContexts traceContexts) {
+    /** Where the engine listens: kept from start-up, so that they still name it once it has stopped. */
+    private record Ports(String host, int port, int bootstrapPort) {
+    }
+
+    private SimEngineServer(Supplier<Future<?>> stop, Ports ports, ReceivedTraceContexts traceContexts) {
         this.stop = stop;
-        this.host = host;
-        this.port = port;
-        this.bootstrapPort = bootstrapPort;
+        this.ports = ports;
         this.traceContexts = traceContexts;
     }
 
@@ -60,23 +59,24 @@ public final class SimEngineServer implements AutoCloseable {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
         Supplier<Future<?>> stop = ownsVertx ? vertx::close : () -> vertx.undeploy(id);
-        return new SimEngineServer(stop, options.host(), verticle.actualPort(), verticle.actualBootstrapPort(),
-            verticle.traceContexts());
+        Ports ports = new Ports(options.host(), verticle.actualPort(), verticle.actualBootstrapPort());
+        return new SimEngineServer(stop, ports, verticle.traceContexts());
     }
 
     public int port() {
-        return port;
+        return ports.port();
     }
 
     /** A prefill engine's bootstrap port, where decode engines register rooms; -1 for any other engine. */
     public int bootstrapPort() {
-        return bootstrapPort;
+        return ports.bootstrapPort();
     }
 
     /** The engine's base URL, e.g. {@code http://127.0.0.1:34567}. */
     public String url() {
+        String host = ports.host();
         String literal = host.contains(":") ? "[" + host + "]" : host;
-        return "http://" + literal + ":" + port;
+        return "http://" + literal + ":" + ports.port();
     }
 
     /** The trace contexts of the latest inference requests that carried a {@code traceparent}, oldest first. */
