@@ -340,8 +340,7 @@ public final class Simulation {
             errors++;
             return;
         }
-        TurnRequest placed = new TurnRequest(arrival, routed, tokens, turn.maxOutputTokens(),
-                outcome.worker().worker(), outcome.placement(), now, gateway.index());
+        TurnRequest placed = new TurnRequest(arrival, routed, tokens, outcome, now, gateway.index());
         Placement.Hold hold = placed.placement.hold();
         if (hold == null) {
             send(placed);

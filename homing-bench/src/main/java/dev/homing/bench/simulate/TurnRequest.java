@@ -2,6 +2,7 @@ package dev.homing.bench.simulate;
 
 import dev.homing.bench.simulate.ArrivalQueue.TurnArrival;
 import dev.homing.core.placement.Placement;
+import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.RoutingRequest;
 
 /**
@@ -23,14 +24,16 @@ final class TurnRequest {
     /** When its latest output token came; its arrival until the first. */
     long lastTokenNanos;
 
-    TurnRequest(TurnArrival arrival, RoutingRequest routing, int[] promptTokens, int maxNewTokens,
-                SimulatedWorker worker, Placement placement, long arrivedNanos, int gateway) {
+    /** A turn of {@code arrival}, placed by the policy as {@code placed} (found), at {@code arrivedNanos}. */
+    TurnRequest(TurnArrival arrival, RoutingRequest routing, int[] promptTokens,
+                Placer.Placed<SimulatedGateway.Target, SimulatedGateway.Target> placed, long arrivedNanos,
+                int gateway) {
         this.arrival = arrival;
         this.routing = routing;
         this.promptTokens = promptTokens;
-        this.maxNewTokens = maxNewTokens;
-        this.worker = worker;
-        this.placement = placement;
+        this.maxNewTokens = arrival.conversation().turns().get(arrival.turn()).maxOutputTokens();
+        this.worker = placed.worker().worker();
+        this.placement = placed.placement();
         this.arrivedNanos = arrivedNanos;
         this.gateway = gateway;
         this.lastTokenNanos = arrivedNanos;
