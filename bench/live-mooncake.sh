@@ -13,9 +13,6 @@ set -euo pipefail
 
 trace=${1:?usage: bench/live-mooncake.sh TRACE [OUT_DIR]}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${2:-$repo/results/live-mooncake}" && cd "${2:-$repo/results/live-mooncake}" && pwd)
-mkdir -p "$out/logs"
-
 POLICIES=${POLICIES:-"load_aware_affinity cache_aware"}
 WORKERS=${WORKERS:-8}
 KV_TOKENS=${KV_TOKENS:-1000000}
@@ -27,7 +24,7 @@ BASE_PORT=${BASE_PORT:-18600}
 MAX_SECONDS=${MAX_SECONDS:-3600}   # cap of one replay, real seconds
 
 . "$repo/bench/processes.sh"
-log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+out=$(out_dir "${2:-$repo/results/live-mooncake}")
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 [ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
 homing="$repo/bin/homing"

@@ -1,10 +1,12 @@
 # Sourced by the bench scripts. Every process a script starts goes into pids (by PID) and is stopped on exit; stop
-# ends one of them early; wait_ok polls a URL.
+# ends one of them early; wait_ok polls a URL; scratch_dir, out_dir and log are the scripts' common set-up.
 pids=()
+scratch=()
 cleanup() {
   local pid
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${scratch[@]}"; do rm -rf "$pid"; done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -26,3 +28,17 @@ wait_ok() {
     sleep 0.01
   done
 }
+
+# scratch_dir: sets work to a new temporary folder, removed on exit (after the processes are stopped).
+scratch_dir() {
+  work=$(mktemp -d)
+  scratch+=("$work")
+}
+
+# out_dir DIR: creates DIR and DIR/logs, and prints DIR's absolute path.
+out_dir() {
+  mkdir -p "$1/logs" && (cd "$1" && pwd)
+}
+
+# log MESSAGE...: MESSAGE on stderr after the time of day.
+log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
