@@ -56,9 +56,7 @@ class KvCacheTest {
     void aLockedPrefixIsNeverEvicted() {
         KvCache cache = new KvCache(200, 1);
         int[] pinned = tokens(0, 100);
-        store(cache, pinned);
-        KvCache.Match match = cache.match(pinned, pinned.length);
-        cache.lock(match.node());
+        storeAndLock(cache, pinned, pinned.length);
 
         assertThat(cache.reserve(150)).isFalse();
         assertThat(cache.reserve(100)).isTrue();
@@ -69,9 +67,7 @@ class KvCacheTest {
     void unlockingMakesAPrefixEvictableAgain() {
         KvCache cache = new KvCache(200, 1);
         int[] pinned = tokens(0, 100);
-        store(cache, pinned);
-        KvCache.Match match = cache.match(pinned, pinned.length);
-        cache.lock(match.node());
+        KvCache.Match match = storeAndLock(cache, pinned, pinned.length);
         cache.unlock(match.node());
 
         assertThat(cache.reserve(200)).isTrue();
@@ -82,9 +78,7 @@ class KvCacheTest {
     void lockingPartOfAnEntryPinsThatPartAndLetsTheRestGo() {
         KvCache cache = new KvCache(200, 1);
         int[] entry = tokens(0, 100);
-        store(cache, entry);
-        KvCache.Match half = cache.match(entry, 50);
-        cache.lock(half.node());
+        storeAndLock(cache, entry, 50);
 
         assertThat(cache.reserve(150)).isTrue();
 
@@ -134,6 +128,14 @@ class KvCacheTest {
         KvCache.Match stored = cache.commit(tokens, tokens.length, cached.node(), cached.length());
         cache.release(own - (stored.length() - cached.length()));
         cache.unlock(stored.node());
+    }
+
+    /** Stores {@code tokens} and locks the node of their first {@code lockedLength}. */
+    private static KvCache.Match storeAndLock(KvCache cache, int[] tokens, int lockedLength) {
+        store(cache, tokens);
+        KvCache.Match match = cache.match(tokens, lockedLength);
+        cache.lock(match.node());
+        return match;
     }
 
     static int[] tokens(int first, int count) {
