@@ -85,7 +85,7 @@ class RoutingTextTest {
         assertThat(asUser).isNotEqualTo(asSystem);
     }
 
-    /** Completions match the prompt (a list joined with spaces), embeddings and classify their input, rerank the query. */
+    /** Completions match the prompt (a list joined by spaces), embeddings and classify the input, rerank the query. */
     @ParameterizedTest(name = "{0} {1} matches \"{2}\"")
     @CsvSource(delimiter = '|', textBlock = """
             COMPLETIONS   | {"prompt":"p"}                        | p

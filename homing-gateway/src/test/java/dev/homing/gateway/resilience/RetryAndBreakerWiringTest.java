@@ -62,6 +62,12 @@ class RetryAndBreakerWiringTest {
         }
     }
 
+    /** {@code worker}'s circuit is closed, and the gateway has no series named {@code metric} at all. */
+    private static void assertClosedAndNoMetric(RunningGateway gateway, FakeWorker worker, String metric) {
+        assertThat(circuitOf(gateway, worker)).isEqualTo(CircuitBreaker.State.CLOSED);
+        assertThat(gateway.scrapeMetrics()).doesNotContain(metric);
+    }
+
     private static void awaitCircuit(RunningGateway gateway, FakeWorker worker, CircuitBreaker.State state) {
         await().atMost(Duration.ofSeconds(10)).until(() -> circuitOf(gateway, worker) == state);
     }
@@ -91,9 +97,7 @@ class RetryAndBreakerWiringTest {
 
     @Test
     void aStreamIsRetriedBeforeItsFirstByteAndArrivesWhole() {
-        FakeWorker failing = worker(Behaviour.FAIL_503);
-        FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(roundRobin(failing, healthy));
+        RunningGateway gateway = gateway(roundRobin(worker(Behaviour.FAIL_503), worker(Behaviour.NORMAL)));
 
         for (int i = 0; i < 2; i++) {
             HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
@@ -132,8 +136,7 @@ class RetryAndBreakerWiringTest {
         assertEachAnswered(gateway, 8, 200);
 
         assertThat(busy.received()).as("the busy worker kept being asked").hasSizeGreaterThanOrEqualTo(2);
-        assertThat(circuitOf(gateway, busy)).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_cb_transitions_total{");
+        assertClosedAndNoMetric(gateway, busy, "smg_worker_cb_transitions_total{");
         gateway.awaitNothingInFlight();
     }
 
@@ -145,8 +148,7 @@ class RetryAndBreakerWiringTest {
         assertEachAnswered(gateway, 5, 400);
 
         assertThat(worker.received()).hasSize(5);
-        assertThat(circuitOf(gateway, worker)).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_retries_total{");
+        assertClosedAndNoMetric(gateway, worker, "smg_worker_retries_total{");
         gateway.awaitNothingInFlight();
     }
 

@@ -7,6 +7,9 @@ import org.junit.jupiter.api.Test;
 
 class KvCacheTest {
 
+    /** One entry of 100 tokens, for the tests of locking. */
+    private static final int[] ENTRY = tokens(0, 100);
+
     @Test
     void aLongerPromptFindsTheEarlierPromptAsItsPrefix() {
         KvCache cache = new KvCache(1000, 1);
@@ -55,19 +58,17 @@ class KvCacheTest {
     @Test
     void aLockedPrefixIsNeverEvicted() {
         KvCache cache = new KvCache(200, 1);
-        int[] pinned = tokens(0, 100);
-        storeAndLock(cache, pinned, pinned.length);
+        storeAndLock(cache, ENTRY, ENTRY.length);
 
         assertThat(cache.reserve(150)).isFalse();
         assertThat(cache.reserve(100)).isTrue();
-        assertThat(cache.match(pinned, pinned.length).length()).isEqualTo(100);
+        assertThat(cache.match(ENTRY, ENTRY.length).length()).isEqualTo(100);
     }
 
     @Test
     void unlockingMakesAPrefixEvictableAgain() {
         KvCache cache = new KvCache(200, 1);
-        int[] pinned = tokens(0, 100);
-        KvCache.Match match = storeAndLock(cache, pinned, pinned.length);
+        KvCache.Match match = storeAndLock(cache, ENTRY, ENTRY.length);
         cache.unlock(match.node());
 
         assertThat(cache.reserve(200)).isTrue();
@@ -77,12 +78,11 @@ class KvCacheTest {
     @Test
     void lockingPartOfAnEntryPinsThatPartAndLetsTheRestGo() {
         KvCache cache = new KvCache(200, 1);
-        int[] entry = tokens(0, 100);
-        storeAndLock(cache, entry, 50);
+        storeAndLock(cache, ENTRY, 50);
 
         assertThat(cache.reserve(150)).isTrue();
 
-        assertThat(cache.match(entry, entry.length).length()).isEqualTo(50);
+        assertThat(cache.match(ENTRY, ENTRY.length).length()).isEqualTo(50);
     }
 
     @Test
