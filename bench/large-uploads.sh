@@ -22,9 +22,7 @@ engine_port=$((BASE_PORT + 1)); port=$((BASE_PORT + 10)); metrics_port=$((BASE_P
 
 . "$repo/bench/processes.sh"
 
-work=$(mktemp -d)
-pids_cleanup() { cleanup; rm -rf "$work"; }
-trap pids_cleanup EXIT
+scratch_dir
 # The body: a completion of one long prompt, with a stray closing brace after the object: the gateway must read it
 # whole to refuse it (400), and no engine spends minutes on a prompt of millions of tokens.
 python3 -c "

@@ -13,9 +13,6 @@ set -euo pipefail
 
 trace=${1:?usage: bench/live-mooncake.sh TRACE [OUT_DIR]}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${2:-$repo/results/live-mooncake}" && cd "${2:-$repo/results/live-mooncake}" && pwd)
-mkdir -p "$out/logs"
-
 POLICIES=${POLICIES:-"load_aware_affinity cache_aware"}
 WORKERS=${WORKERS:-8}
 KV_TOKENS=${KV_TOKENS:-1000000}
@@ -28,6 +25,7 @@ MAX_SECONDS=${MAX_SECONDS:-3600}   # cap of one replay, real seconds
 
 . "$repo/bench/processes.sh"
 needs_homing "$repo"
+out=$(out_dir "${2:-$repo/results/live-mooncake}")
 
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
 urls=()

@@ -1,11 +1,13 @@
 # Sourced by the bench scripts. Every process a script starts goes into pids (by PID) and is stopped on exit; stop
-# ends one of them early; wait_ok polls a URL, ready a gateway's readiness; log writes a timestamped line;
-# needs_homing checks for jq and the built jar.
+# ends one of them early; wait_ok polls a URL, ready a gateway's readiness; scratch_dir, out_dir and log are the
+# scripts' common set-up; needs_homing checks for jq and the built jar.
 pids=()
+scratch=()
 cleanup() {
   local pid
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${scratch[@]}"; do rm -rf "$pid"; done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -45,4 +47,15 @@ needs_homing() {
   command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
   [ -f "$1/homing-cli/target/homing.jar" ] || (cd "$1" && ./mvnw -q package -DskipTests)
   homing="$1/bin/homing"
+}
+
+# scratch_dir: sets work to a new temporary folder, removed on exit (after the processes are stopped).
+scratch_dir() {
+  work=$(mktemp -d)
+  scratch+=("$work")
+}
+
+# out_dir DIR: creates DIR and DIR/logs, and prints DIR's absolute path.
+out_dir() {
+  mkdir -p "$1/logs" && (cd "$1" && pwd)
 }

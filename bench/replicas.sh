@@ -15,9 +15,6 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${1:-$repo/results/replicas}" && cd "${1:-$repo/results/replicas}" && pwd)
-mkdir -p "$out/logs"
-
 RUNS=${RUNS:-"one sync nosync busdown late"}
 WORKERS=${WORKERS:-4}
 KV_TOKENS=${KV_TOKENS:-6000}
@@ -32,7 +29,7 @@ BASE_PORT=${BASE_PORT:-18700}
 NATS_SERVER=${NATS_SERVER:-$(command -v nats-server || echo /usr/sbin/nats-server)}
 
 . "$repo/bench/processes.sh"
-log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+out=$(out_dir "${1:-$repo/results/replicas}")
 for tool in jq curl haproxy "$NATS_SERVER"; do
   command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install jq curl haproxy nats-server)" >&2; exit 1; }
 done

@@ -21,9 +21,7 @@ BASE_PORT=${BASE_PORT:-19500}
 engine_port=$((BASE_PORT + 1)); port=$((BASE_PORT + 10)); metrics_port=$((BASE_PORT + 11))
 
 . "$repo/bench/processes.sh"
-work=$(mktemp -d)
-pids_cleanup() { cleanup; rm -rf "$work"; }
-trap pids_cleanup EXIT
+scratch_dir
 
 HOMING_JAVA_OPTS="-Xmx256m" "$launcher" sim-engine --host 127.0.0.1 --port "$engine_port" \
     >"$work/engine.log" 2>&1 &

@@ -41,7 +41,7 @@ public record LoadRun(LoadTarget target, RequestEncoder encoder, Pacing pacing, 
         DriverSummary summary;
         progress.start(vertx, results);
         try {
-            summary = new WorkloadDriver(context, client, encoder, pacing, caps, results).run(workload)
+            summary = new WorkloadDriver(context, client, new DrivePlan(encoder, pacing, caps), results).run(workload)
                     .toCompletionStage().toCompletableFuture()
                     .get(caps.duration().plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -73,13 +73,12 @@ public final class WorkloadDriver {
     }
 
     /** @param context the context the client was created for and is used on */
-    public WorkloadDriver(Context context, LoadClient client, RequestEncoder encoder, Pacing pacing, RunCaps caps,
-                          OutcomeListener listener) {
+    public WorkloadDriver(Context context, LoadClient client, DrivePlan plan, OutcomeListener listener) {
         this.context = context;
         this.client = client;
-        this.encoder = encoder;
-        this.pacing = pacing;
-        this.caps = caps;
+        this.encoder = plan.encoder();
+        this.pacing = plan.pacing();
+        this.caps = plan.caps();
         this.listener = listener;
     }
 

@@ -2,6 +2,7 @@ package dev.homing.bench.overhead;
 
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
+import dev.homing.bench.live.DrivePlan;
 import dev.homing.bench.live.DriverSummary;
 import dev.homing.bench.live.Endpoint;
 import dev.homing.bench.live.LatencySummary;
@@ -207,8 +208,9 @@ public final class RoundRobinLoad implements Callable<Integer> {
             int groups = (int) Math.max(256, Math.min(Integer.MAX_VALUE / 16, requestCap / n / 16 + 1));
             GeneratedSharedPrefix workload = new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(groups, 16, 32,
                     16, outputTokens, laneRate, true, seedBase + i));
-            runs.add(new WorkloadDriver(lane.context(), lane.client(), new RequestEncoder(endpoint, "", stream,
-                    false), pacing, new RunCaps(Math.max(1, requestCap / n), cap), results).run(workload));
+            DrivePlan plan = new DrivePlan(new RequestEncoder(endpoint, "", stream, false), pacing,
+                    new RunCaps(Math.max(1, requestCap / n), cap));
+            runs.add(new WorkloadDriver(lane.context(), lane.client(), plan, results).run(workload));
         }
         double elapsed = 0;
         for (Future<DriverSummary> run : runs) {

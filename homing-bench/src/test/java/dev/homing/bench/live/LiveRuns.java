@@ -50,7 +50,8 @@ final class LiveRuns {
         Context context = vertx.getOrCreateContext();
         LoadClient client = new LoadClient(vertx, target);
         RequestEncoder encoder = new RequestEncoder(target.endpoint(), "", stream, false);
-        DriverSummary summary = new WorkloadDriver(context, client, encoder, pacing, caps, listener).run(workload)
+        DrivePlan plan = new DrivePlan(encoder, pacing, caps);
+        DriverSummary summary = new WorkloadDriver(context, client, plan, listener).run(workload)
                 .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         context.runOnContext(v -> client.close());
         return new Driven(summary, sent[0], List.copyOf(outcomes));

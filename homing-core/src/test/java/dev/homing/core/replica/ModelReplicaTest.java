@@ -24,6 +24,12 @@ class ModelReplicaTest {
     /** The events one replica published, to hand to another. */
     private final List<ReplicaEvent> bus = new ArrayList<>();
 
+    /** Two cache-aware replicas, both attached to the bus: most tests place at a and apply the events at b. */
+    private final CacheAwarePolicy a = new CacheAwarePolicy(Fleet.config(), System::nanoTime);
+    private final CacheAwarePolicy b = new CacheAwarePolicy(Fleet.config().withSeed(7), System::nanoTime);
+    private final ModelReplica atA = replica(a);
+    private final ModelReplica atB = replica(b);
+
     private ModelReplica replica(RoutingPolicy policy) {
         return ModelReplica.attach("m", policy, BLOCK, bus::add);
     }
@@ -43,10 +49,6 @@ class ModelReplicaTest {
 
     @Test
     void aPlacementOfOneReplicaMatchesInTheOthersTreeUpToItsLastWholeBlock() {
-        CacheAwarePolicy a = new CacheAwarePolicy(Fleet.config(), System::nanoTime);
-        CacheAwarePolicy b = new CacheAwarePolicy(Fleet.config().withSeed(7), System::nanoTime);
-        replica(a);
-        ModelReplica atB = replica(b);
         String turn1 = text("alpha", 200);
 
         Decision first = a.select(WORKERS, RoutingRequest.ofText(turn1));
@@ -61,11 +63,7 @@ class ModelReplicaTest {
 
     @Test
     void theThirdTurnOnAThirdReplicaFindsBothEarlierTurnsChained() {
-        CacheAwarePolicy a = new CacheAwarePolicy(Fleet.config(), System::nanoTime);
-        CacheAwarePolicy b = new CacheAwarePolicy(Fleet.config().withSeed(7), System::nanoTime);
         CacheAwarePolicy c = new CacheAwarePolicy(Fleet.config().withSeed(9), System::nanoTime);
-        replica(a);
-        ModelReplica atB = replica(b);
         ModelReplica atC = replica(c);
         String turn1 = text("beta", 200);
         String turn2 = turn1 + text(" more", 100);
@@ -101,29 +99,25 @@ class ModelReplicaTest {
 
     @Test
     void otherReplicasPlacementsCountInTheRecentWorkOfLoadAwareAffinity() {
-        LoadAwareAffinityPolicy a = new LoadAwareAffinityPolicy(Fleet.config(), System::nanoTime);
-        LoadAwareAffinityPolicy b = new LoadAwareAffinityPolicy(Fleet.config().withSeed(3), System::nanoTime);
-        replica(a);
-        ModelReplica atB = replica(b);
+        LoadAwareAffinityPolicy loadA = new LoadAwareAffinityPolicy(Fleet.config(), System::nanoTime);
+        LoadAwareAffinityPolicy loadB = new LoadAwareAffinityPolicy(Fleet.config().withSeed(3), System::nanoTime);
+        replica(loadA);
+        ModelReplica atLoadB = replica(loadB);
         List<WorkerView> two = Fleet.idle(2);
-        b.select(two, RoutingRequest.ofText("a first request so that the ledgers exist"));
-        String busy = "w" + b.select(two, RoutingRequest.ofText("x".repeat(64))).workerIndex();
+        loadB.select(two, RoutingRequest.ofText("a first request so that the ledgers exist"));
+        String busy = "w" + loadB.select(two, RoutingRequest.ofText("x".repeat(64))).workerIndex();
         // Replica A keeps sending fresh work to the same worker.
         for (int i = 0; i < 20; i++) {
-            atB.apply(new ReplicaEvent.Placed("m", busy, BlockChain.ROOT, new long[0], 5_000, 0));
+            atLoadB.apply(new ReplicaEvent.Placed("m", busy, BlockChain.ROOT, new long[0], 5_000, 0));
         }
 
-        Decision fresh = b.select(two, RoutingRequest.ofText(text("delta", 1_000)));
+        Decision fresh = loadB.select(two, RoutingRequest.ofText(text("delta", 1_000)));
 
         assertThat("w" + fresh.workerIndex()).isNotEqualTo(busy);
     }
 
     @Test
     void aTrimLearntByOneReplicaReachesTheOthersTreeWhenTheConversationComesBack() {
-        CacheAwarePolicy a = new CacheAwarePolicy(Fleet.config(), System::nanoTime);
-        CacheAwarePolicy b = new CacheAwarePolicy(Fleet.config().withSeed(7), System::nanoTime);
-        replica(a);
-        ModelReplica atB = replica(b);
         String shared = text("shared", 64);
         String branch = shared + text("Branch", 96);
         String conversation = shared + text("Talk", 96);

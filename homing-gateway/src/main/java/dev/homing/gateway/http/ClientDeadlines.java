@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -54,8 +53,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * responses Vert.x writes; {@link FirstBytes}, at the head of the pipeline, tells it when raw bytes arrive (the
  * start of a head the codec has not decoded yet). A connection that turns out to be HTTP/2 is handed over at the
  * first undecoded frame this handler sees to {@link Http2Deadlines}, which keeps the same timeouts for streams, from
- * the connection's start. A deadline that passes is checked again against the state of the moment, so progress only
- * moves a timestamp, never a timer.
+ * the connection's start. Both time their phases with a {@link PhaseTimer}: a deadline that passes is checked again
+ * against the state of the moment, so progress only moves a timestamp, never a timer.
  *
  * <p>Placement relies on how Vert.x builds its server pipeline, which Vert.x 5 offers no public hook for: its HTTP
  * codec goes right before its chunked writer or else its idle-state handler (found by their Netty types, as Vert.x
@@ -87,8 +86,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     private final EdgeRefusals refusals;
     private final Placement placement;
     private ChannelHandlerContext ctx;
-    private ScheduledFuture<?> check;
-    private Phase scheduledFor;
+    private final PhaseTimer<Phase> timer = new PhaseTimer<>(new Timing());
     /** Requests whose head was read and whose response has not ended (more than one only when pipelined). */
     private int openExchanges;
     private long headsRead;
@@ -110,7 +108,8 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        update();
+        timer.attach(ctx.channel());
+        timer.update();
     }
 
     @Override
@@ -139,7 +138,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             headStartNanos = System.nanoTime();
         }
         headBytes |= headStarted;
-        update();
+        timer.update();
     }
 
     @Override
@@ -169,7 +168,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
                     readingBody = false;
                 }
             }
-            update();
+            timer.update();
         }
         super.channelRead(ctx, msg);
     }
@@ -205,84 +204,9 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             if (msg instanceof LastHttpContent && openExchanges > 0 && --openExchanges == 0) {
                 idleSinceNanos = System.nanoTime();
             }
-            update();
+            timer.update();
         }
         super.write(ctx, msg, promise);
-    }
-
-    private Phase phase() {
-        if (off) {
-            return Phase.OFF;
-        }
-        if (readingBody) {
-            return Phase.BODY;
-        }
-        if (openExchanges > 0) {
-            return Phase.WAITING;
-        }
-        return headStarted ? Phase.HEAD : Phase.IDLE;
-    }
-
-    private long deadline(Phase phase) {
-        return switch (phase) {
-            case HEAD -> headStartNanos + settings.headerNanos();
-            case BODY -> lastBodyNanos + settings.bodyIdleNanos();
-            case IDLE -> idleSinceNanos + settings.keepAliveNanos();
-            case WAITING, OFF -> Long.MAX_VALUE;
-        };
-    }
-
-    /** Reschedules only when the phase changed; within a phase a check that comes early schedules the next. */
-    private void update() {
-        Phase phase = phase();
-        if (phase != scheduledFor) {
-            cancel();
-            scheduledFor = phase;
-            schedule(phase);
-        }
-    }
-
-    private void schedule(Phase phase) {
-        long deadline = deadline(phase);
-        if (deadline != Long.MAX_VALUE && ctx != null) {
-            check = ctx.executor().schedule(this::checkDeadline, Math.max(0, deadline - System.nanoTime()),
-                    TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private void checkDeadline() {
-        check = null;
-        Phase phase = phase();
-        if (phase != scheduledFor || !ctx.channel().isActive()) {
-            return;
-        }
-        if (phase == Phase.BODY && !ctx.channel().config().isAutoRead()) {
-            // The gateway is holding the body back; the client is not the one pausing.
-            lastBodyNanos = System.nanoTime();
-        }
-        if (System.nanoTime() < deadline(phase)) {
-            schedule(phase);
-            return;
-        }
-        switch (phase) {
-            case HEAD -> {
-                if (headBytes) {
-                    timeOut(new ApiError(408, "client_header_timeout", "The request head did not arrive within "
-                            + TimeUnit.NANOSECONDS.toSeconds(settings.headerNanos()) + " s"));
-                } else {
-                    ctx.close();
-                }
-            }
-            case BODY -> {
-                if (responsesStarted >= headsRead) {
-                    ctx.close();
-                } else {
-                    timeOut(stalledBody(settings.bodyIdleNanos()));
-                }
-            }
-            case IDLE -> ctx.close();
-            case WAITING, OFF -> { }
-        }
     }
 
     /** The 408 for a request body that stalled longer than {@code bodyIdleNanos}, on HTTP/1.x or HTTP/2. */
@@ -329,13 +253,65 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
 
     private void stop() {
         off = true;
-        cancel();
+        timer.cancel();
     }
 
-    private void cancel() {
-        if (check != null) {
-            check.cancel(false);
-            check = null;
+    /** The phases above, for the timer. */
+    private final class Timing implements PhaseTimer.Phases<Phase> {
+
+        @Override
+        public Phase phase() {
+            if (off) {
+                return Phase.OFF;
+            }
+            if (readingBody) {
+                return Phase.BODY;
+            }
+            if (openExchanges > 0) {
+                return Phase.WAITING;
+            }
+            return headStarted ? Phase.HEAD : Phase.IDLE;
+        }
+
+        @Override
+        public long deadline(Phase phase) {
+            return switch (phase) {
+                case HEAD -> headStartNanos + settings.headerNanos();
+                case BODY -> lastBodyNanos + settings.bodyIdleNanos();
+                case IDLE -> idleSinceNanos + settings.keepAliveNanos();
+                case WAITING, OFF -> Long.MAX_VALUE;
+            };
+        }
+
+        @Override
+        public void checking(Phase phase) {
+            if (phase == Phase.BODY && !ctx.channel().config().isAutoRead()) {
+                // The gateway is holding the body back; the client is not the one pausing.
+                lastBodyNanos = System.nanoTime();
+            }
+        }
+
+        @Override
+        public void expired(Phase phase) {
+            switch (phase) {
+                case HEAD -> {
+                    if (headBytes) {
+                        timeOut(new ApiError(408, "client_header_timeout", "The request head did not arrive within "
+                                + TimeUnit.NANOSECONDS.toSeconds(settings.headerNanos()) + " s"));
+                    } else {
+                        ctx.close();
+                    }
+                }
+                case BODY -> {
+                    if (responsesStarted >= headsRead) {
+                        ctx.close();
+                    } else {
+                        timeOut(stalledBody(settings.bodyIdleNanos()));
+                    }
+                }
+                case IDLE -> ctx.close();
+                case WAITING, OFF -> { }
+            }
         }
     }
 

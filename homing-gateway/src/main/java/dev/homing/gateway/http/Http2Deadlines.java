@@ -8,9 +8,6 @@ import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
 
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-
 /**
  * Deadlines on the client side of one HTTP/2 connection over plain text (h2c, by prior knowledge or upgrade), the
  * counterpart of {@link ClientDeadlines}, which hands a connection over here once it turns out to be HTTP/2. With the
@@ -29,10 +26,10 @@ import java.util.concurrent.TimeUnit;
  * that dribbles one on an idle connection is bounded by the keep-alive timeout.
  *
  * <p>It listens to the {@link Http2Connection} of Vert.x's HTTP/2 handler (a Netty {@link Http2ConnectionHandler},
- * found by its type). A deadline that passes is checked again against the state of the moment. Not thread-safe:
- * confined to its channel's event loop.
+ * found by its type). Its one timer, checked again against the state of the moment when it fires, is a
+ * {@link PhaseTimer}. Not thread-safe: confined to its channel's event loop.
  */
-final class Http2Deadlines extends Http2ConnectionAdapter {
+final class Http2Deadlines extends Http2ConnectionAdapter implements PhaseTimer.Phases<Http2Deadlines.Phase> {
 
     enum Phase { OPENING, STREAMS, IDLE }
 
@@ -46,8 +43,7 @@ final class Http2Deadlines extends Http2ConnectionAdapter {
     /** A stream has been open on the connection: it is past OPENING for good. */
     private boolean opened;
     private long idleSinceNanos;
-    private ScheduledFuture<?> check;
-    private Phase scheduledFor;
+    private final PhaseTimer<Phase> timer = new PhaseTimer<>(this);
 
     private Http2Deadlines(ClientDeadlines.Settings settings, EdgeRefusals refusals, ChannelHandlerContext context,
                            Http2ConnectionHandler handler, long startNanos) {
@@ -60,6 +56,7 @@ final class Http2Deadlines extends Http2ConnectionAdapter {
         this.startNanos = startNanos;
         this.opened = connection.numActiveStreams() > 0;
         this.idleSinceNanos = System.nanoTime();
+        timer.attach(channel);
     }
 
     /**
@@ -75,15 +72,15 @@ final class Http2Deadlines extends Http2ConnectionAdapter {
         Http2Deadlines deadlines = new Http2Deadlines(settings, refusals, pipelineContext.pipeline().context(handler),
                 handler, startNanos);
         deadlines.connection.addListener(deadlines);
-        deadlines.channel.closeFuture().addListener(closed -> deadlines.cancel());
-        deadlines.update();
+        deadlines.channel.closeFuture().addListener(closed -> deadlines.timer.cancel());
+        deadlines.timer.update();
         return true;
     }
 
     @Override
     public void onStreamActive(Http2Stream stream) {
         opened = true;
-        update();
+        timer.update();
     }
 
     @Override
@@ -91,7 +88,7 @@ final class Http2Deadlines extends Http2ConnectionAdapter {
         if (connection.numActiveStreams() == 0) {
             idleSinceNanos = System.nanoTime();
         }
-        update();
+        timer.update();
     }
 
     @Override
@@ -111,14 +108,16 @@ final class Http2Deadlines extends Http2ConnectionAdapter {
         }
     }
 
-    private Phase phase() {
+    @Override
+    public Phase phase() {
         if (connection.numActiveStreams() > 0) {
             return Phase.STREAMS;
         }
         return opened ? Phase.IDLE : Phase.OPENING;
     }
 
-    private long deadline(Phase phase) {
+    @Override
+    public long deadline(Phase phase) {
         return switch (phase) {
             case OPENING -> startNanos + settings.headerNanos();
             case IDLE -> idleSinceNanos + settings.keepAliveNanos();
@@ -126,45 +125,12 @@ final class Http2Deadlines extends Http2ConnectionAdapter {
         };
     }
 
-    /** Reschedules only when the phase changed; a check that comes early schedules the next. */
-    private void update() {
-        Phase phase = phase();
-        if (phase != scheduledFor) {
-            cancel();
-            scheduledFor = phase;
-            schedule(phase);
-        }
-    }
-
-    private void schedule(Phase phase) {
-        long deadline = deadline(phase);
-        if (deadline != Long.MAX_VALUE && channel.isActive()) {
-            check = channel.eventLoop().schedule(this::checkDeadline, Math.max(0, deadline - System.nanoTime()),
-                    TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private void checkDeadline() {
-        check = null;
-        Phase phase = phase();
-        if (phase != scheduledFor || !channel.isActive()) {
-            return;
-        }
-        if (System.nanoTime() < deadline(phase)) {
-            schedule(phase);
-            return;
-        }
+    @Override
+    public void expired(Phase phase) {
         if (phase == Phase.OPENING) {
             refusals.refused("client_header_timeout");
         }
         // From the tail of the pipeline, so Vert.x's HTTP/2 handler sends its GOAWAY before the close.
         channel.close();
-    }
-
-    private void cancel() {
-        if (check != null) {
-            check.cancel(false);
-            check = null;
-        }
     }
 }

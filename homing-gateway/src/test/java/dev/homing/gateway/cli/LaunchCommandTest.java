@@ -32,6 +32,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LaunchCommandTest {
 
+    /** Parsing {@code args} fails with a picocli error whose message names {@code naming}. */
+    private static void assertRejected(String naming, String... args) {
+        assertThatThrownBy(() -> LaunchCommand.parse(args)).isInstanceOf(ParameterException.class)
+                .hasMessageContaining(naming);
+    }
+
     @Test
     void noFlagsGiveTheDefaults() {
         assertThat(LaunchCommand.parse()).isEqualTo(GatewayConfig.DEFAULTS);
@@ -172,10 +178,8 @@ class LaunchCommandTest {
 
     @Test
     void anUnbuiltFeatureWithAValueIsRejectedByName() {
-        assertThatThrownBy(() -> LaunchCommand.parse("--history-backend", "postgres"))
-                .isInstanceOf(ParameterException.class).hasMessageContaining("--history-backend");
-        assertThatThrownBy(() -> LaunchCommand.parse("--tls-cert-path", "certs/gateway.pem"))
-                .isInstanceOf(ParameterException.class).hasMessageContaining("--tls-cert-path");
+        assertRejected("--history-backend", "--history-backend", "postgres");
+        assertRejected("--tls-cert-path", "--tls-cert-path", "certs/gateway.pem");
     }
 
     @Test
@@ -189,16 +193,13 @@ class LaunchCommandTest {
                 .isEqualTo(new CircuitBreaker.Settings(4, 2, 15, TimeUnit.SECONDS, false));
         assertThat(LaunchCommand.parse("--disable-retries").retryPolicy().maxAttempts()).isEqualTo(1);
         assertThat(LaunchCommand.parse("--disable-circuit-breaker").circuitBreakerSettings().disabled()).isTrue();
-        assertThatThrownBy(() -> LaunchCommand.parse("--retry-max-retries", "0"))
-                .isInstanceOf(ParameterException.class).hasMessageContaining("--retry-max-retries");
+        assertRejected("--retry-max-retries", "--retry-max-retries", "0");
     }
 
     @Test
     void anInvalidValueIsRejectedWithTheFlagsName() {
-        assertThatThrownBy(() -> LaunchCommand.parse("--policy", "fastest"))
-                .isInstanceOf(ParameterException.class).hasMessageContaining("--policy");
-        assertThatThrownBy(() -> LaunchCommand.parse("--worker-urls", "grpc://10.0.0.1:1"))
-                .isInstanceOf(ParameterException.class).hasMessageContaining("gRPC");
+        assertRejected("--policy", "--policy", "fastest");
+        assertRejected("gRPC", "--worker-urls", "grpc://10.0.0.1:1");
     }
 
     @Test

@@ -81,15 +81,13 @@ class PrefillWaitTest {
 
     @Test
     void aHeldRequestWhoseClientLeavesIsNeverSentAndGivesItsSlotBack() throws IOException {
-        FakeWorker a = FakeWorker.start("m");
-        FakeWorker b = FakeWorker.start("m");
-        try (RunningGateway gateway = hangingBehindAGateway(a, b, 5_000)) {
-            try (Socket firstClient = gateway.openPost("/v1/completions", completion(LONG_PROMPT))) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
+        try (HangingWorkers workers = HangingWorkers.behindAGateway(5_000)) {
+            RunningGateway gateway = workers.gateway();
+            try (Socket firstClient = workers.openFirstRequest()) {
                 try (Socket heldClient = gateway.openPost("/v1/completions", completion(LONG_PROMPT + "A follow-up."))) {
                     // Its slot is taken, and nothing reached a worker: it is held.
                     await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 2);
-                    assertThat(received(a, b)).isEqualTo(1);
+                    assertThat(workers.received()).isEqualTo(1);
                 }
 
                 await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
@@ -99,51 +97,69 @@ class PrefillWaitTest {
             // The first request ends (its client left): the prefill the held one waited for is done, and the held
             // one must still not be sent.
             await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
-            assertThat(received(a, b)).isEqualTo(1);
+            assertThat(workers.received()).isEqualTo(1);
             assertThat(gateway.scrapeMetrics()).doesNotContain("outcome=\"released\"");
-        } finally {
-            a.close();
-            b.close();
         }
     }
 
     @Test
     void aHeldRequestIsSentWhenItsWaitRunsOut() throws IOException {
-        FakeWorker a = FakeWorker.start("m");
-        FakeWorker b = FakeWorker.start("m");
-        try (RunningGateway gateway = hangingBehindAGateway(a, b, 200)) {
-            try (Socket neverAnswered = gateway.openPost("/v1/completions", completion(LONG_PROMPT))) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> received(a, b) == 1);
-                a.behaviour(FakeWorker.Behaviour.NORMAL);
-                b.behaviour(FakeWorker.Behaviour.NORMAL);
+        try (HangingWorkers workers = HangingWorkers.behindAGateway(200);
+             Socket neverAnswered = workers.openFirstRequest()) {
+            workers.a().behaviour(FakeWorker.Behaviour.NORMAL);
+            workers.b().behaviour(FakeWorker.Behaviour.NORMAL);
 
-                HttpResponse<String> held = gateway.post("/v1/completions", completion(LONG_PROMPT + "A follow-up."));
+            HttpResponse<String> held = workers.gateway().post("/v1/completions",
+                    completion(LONG_PROMPT + "A follow-up."));
 
-                assertThat(held.statusCode()).isEqualTo(200);
-                assertThat(received(a, b)).isEqualTo(2);
-                String metrics = gateway.scrapeMetrics();
-                assertThat(metrics).contains("homing_prefill_waits_total{model=\"m\",outcome=\"timed_out\"} 1.0")
-                        .doesNotContain("outcome=\"released\"");
-                assertThat(heldSeconds(metrics)).isGreaterThanOrEqualTo(0.2);
-            }
-        } finally {
-            a.close();
-            b.close();
+            assertThat(held.statusCode()).isEqualTo(200);
+            assertThat(workers.received()).isEqualTo(2);
+            String metrics = workers.gateway().scrapeMetrics();
+            assertThat(metrics).contains("homing_prefill_waits_total{model=\"m\",outcome=\"timed_out\"} 1.0")
+                    .doesNotContain("outcome=\"released\"");
+            assertThat(heldSeconds(metrics)).isGreaterThanOrEqualTo(0.2);
         }
     }
 
-    /** A gateway waiting up to {@code waitMillis} for a prefill, in front of two workers that answer nothing. */
-    private static RunningGateway hangingBehindAGateway(FakeWorker a, FakeWorker b, long waitMillis) {
-        RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
-                .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
-                .with(Settings.AFFINITY_PREFILL_WAIT_MS, waitMillis));
-        a.behaviour(FakeWorker.Behaviour.HANG);
-        b.behaviour(FakeWorker.Behaviour.HANG);
-        return gateway;
-    }
+    /** Two workers that answer nothing, behind a gateway that waits up to a given time for a prefill. */
+    private record HangingWorkers(FakeWorker a, FakeWorker b, RunningGateway gateway) implements AutoCloseable {
 
-    private static int received(FakeWorker a, FakeWorker b) {
-        return a.received().size() + b.received().size();
+        static HangingWorkers behindAGateway(long waitMillis) {
+            FakeWorker a = FakeWorker.start("m");
+            FakeWorker b = FakeWorker.start("m");
+            RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(a, b))
+                    .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
+                    .with(Settings.AFFINITY_PREFILL_WAIT_MS, waitMillis));
+            a.behaviour(FakeWorker.Behaviour.HANG);
+            b.behaviour(FakeWorker.Behaviour.HANG);
+            return new HangingWorkers(a, b, gateway);
+        }
+
+        /** Sends the long prompt and waits until a worker has it (and answers nothing). */
+        Socket openFirstRequest() throws IOException {
+            Socket client = gateway.openPost("/v1/completions", completion(LONG_PROMPT));
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> received() == 1);
+            } catch (RuntimeException e) {
+                client.close();
+                throw e;
+            }
+            return client;
+        }
+
+        int received() {
+            return a.received().size() + b.received().size();
+        }
+
+        @Override
+        public void close() {
+            try {
+                gateway.close();
+            } finally {
+                a.close();
+                b.close();
+            }
+        }
     }
 
     private static long number(Pattern pattern, String body) {

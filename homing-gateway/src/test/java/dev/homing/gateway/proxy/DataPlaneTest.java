@@ -8,13 +8,17 @@ import io.vertx.core.impl.ContextImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -189,28 +193,21 @@ class DataPlaneTest {
         assertThat(headers.get("cookie")).isNull();
     }
 
-    @Test
-    void modelsAreSynthesisedFromTheRegistry() {
-        HttpResponse<String> response = setup.gateway().get("/v1/models");
-
-        assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).contains("\"id\":\"model-a\"").contains("\"object\":\"list\"");
+    /** Models synthesised from the registry, readiness reporting the healthy workers, model info from a worker. */
+    static Stream<Arguments> pagesAndWhatTheySay() {
+        return Stream.of(
+                Arguments.of("/v1/models", List.of("\"id\":\"model-a\"", "\"object\":\"list\"")),
+                Arguments.of("/readiness", List.of("\"status\":\"ready\"", "\"healthy_workers\":1")),
+                Arguments.of("/get_model_info", List.of("\"model_path\":\"model-a\"")));
     }
 
-    @Test
-    void readinessReportsHealthyWorkers() {
-        HttpResponse<String> response = setup.gateway().get("/readiness");
+    @ParameterizedTest(name = "GET {0} answers 200 with {1}")
+    @MethodSource("pagesAndWhatTheySay")
+    void theInformationPagesAnswerFromTheRegistryOrAHealthyWorker(String path, List<String> says) {
+        HttpResponse<String> response = setup.gateway().get(path);
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).contains("\"status\":\"ready\"").contains("\"healthy_workers\":1");
-    }
-
-    @Test
-    void modelInfoIsProxiedToAHealthyWorker() {
-        HttpResponse<String> response = setup.gateway().get("/get_model_info");
-
-        assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).contains("\"model_path\":\"model-a\"");
+        assertThat(response.body()).contains(says);
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.OneWorkerGateway;
 import dev.homing.gateway.testing.FakeWorker.Behaviour;
 import dev.homing.gateway.testing.RunningGateway;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,46 +29,47 @@ class InFlightAccountingTest {
     static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
             config -> config.with(Settings.POLICY, "round_robin").with(Settings.REQUEST_TIMEOUT_SECS, 2L));
 
+    /** Whatever the way a test's request ended, its in-flight slot comes back. */
+    @AfterEach
+    void nothingIsLeftInFlight() {
+        setup.gateway().awaitNothingInFlight();
+    }
+
+    /** A streamed chat completion through the gateway to the worker behaving as {@code behaviour}. */
+    private static HttpResponse<String> streamTo(Behaviour behaviour) {
+        setup.worker().behaviour(behaviour);
+        return setup.gateway().post("/v1/chat/completions", STREAM_BODY);
+    }
+
     @Test
     void aSuccessfulRequestLeavesNothingInFlight() {
-        setup.gateway().post("/v1/chat/completions", STREAM_BODY);
-
-        setup.gateway().awaitNothingInFlight();
+        assertThat(streamTo(Behaviour.NORMAL).statusCode()).isEqualTo(200);
     }
 
     @Test
     void anUpstream500IsRelayedAndLeavesNothingInFlight() {
-        setup.worker().behaviour(Behaviour.FAIL_500);
-
-        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", STREAM_BODY);
+        HttpResponse<String> response = streamTo(Behaviour.FAIL_500);
 
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(response.body()).contains("boom");
-        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void anUpstreamThatNeverAnswersTimesOutWith504AndLeavesNothingInFlight() {
-        setup.worker().behaviour(Behaviour.HANG);
-
-        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", STREAM_BODY);
+        HttpResponse<String> response = streamTo(Behaviour.HANG);
 
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_timeout");
-        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
     void aStreamStillRunningAtTheRequestTimeoutEndsWithATimeoutEvent() {
-        setup.worker().behaviour(Behaviour.ENDLESS_STREAM);
-
-        HttpResponse<String> response = setup.gateway().post("/v1/chat/completions", STREAM_BODY);
+        HttpResponse<String> response = streamTo(Behaviour.ENDLESS_STREAM);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("data: {\"choices\"")
                 .endsWith("data: {\"error\":{\"message\":\"The worker did not finish within 2 s\","
                         + "\"type\":\"server_error\",\"param\":null,\"code\":\"call_upstream_timeout\"}}\n\n");
-        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -83,7 +85,6 @@ class InFlightAccountingTest {
         }
 
         await().atMost(Duration.ofSeconds(5)).until(() -> setup.worker().streamsCutByClient() == cutBefore + 1);
-        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
@@ -96,7 +97,6 @@ class InFlightAccountingTest {
             // gateway stopped reading from it instead of buffering without bound.
             await().atMost(Duration.ofSeconds(10)).until(setup.worker()::sawBackpressure);
         }
-        setup.gateway().awaitNothingInFlight();
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.homing.gateway.proxy;
 
 import dev.homing.core.request.RoutingTextBuilder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
@@ -83,22 +85,18 @@ class RoutingTextTest {
         assertThat(asUser).isNotEqualTo(asSystem);
     }
 
-    @Test
-    void completionsMatchThePromptAndJoinAListWithSpaces() throws Exception {
-        assertThat(text(InferenceRoute.COMPLETIONS, "{\"prompt\":\"p\"}")).isEqualTo("p");
-        assertThat(text(InferenceRoute.COMPLETIONS, "{\"prompt\":[\"p\",\"q\"]}")).isEqualTo("p q");
-    }
-
-    @Test
-    void embeddingsAndClassifyMatchTheirInput() throws Exception {
-        assertThat(text(InferenceRoute.EMBEDDINGS, "{\"input\":[\"a\",\"b\"]}")).isEqualTo("a b");
-        assertThat(text(InferenceRoute.CLASSIFY, "{\"input\":\"c\"}")).isEqualTo("c");
-    }
-
-    @Test
-    void rerankMatchesOnlyTheQuery() throws Exception {
-        assertThat(text(InferenceRoute.RERANK, "{\"query\":\"q\",\"documents\":[\"d1\",\"d2\"]}")).isEqualTo("q");
-        assertThat(text(InferenceRoute.RERANK_LEGACY, "{\"query\":\"q\"}")).isEqualTo("q");
+    /** Completions match the prompt (a list joined by spaces), embeddings and classify the input, rerank the query. */
+    @ParameterizedTest(name = "{0} {1} matches \"{2}\"")
+    @CsvSource(delimiter = '|', textBlock = """
+            COMPLETIONS   | {"prompt":"p"}                        | p
+            COMPLETIONS   | {"prompt":["p","q"]}                  | p q
+            EMBEDDINGS    | {"input":["a","b"]}                   | a b
+            CLASSIFY      | {"input":"c"}                         | c
+            RERANK        | {"query":"q","documents":["d1","d2"]} | q
+            RERANK_LEGACY | {"query":"q"}                         | q
+            """)
+    void theOtherRoutesMatchTheFieldTheyAreAbout(InferenceRoute route, String body, String expected) throws Exception {
+        assertThat(text(route, body)).isEqualTo(expected);
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -101,12 +102,17 @@ class ReplicaSyncTest {
         return hits;
     }
 
+    /** Waits until every one of {@code replicas} reports itself warm. */
+    private static void awaitWarm(RunningGateway... replicas) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> Arrays.stream(replicas)
+                .allMatch(replica -> replica.metric("homing_replica_warm") == 1));
+    }
+
     @Test
     void aConversationsNextTurnSentToAnotherReplicaGoesWhereItsPrefixIs() {
         RunningGateway a = replica();
         RunningGateway b = replica();
-        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1
-                && b.metric("homing_replica_warm") == 1);
+        awaitWarm(a, b);
 
         openConversations("in-step-", a, b);
 
@@ -117,11 +123,11 @@ class ReplicaSyncTest {
     @Test
     void aReplicaStartedLateTakesAWarmSiblingsSnapshotAndHitsWhatTheSiblingPlaced() {
         RunningGateway a = replica();
-        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1);
+        awaitWarm(a);
         openConversations("late-", a);
 
         RunningGateway late = replica();
-        await().atMost(Duration.ofSeconds(60)).until(() -> late.metric("homing_replica_warm") == 1);
+        awaitWarm(late);
 
         assertThat(late.metric("homing_replica_snapshots_total{role=\"taken\"}")).isEqualTo(1);
         assertThat(secondTurnsThatHit("late-", late)).isEqualTo(CONVERSATIONS);
@@ -130,13 +136,13 @@ class ReplicaSyncTest {
     @Test
     void aReplicaWhoseSnapshotArrivesBeforeItsWorkersRegisterKeepsItForThem() {
         RunningGateway a = replica();
-        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1);
+        awaitWarm(a);
         openConversations("early-", a);
 
         RunningGateway late = RunningGateway.start(RunningGateway.config(List.of())
                 .with(Settings.REPLICA_SYNC, List.of(nats.url())));
         gateways.add(late);
-        await().atMost(Duration.ofSeconds(60)).until(() -> late.metric("homing_replica_warm") == 1);
+        awaitWarm(late);
         assertThat(late.metric("homing_replica_snapshots_total{role=\"taken\"}")).isEqualTo(1);
         for (SimEngineServer engine : engines) {
             assertThat(late.post("/workers", "{\"url\":\"" + engine.url() + "\"}").statusCode()).isLessThan(300);
@@ -150,8 +156,7 @@ class ReplicaSyncTest {
     void withoutTheBusEveryRequestStillRoutesAndTheReplicasFindEachOtherAgainWhenItIsBack() {
         RunningGateway a = replica();
         RunningGateway b = replica();
-        await().atMost(Duration.ofSeconds(60)).until(() -> a.metric("homing_replica_warm") == 1
-                && b.metric("homing_replica_warm") == 1);
+        awaitWarm(a, b);
 
         nats.stop();
         await().atMost(Duration.ofSeconds(30)).until(() -> a.metric("homing_replica_sync_connected") == 0

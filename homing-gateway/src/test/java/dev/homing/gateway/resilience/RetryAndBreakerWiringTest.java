@@ -46,6 +46,32 @@ class RetryAndBreakerWiringTest {
         return gateway;
     }
 
+    /** A gateway in front of {@code workers}, taking them in turn. */
+    private static Config roundRobin(FakeWorker... workers) {
+        return RunningGateway.config(List.of(workers)).with(Settings.POLICY, "round_robin");
+    }
+
+    private static HttpResponse<String> chat(RunningGateway gateway) {
+        return gateway.post("/v1/chat/completions", BODY);
+    }
+
+    /** Sends {@code count} requests one after the other, each answered with {@code status}. */
+    private static void assertEachAnswered(RunningGateway gateway, int count, int status) {
+        for (int i = 0; i < count; i++) {
+            assertThat(chat(gateway).statusCode()).isEqualTo(status);
+        }
+    }
+
+    /** {@code worker}'s circuit is closed, and the gateway has no series named {@code metric} at all. */
+    private static void assertClosedAndNoMetric(RunningGateway gateway, FakeWorker worker, String metric) {
+        assertThat(circuitOf(gateway, worker)).isEqualTo(CircuitBreaker.State.CLOSED);
+        assertThat(gateway.scrapeMetrics()).doesNotContain(metric);
+    }
+
+    private static void awaitCircuit(RunningGateway gateway, FakeWorker worker, CircuitBreaker.State state) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> circuitOf(gateway, worker) == state);
+    }
+
     private static CircuitBreaker.State circuitOf(RunningGateway gateway, FakeWorker worker) {
         String id = gateway.gateway().registry().find(worker.url()).id();
         return gateway.gateway().breakers().of(id).state();
@@ -55,11 +81,10 @@ class RetryAndBreakerWiringTest {
     void aWorkerAnswering503IsRetriedOnAnotherWorkerAndTheClientGets200() {
         FakeWorker failing = worker(Behaviour.FAIL_503);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy))
-                .with(Settings.POLICY, "round_robin"));
+        RunningGateway gateway = gateway(roundRobin(failing, healthy));
 
         for (int i = 0; i < 4; i++) {
-            HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
+            HttpResponse<String> response = chat(gateway);
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("x-worker")).hasValue(healthy.url());
         }
@@ -72,10 +97,7 @@ class RetryAndBreakerWiringTest {
 
     @Test
     void aStreamIsRetriedBeforeItsFirstByteAndArrivesWhole() {
-        FakeWorker failing = worker(Behaviour.FAIL_503);
-        FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(failing, healthy))
-                .with(Settings.POLICY, "round_robin"));
+        RunningGateway gateway = gateway(roundRobin(worker(Behaviour.FAIL_503), worker(Behaviour.NORMAL)));
 
         for (int i = 0; i < 2; i++) {
             HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM_BODY);
@@ -93,7 +115,7 @@ class RetryAndBreakerWiringTest {
                 .with(Settings.RETRY_MAX_RETRIES, 3)
                 .with(Settings.RETRY_INITIAL_BACKOFF_MS, 1L));
 
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", BODY);
+        HttpResponse<String> response = chat(gateway);
 
         assertThat(response.statusCode()).isEqualTo(503);
         assertThat(response.body()).contains("overloaded");
@@ -109,16 +131,12 @@ class RetryAndBreakerWiringTest {
     void a503IsBackpressureThatIsRetriedElsewhereButNeverOpensTheCircuit() {
         FakeWorker busy = worker(Behaviour.FAIL_503);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(busy, healthy)).with(Settings.POLICY, "round_robin")
-                .with(Settings.CB_FAILURE_THRESHOLD, 2));
+        RunningGateway gateway = gateway(roundRobin(busy, healthy).with(Settings.CB_FAILURE_THRESHOLD, 2));
 
-        for (int i = 0; i < 8; i++) {
-            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
-        }
+        assertEachAnswered(gateway, 8, 200);
 
         assertThat(busy.received()).as("the busy worker kept being asked").hasSizeGreaterThanOrEqualTo(2);
-        assertThat(circuitOf(gateway, busy)).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_cb_transitions_total{");
+        assertClosedAndNoMetric(gateway, busy, "smg_worker_cb_transitions_total{");
         gateway.awaitNothingInFlight();
     }
 
@@ -127,13 +145,10 @@ class RetryAndBreakerWiringTest {
         FakeWorker worker = worker(Behaviour.BAD_REQUEST);
         RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).with(Settings.CB_FAILURE_THRESHOLD, 2));
 
-        for (int i = 0; i < 5; i++) {
-            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(400);
-        }
+        assertEachAnswered(gateway, 5, 400);
 
         assertThat(worker.received()).hasSize(5);
-        assertThat(circuitOf(gateway, worker)).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(gateway.scrapeMetrics()).doesNotContain("smg_worker_retries_total{");
+        assertClosedAndNoMetric(gateway, worker, "smg_worker_retries_total{");
         gateway.awaitNothingInFlight();
     }
 
@@ -141,31 +156,28 @@ class RetryAndBreakerWiringTest {
     void tenConsecutive5xxOpenACircuitThatGetsNoTrafficUntilAProbeClosesIt() {
         FakeWorker broken = worker(Behaviour.FAIL_500);
         FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(RunningGateway.config(List.of(broken, healthy))
-                .with(Settings.POLICY, "round_robin")
+        RunningGateway gateway = gateway(roundRobin(broken, healthy)
                 .with(Settings.DISABLE_RETRIES, true).with(Settings.CB_TIMEOUT_DURATION_SECS, 1L)
                 .with(Settings.CB_SUCCESS_THRESHOLD, 1));
 
         for (int i = 0; i < 40 && circuitOf(gateway, broken) != CircuitBreaker.State.OPEN; i++) {
-            gateway.post("/v1/chat/completions", BODY);
+            chat(gateway);
         }
         assertThat(circuitOf(gateway, broken)).isEqualTo(CircuitBreaker.State.OPEN);
         assertThat(broken.received()).hasSize(10);
 
         broken.behaviour(Behaviour.NORMAL);
         broken.clear();
-        for (int i = 0; i < 6; i++) {
-            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
-        }
+        assertEachAnswered(gateway, 6, 200);
         assertThat(broken.received()).isEmpty();
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> circuitOf(gateway, broken) == CircuitBreaker.State.HALF_OPEN);
+        awaitCircuit(gateway, broken, CircuitBreaker.State.HALF_OPEN);
         for (int i = 0; i < 4 && broken.received().isEmpty(); i++) {
-            assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
+            assertThat(chat(gateway).statusCode()).isEqualTo(200);
         }
         assertThat(broken.received()).hasSize(1);
         // The client may hold the whole body a moment before the worker's end reaches the gateway.
-        await().atMost(Duration.ofSeconds(5)).until(() -> circuitOf(gateway, broken) == CircuitBreaker.State.CLOSED);
+        awaitCircuit(gateway, broken, CircuitBreaker.State.CLOSED);
         String metrics = gateway.scrapeMetrics();
         assertThat(metrics).contains("smg_worker_cb_transitions_total{from=\"closed\",to=\"open\",worker=\""
                 + broken.url() + "\"} 1.0");
@@ -181,10 +193,10 @@ class RetryAndBreakerWiringTest {
                 .with(Settings.RETRY_INITIAL_BACKOFF_MS, 200L).with(Settings.RETRY_JITTER_FACTOR, 0.0));
 
         long start = System.nanoTime();
-        HttpResponse<String> first = gateway.post("/v1/chat/completions", BODY);
+        HttpResponse<String> first = chat(gateway);
         long firstMillis = (System.nanoTime() - start) / 1_000_000;
         start = System.nanoTime();
-        HttpResponse<String> second = gateway.post("/v1/chat/completions", BODY);
+        HttpResponse<String> second = chat(gateway);
         long secondMillis = (System.nanoTime() - start) / 1_000_000;
 
         assertThat(first.statusCode()).isEqualTo(503);
@@ -202,13 +214,13 @@ class RetryAndBreakerWiringTest {
         RunningGateway gateway = gateway(RunningGateway.config(List.of(worker)).with(Settings.CB_FAILURE_THRESHOLD, 1)
                 .with(Settings.CB_SUCCESS_THRESHOLD, 1).with(Settings.CB_TIMEOUT_DURATION_SECS, 1L)
                 .with(Settings.DISABLE_RETRIES, true));
-        assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(500);
-        await().atMost(Duration.ofSeconds(10)).until(() -> circuitOf(gateway, worker) == CircuitBreaker.State.HALF_OPEN);
+        assertThat(chat(gateway).statusCode()).isEqualTo(500);
+        awaitCircuit(gateway, worker, CircuitBreaker.State.HALF_OPEN);
         worker.behaviour(Behaviour.HANG);
 
         try (Socket probe = gateway.openPost("/v1/chat/completions", BODY)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> worker.received().size() == 2);
-            HttpResponse<String> shed = gateway.post("/v1/chat/completions", BODY);
+            HttpResponse<String> shed = chat(gateway);
 
             assertThat(shed.statusCode()).isEqualTo(503);
             assertThat(shed.headers().firstValue("x-smg-error-code")).hasValue("workers_at_capacity");

@@ -1,6 +1,9 @@
 package dev.homing.gateway.security;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.NullAndEmptySource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,39 +12,22 @@ class ApiKeyCheckTest {
 
     private final ApiKeyCheck check = ApiKeyCheck.of("sk-secret-123");
 
-    @Test
-    void theRightBearerTokenMatches() {
-        assertThat(check.matches("Bearer sk-secret-123")).isTrue();
+    @ParameterizedTest(name = "\"{0}\" matches")
+    @ValueSource(strings = {"Bearer sk-secret-123", "bearer sk-secret-123", "BEARER sk-secret-123"})
+    void theRightBearerTokenMatchesWhateverTheCaseOfTheScheme(String header) {
+        assertThat(check.matches(header)).isTrue();
     }
 
-    @Test
-    void theBearerSchemeIsCaseInsensitive() {
-        assertThat(check.matches("bearer sk-secret-123")).isTrue();
-        assertThat(check.matches("BEARER sk-secret-123")).isTrue();
-    }
-
-    @Test
-    void aWrongTokenDoesNotMatch() {
-        assertThat(check.matches("Bearer sk-secret-124")).isFalse();
-    }
-
-    @Test
-    void aPrefixOrAnExtensionOfTheKeyDoesNotMatch() {
-        assertThat(check.matches("Bearer sk-secret-12")).isFalse();
-        assertThat(check.matches("Bearer sk-secret-1234")).isFalse();
-    }
-
-    @Test
-    void aMissingOrEmptyHeaderDoesNotMatch() {
-        assertThat(check.matches(null)).isFalse();
-        assertThat(check.matches("")).isFalse();
-        assertThat(check.matches("Bearer ")).isFalse();
-    }
-
-    @Test
-    void theKeyWithoutTheBearerSchemeDoesNotMatch() {
-        assertThat(check.matches("sk-secret-123")).isFalse();
-        assertThat(check.matches("Basic sk-secret-123")).isFalse();
+    @ParameterizedTest(name = "\"{0}\" does not match")
+    @NullAndEmptySource
+    @ValueSource(strings = {
+        "Bearer sk-secret-124", // a wrong token
+        "Bearer sk-secret-12", "Bearer sk-secret-1234", // a prefix or an extension of the key
+        "Bearer ", // an empty token
+        "sk-secret-123", "Basic sk-secret-123" // the key without the bearer scheme
+    })
+    void aWrongMissingOrUnschemedTokenDoesNotMatch(String header) {
+        assertThat(check.matches(header)).isFalse();
     }
 
     @Test

@@ -36,7 +36,7 @@ class BodyMemoryTest {
 
     @BeforeEach
     void clear() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == 0);
+        awaitBodyMemory(0);
     }
 
     @Test
@@ -57,10 +57,7 @@ class BodyMemoryTest {
     @Test
     void aBodyThatWouldTakeTheBudgetOverGets503WithRetryAfterUntilTheOtherIsSent() throws IOException {
         String held = prompt(800 * 1024);
-        try (Socket holder = connect()) {
-            send(holder, head(held.length()) + held.substring(0, 1_000));
-            await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == held.length());
-
+        try (Socket holder = sendingPartOf(held, 1_000)) {
             String other = prompt(400 * 1024);
             HttpResponse<String> refused = setup.gateway().post("/v1/completions", other);
 
@@ -114,20 +111,31 @@ class BodyMemoryTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> !setup.worker().received().isEmpty());
             assertThat(socket.getInputStream().read()).as("the stream has started").isPositive();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == 0);
+            awaitBodyMemory(0);
         }
     }
 
     @Test
     void aClientThatLeavesHalfWayThroughItsBodyGivesItsMemoryBack() throws IOException {
         String body = prompt(500 * 1024);
-        try (Socket socket = connect()) {
-            send(socket, head(body.length()) + body.substring(0, 10_000));
-            await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == body.length());
+        try (Socket socket = sendingPartOf(body, 10_000)) {
         }
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == 0);
+        awaitBodyMemory(0);
         assertThat(setup.gateway().metric("homing_body_memory_limit_bytes")).isEqualTo(BUDGET);
+    }
+
+    /** A connection that sent the head and the first {@code sent} characters of {@code body}, held in memory. */
+    private static Socket sendingPartOf(String body, int sent) throws IOException {
+        Socket socket = connect();
+        send(socket, head(body.length()) + body.substring(0, sent));
+        awaitBodyMemory(body.length());
+        return socket;
+    }
+
+    /** Waits until the gateway holds {@code bytes} of request bodies in memory. */
+    private static void awaitBodyMemory(long bytes) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == bytes);
     }
 
     /** A completions body of exactly {@code bytes} bytes. */

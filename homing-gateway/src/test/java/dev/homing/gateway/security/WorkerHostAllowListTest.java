@@ -3,6 +3,8 @@ package dev.homing.gateway.security;
 import dev.homing.gateway.security.WorkerHostAllowList.Allowed;
 import dev.homing.gateway.security.WorkerHostAllowList.Refused;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -44,42 +46,30 @@ class WorkerHostAllowListTest {
     private final WorkerHostAllowList defaults = WorkerHostAllowList.defaults(
             List.of("http://gpu-1.internal:30000", "http://10.0.0.20:30000"), resolver);
 
-    @Test
-    void theHostOfAConfiguredWorkerIsAllowed() {
-        assertThat(defaults.check("http://gpu-1.internal:30001")).isInstanceOf(Allowed.class);
-        assertThat(defaults.check("http://10.0.0.20:8000")).isInstanceOf(Allowed.class);
-    }
-
-    @Test
-    void anotherHostOnTheSameNetworkIsRefusedByDefault() {
-        assertThat(defaults.check("http://gpu-2.internal:30000")).isInstanceOf(Refused.class);
-        assertThat(defaults.check("http://10.0.0.21:30000")).isInstanceOf(Refused.class);
-    }
-
-    @Test
-    void ipv4LoopbackIsAllowedByDefault() {
-        assertThat(defaults.check("http://127.0.0.1:30000")).isInstanceOf(Allowed.class);
-        assertThat(defaults.check("http://127.5.6.7:30000")).isInstanceOf(Allowed.class);
-    }
-
-    @Test
-    void ipv6LoopbackIsAllowedByDefault() {
-        assertThat(defaults.check("http://[::1]:30000")).isInstanceOf(Allowed.class);
-    }
-
-    @Test
-    void anIpv4MappedIpv6LoopbackCountsAsLoopback() {
-        assertThat(defaults.check("http://[::ffff:127.0.0.1]:30000")).isInstanceOf(Allowed.class);
-    }
-
-    @Test
-    void localhostByNameIsAllowedByDefault() {
-        assertThat(defaults.check("http://localhost:30000")).isInstanceOf(Allowed.class);
-    }
-
-    @Test
-    void theCloudMetadataAddressIsRefused() {
-        assertThat(defaults.check("http://169.254.169.254:80")).isInstanceOf(Refused.class);
+    /**
+     * The default list: the hosts of the configured workers (names compared ignoring case and a trailing dot) and
+     * loopback (IPv4, IPv6, IPv4-mapped IPv6, localhost by name) are allowed; any other host on the same network, the
+     * cloud metadata address, a URL with user info, another scheme or no URL at all is refused.
+     */
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            http://gpu-1.internal:30001       | allowed
+            http://10.0.0.20:8000             | allowed
+            http://GPU-1.Internal.:30000      | allowed
+            http://gpu-2.internal:30000       | refused
+            http://10.0.0.21:30000            | refused
+            http://127.0.0.1:30000            | allowed
+            http://127.5.6.7:30000            | allowed
+            http://[::1]:30000                | allowed
+            http://[::ffff:127.0.0.1]:30000   | allowed
+            http://localhost:30000            | allowed
+            http://169.254.169.254:80         | refused
+            http://user@127.0.0.1:1           | refused
+            ftp://127.0.0.1:1                 | refused
+            not a url                         | refused
+            """)
+    void byDefaultOnlyTheConfiguredWorkersHostsAndLoopbackAreAllowed(String url, String verdict) {
+        assertThat(defaults.check(url)).isInstanceOf(verdict(verdict));
     }
 
     @Test
@@ -89,65 +79,40 @@ class WorkerHostAllowListTest {
         assertThat(r.reason()).contains("169.254.169.254").contains("not in the worker host allow list");
     }
 
-    @Test
-    void theUnspecifiedAddressIsAlwaysRefused() {
-        WorkerHostAllowList any = WorkerHostAllowList.of(List.of("*"), resolver);
+    /**
+     * One entry against addresses and names: "*" allows any host but the unspecified address (always refused); a CIDR
+     * block allows every address inside it, on any prefix length and for IPv6 too, and a name only when all its
+     * addresses are inside; a suffix pattern allows subdomains only.
+     */
+    @ParameterizedTest(name = "{0} against {1}: {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            *                   | http://0.0.0.0:30000              | refused
+            *                   | http://[::]:30000                 | refused
+            *                   | http://10.9.9.9:30000             | allowed
+            10.0.0.0/24         | http://10.0.0.255:1               | allowed
+            10.0.0.0/24         | http://gpu-2.internal:1           | allowed
+            10.0.0.0/24         | http://10.0.1.0:1                 | refused
+            10.0.0.0/28         | http://10.0.0.15:1                | allowed
+            10.0.0.0/28         | http://10.0.0.16:1                | refused
+            fd00::/8            | http://[fd12:3456::1]:1           | allowed
+            fd00::/8            | http://[fe80::1]:1                | refused
+            10.0.0.0/8          | http://dual.internal:1            | refused
+            *.svc.cluster.local | http://a.svc.cluster.local:1      | allowed
+            *.svc.cluster.local | http://svc.cluster.local:1        | refused
+            *.svc.cluster.local | http://evilsvc.cluster.local:1    | refused
+            """)
+    void anEntryAllowsExactlyTheHostsItCovers(String entry, String url, String verdict) {
+        WorkerHostAllowList list = WorkerHostAllowList.of(List.of(entry), resolver);
 
-        assertThat(any.check("http://0.0.0.0:30000")).isInstanceOf(Refused.class);
-        assertThat(any.check("http://[::]:30000")).isInstanceOf(Refused.class);
+        assertThat(list.check(url)).isInstanceOf(verdict(verdict));
     }
 
-    @Test
-    void aStarEntryAllowsAnyOtherHost() {
-        WorkerHostAllowList any = WorkerHostAllowList.of(List.of("*"), resolver);
-
-        assertThat(any.check("http://10.9.9.9:30000")).isInstanceOf(Allowed.class);
-    }
-
-    @Test
-    void aCidrEntryAllowsEveryAddressInsideIt() {
-        WorkerHostAllowList list = WorkerHostAllowList.of(List.of("10.0.0.0/24"), resolver);
-
-        assertThat(list.check("http://10.0.0.255:1")).isInstanceOf(Allowed.class);
-        assertThat(list.check("http://gpu-2.internal:1")).isInstanceOf(Allowed.class);
-        assertThat(list.check("http://10.0.1.0:1")).isInstanceOf(Refused.class);
-    }
-
-    @Test
-    void aPrefixThatIsNotAByteBoundaryIsHonoured() {
-        WorkerHostAllowList list = WorkerHostAllowList.of(List.of("10.0.0.0/28"), resolver);
-
-        assertThat(list.check("http://10.0.0.15:1")).isInstanceOf(Allowed.class);
-        assertThat(list.check("http://10.0.0.16:1")).isInstanceOf(Refused.class);
-    }
-
-    @Test
-    void anIpv6BlockAllowsItsAddresses() {
-        WorkerHostAllowList list = WorkerHostAllowList.of(List.of("fd00::/8"), resolver);
-
-        assertThat(list.check("http://[fd12:3456::1]:1")).isInstanceOf(Allowed.class);
-        assertThat(list.check("http://[fe80::1]:1")).isInstanceOf(Refused.class);
-    }
-
-    @Test
-    void aNameWithOneAddressOutsideTheListIsRefused() {
-        WorkerHostAllowList list = WorkerHostAllowList.of(List.of("10.0.0.0/8"), resolver);
-
-        assertThat(list.check("http://dual.internal:1")).isInstanceOf(Refused.class);
-    }
-
-    @Test
-    void aSuffixPatternMatchesSubdomainsOnly() {
-        WorkerHostAllowList list = WorkerHostAllowList.of(List.of("*.svc.cluster.local"), resolver);
-
-        assertThat(list.check("http://a.svc.cluster.local:1")).isInstanceOf(Allowed.class);
-        assertThat(list.check("http://svc.cluster.local:1")).isInstanceOf(Refused.class);
-        assertThat(list.check("http://evilsvc.cluster.local:1")).isInstanceOf(Refused.class);
-    }
-
-    @Test
-    void namesCompareIgnoringCaseAndATrailingDot() {
-        assertThat(defaults.check("http://GPU-1.Internal.:30000")).isInstanceOf(Allowed.class);
+    private static Class<?> verdict(String word) {
+        return switch (word) {
+            case "allowed" -> Allowed.class;
+            case "refused" -> Refused.class;
+            default -> throw new IllegalArgumentException(word);
+        };
     }
 
     @Test
@@ -162,13 +127,6 @@ class WorkerHostAllowListTest {
     void anUnknownHostIsRefused() {
         assertThat(defaults.check("http://nowhere.internal:1")).isEqualTo(
                 new Refused("cannot resolve worker host 'nowhere.internal'"));
-    }
-
-    @Test
-    void urlsWithUserInfoOrAnotherSchemeAreRefused() {
-        assertThat(defaults.check("http://user@127.0.0.1:1")).isInstanceOf(Refused.class);
-        assertThat(defaults.check("ftp://127.0.0.1:1")).isInstanceOf(Refused.class);
-        assertThat(defaults.check("not a url")).isInstanceOf(Refused.class);
     }
 
     @Test

@@ -35,23 +35,19 @@ class FaultInjectionTest {
 
     @Test
     void resetAfterTokensClosesTheConnectionMidStream() {
-        try (SimEngineServer engine = start(Faults.NONE.withResetAfterTokens(3));
-             RawHttp http = RawHttp.post(engine, "/generate", STREAM)) {
+        StreamEnd end = stream(Faults.NONE.withResetAfterTokens(3), 5000);
 
-            assertThat(http.readUntilClosedOrSilent(5000)).as("closed by the engine").isTrue();
-            assertThat(ServerSentEvents.countIn(http.text())).isEqualTo(3);
-            assertThat(http.text()).doesNotContain("[DONE]");
-        }
+        assertThat(end.closedByEngine()).as("closed by the engine").isTrue();
+        assertThat(ServerSentEvents.countIn(end.text())).isEqualTo(3);
+        assertThat(end.text()).doesNotContain("[DONE]");
     }
 
     @Test
     void stallAfterTokensGoesSilentWithTheConnectionOpen() {
-        try (SimEngineServer engine = start(Faults.NONE.withStallAfterTokens(2));
-             RawHttp http = RawHttp.post(engine, "/generate", STREAM)) {
+        StreamEnd end = stream(Faults.NONE.withStallAfterTokens(2), 500);
 
-            assertThat(http.readUntilClosedOrSilent(500)).as("closed by the engine").isFalse();
-            assertThat(ServerSentEvents.countIn(http.text())).isEqualTo(2);
-        }
+        assertThat(end.closedByEngine()).as("closed by the engine").isFalse();
+        assertThat(ServerSentEvents.countIn(end.text())).isEqualTo(2);
     }
 
     @Test
@@ -88,6 +84,18 @@ class FaultInjectionTest {
                 statuses.add(client.post("/v1/completions", PLAIN).statusCode());
             }
             return statuses;
+        }
+    }
+
+    /** How a streaming generate ended: closed by the engine, or silent for the given time; and what arrived. */
+    private record StreamEnd(boolean closedByEngine, String text) {
+    }
+
+    /** A streaming generate on an engine with {@code faults}, read until closed or silent for {@code silenceMillis}. */
+    private static StreamEnd stream(Faults faults, int silenceMillis) {
+        try (SimEngineServer engine = start(faults); RawHttp http = RawHttp.post(engine, "/generate", STREAM)) {
+            boolean closed = http.readUntilClosedOrSilent(silenceMillis);
+            return new StreamEnd(closed, http.text());
         }
     }
 

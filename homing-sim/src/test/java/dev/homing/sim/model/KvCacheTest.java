@@ -7,6 +7,9 @@ import org.junit.jupiter.api.Test;
 
 class KvCacheTest {
 
+    /** One entry of 100 tokens, for the tests of locking. */
+    private static final int[] ENTRY = tokens(0, 100);
+
     @Test
     void aLongerPromptFindsTheEarlierPromptAsItsPrefix() {
         KvCache cache = new KvCache(1000, 1);
@@ -55,23 +58,17 @@ class KvCacheTest {
     @Test
     void aLockedPrefixIsNeverEvicted() {
         KvCache cache = new KvCache(200, 1);
-        int[] pinned = tokens(0, 100);
-        store(cache, pinned);
-        KvCache.Match match = cache.match(pinned, pinned.length);
-        cache.lock(match.node());
+        storeAndLock(cache, ENTRY, ENTRY.length);
 
         assertThat(cache.reserve(150)).isFalse();
         assertThat(cache.reserve(100)).isTrue();
-        assertThat(cache.match(pinned, pinned.length).length()).isEqualTo(100);
+        assertThat(cache.match(ENTRY, ENTRY.length).length()).isEqualTo(100);
     }
 
     @Test
     void unlockingMakesAPrefixEvictableAgain() {
         KvCache cache = new KvCache(200, 1);
-        int[] pinned = tokens(0, 100);
-        store(cache, pinned);
-        KvCache.Match match = cache.match(pinned, pinned.length);
-        cache.lock(match.node());
+        KvCache.Match match = storeAndLock(cache, ENTRY, ENTRY.length);
         cache.unlock(match.node());
 
         assertThat(cache.reserve(200)).isTrue();
@@ -81,14 +78,11 @@ class KvCacheTest {
     @Test
     void lockingPartOfAnEntryPinsThatPartAndLetsTheRestGo() {
         KvCache cache = new KvCache(200, 1);
-        int[] entry = tokens(0, 100);
-        store(cache, entry);
-        KvCache.Match half = cache.match(entry, 50);
-        cache.lock(half.node());
+        storeAndLock(cache, ENTRY, 50);
 
         assertThat(cache.reserve(150)).isTrue();
 
-        assertThat(cache.match(entry, entry.length).length()).isEqualTo(50);
+        assertThat(cache.match(ENTRY, ENTRY.length).length()).isEqualTo(50);
     }
 
     @Test
@@ -134,6 +128,14 @@ class KvCacheTest {
         KvCache.Match stored = cache.commit(tokens, tokens.length, cached.node(), cached.length());
         cache.release(own - (stored.length() - cached.length()));
         cache.unlock(stored.node());
+    }
+
+    /** Stores {@code tokens} and locks the node of their first {@code lockedLength}. */
+    private static KvCache.Match storeAndLock(KvCache cache, int[] tokens, int lockedLength) {
+        store(cache, tokens);
+        KvCache.Match match = cache.match(tokens, lockedLength);
+        cache.lock(match.node());
+        return match;
     }
 
     static int[] tokens(int first, int count) {

@@ -115,23 +115,26 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void aWorkerAboveTheLoadBoundIsPassedOverDespiteItsMatch() {
-        policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0, 0));
-        answeredOnW0("a".repeat(1000));
-        answeredOnW0("c".repeat(3000));
-
         // Recent work: w0 4,000, w1 0. The bound is 1.25 x (4,000 + 1,200) / 2 = 3,250, and a holder may go past it
         // by half its saving, 500: 3,750 < 4,000, so w0's match no longer counts.
-        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(1, "balance", 0, 1200));
+        assertThat(matchOnBusyW0(3000)).isEqualTo(new Decision(1, "balance", 0, 1200));
     }
 
     @Test
     void aHolderSlightlyAboveTheBoundKeepsItsRequestSinceMovingCostsTheSaving() {
+        // w0 has 3,300 > the bound 1.25 x (3,300 + 1,200) / 2 = 2,812.5, but by less than half its saving (500).
+        assertThat(matchOnBusyW0(2300)).isEqualTo(new Decision(0, "hit", 1000, 1200));
+    }
+
+    /**
+     * With a load bound of 1.25 (a holder may pass it by half its saving): w0 holds 1,000 characters and has done
+     * {@code otherWork} more; the placement of a request that extends what w0 holds by 200.
+     */
+    private Decision matchOnBusyW0(int otherWork) {
         policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0, 0));
         answeredOnW0("a".repeat(1000));
-        answeredOnW0("c".repeat(2300));
-
-        // w0 has 3,300 > the bound 1.25 x (3,300 + 1,200) / 2 = 2,812.5, but by less than half its saving (500).
-        assertThat(select("a".repeat(1000) + "b".repeat(200), W0, W1)).isEqualTo(new Decision(0, "hit", 1000, 1200));
+        answeredOnW0("c".repeat(otherWork));
+        return select("a".repeat(1000) + "b".repeat(200), W0, W1);
     }
 
     /** w0 and w1 both hold {@code system}; w0 has done 100 more characters of work. */
@@ -217,13 +220,24 @@ class LoadAwareAffinityPolicyTest {
     private static final AffinitySettings WAITING = new AffinitySettings(0.1, 100, 0.5, 1_000_000_000, 0.0, 256, 1.0, 0,
             300);
 
+    /** A system prompt long enough that a request relying on it waits for its prefill. */
+    private static final String SYSTEM = "s".repeat(4_000);
+
+    private record BackToBack(Decision first, Decision second) {
+    }
+
+    /** With prefill waits: two requests on the same 4,000-character system prompt, the second before any token. */
+    private BackToBack twoSharingASystemPrompt() {
+        policy = policyWith(WAITING);
+        Decision first = select(SYSTEM + "first question", W0, W1_DOWN);
+        return new BackToBack(first, select(SYSTEM + "second question", W0, W1_DOWN));
+    }
+
     @Test
     void aRequestRelyingOnAPrefixStillBeingComputedWaitsForThatPrefill() {
-        policy = policyWith(WAITING);
-        String system = "s".repeat(4_000);
-        Decision first = select(system + "first question", W0, W1_DOWN);
-
-        Decision second = select(system + "second question", W0, W1_DOWN);
+        BackToBack sent = twoSharingASystemPrompt();
+        Decision first = sent.first();
+        Decision second = sent.second();
 
         assertThat(first.hold()).isNull();
         assertThat(second.hold()).isNotNull();
@@ -234,17 +248,16 @@ class LoadAwareAffinityPolicyTest {
 
     @Test
     void theFirstTokenOrTheEndOfTheEarlierRequestReleasesTheWait() {
-        policy = policyWith(WAITING);
-        String system = "s".repeat(4_000);
-        Decision first = select(system + "first", W0, W1_DOWN);
-        Decision second = select(system + "second", W0, W1_DOWN);
+        BackToBack sent = twoSharingASystemPrompt();
+        Decision first = sent.first();
+        Decision second = sent.second();
         boolean[] released = new boolean[1];
         second.hold().awaited().whenDone(() -> released[0] = true);
 
         policy.onFirstToken("w0", first);
 
         assertThat(released[0]).isTrue();
-        assertThat(select(system + "third", W0, W1_DOWN).hold()).as("the prefix is computed now").isNull();
+        assertThat(select(SYSTEM + "third", W0, W1_DOWN).hold()).as("the prefix is computed now").isNull();
         Decision failed = select("t".repeat(4_000) + "one", W0, W1_DOWN);
         Decision waiting = select("t".repeat(4_000) + "two", W0, W1_DOWN);
         policy.onCompleted("w0", RoutingRequest.ofText("t"), failed, EngineReport.unknown(false));
