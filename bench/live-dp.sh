@@ -10,8 +10,6 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${1:-$repo/results/live-dp}" && cd "${1:-$repo/results/live-dp}" && pwd)
-mkdir -p "$out/logs"
 
 POLICY=${POLICY:-load_aware_affinity}
 RANKS=${RANKS:-4}
@@ -22,6 +20,7 @@ MAX_SECONDS=${MAX_SECONDS:-900}
 
 . "$repo/bench/processes.sh"
 needs_homing "$repo"
+out=$(out_dir "${1:-$repo/results/live-dp}")
 engine_url="http://127.0.0.1:$BASE_PORT"
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
 

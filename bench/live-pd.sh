@@ -14,8 +14,6 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${1:-$repo/results/live-pd}" && cd "${1:-$repo/results/live-pd}" && pwd)
-mkdir -p "$out/logs"
 
 PREFILL_POLICIES=${PREFILL_POLICIES:-"load_aware_affinity cache_aware"}
 TIME_SCALE=${TIME_SCALE:-10}
@@ -26,6 +24,7 @@ MAX_SECONDS=${MAX_SECONDS:-900}   # cap of one run, real seconds
 
 . "$repo/bench/processes.sh"
 needs_homing "$repo"
+out=$(out_dir "${1:-$repo/results/live-pd}")
 gateway_port=$((BASE_PORT + 100)); metrics_port=$((BASE_PORT + 101))
 
 # engine NAME PORT FLAGS...: starts a simulated engine in the background.

@@ -80,7 +80,6 @@ public final class Gateway implements AutoCloseable {
 
     private final GatewayConfig config;
     private final Vertx vertx;
-    private final HttpClient client;
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
     private final GatewayMetrics metrics;
@@ -95,14 +94,13 @@ public final class Gateway implements AutoCloseable {
     private final Tracing tracing;
     private volatile boolean closed;
 
-    private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
+    private Gateway(GatewayConfig config, Vertx vertx, WorkerRegistry registry,
                     WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
                     List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
                     ReplicaSync replicas) {
         this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
-        this.client = client;
         this.registry = registry;
         this.lifecycle = lifecycle;
         this.metrics = metrics;
@@ -229,7 +227,7 @@ public final class Gateway implements AutoCloseable {
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
-            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
+            Gateway gateway = new Gateway(config, vertx, registry, lifecycle, metrics, breakers, servers,
                     metricsServer, pods, tracing, replicas);
             LOG.info("Homing gateway listening on {}://{}:{} ({}, metrics port {}), {} worker(s) registering",
                     config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
