@@ -2,12 +2,12 @@ package dev.homing.cli;
 
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.cli.LaunchCommand;
+import dev.homing.gateway.cli.ProxyWarmup;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.logging.LogSetup;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
@@ -40,19 +40,15 @@ public final class StartupTraining {
     /** Requests of each kind, one at a time: every class of a request's way is loaded. */
     private static final int REQUESTS = 20;
     /**
-     * Requests of the proxy path, sent {@link #IN_FLIGHT} at a time, one in 16 streamed and one in 4 to
-     * {@code /generate}: past the JIT's thresholds for the whole request path, in a second or two.
+     * Requests of the proxy path, as {@link ProxyWarmup#drive} sends them: past the JIT's thresholds for the whole
+     * request path, in a second or two.
      */
     static final int PROXY_PATH_REQUESTS = 4_000;
-    private static final int IN_FLIGHT = 16;
     /** As {@code homing launch} logs by default, so the cache holds what logging a request loads. */
     private static final String LOG_LEVEL = "info";
     private static final Duration TIME_LIMIT = Duration.ofSeconds(60);
     private static final String CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello, how are you?\"}],"
             + "\"max_tokens\":8,\"stream\":%s}";
-    private static final String SHORT_CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Say one word, %d.\"}],"
-            + "\"max_tokens\":1,\"stream\":%s}";
-    private static final String GENERATE = "{\"text\":\"Say one word, %d.\",\"sampling_params\":{\"max_new_tokens\":1}}";
 
     private StartupTraining() {
     }
@@ -107,38 +103,13 @@ public final class StartupTraining {
             }
             expectOk(client, HttpMethod.GET, port, "/v1/models", null);
             expectOk(client, HttpMethod.GET, gateway.metricsPort(), "/metrics", null);
-            driveProxyPath(client, port, proxyPathRequests, deadline);
+            ProxyWarmup.drive(clientVertx, client, port, proxyPathRequests, deadline, () -> false);
         } finally {
             if (gateway != null) {
                 gateway.close(Duration.ZERO);
             }
             engines.forEach(SimEngineServer::close);
             clientVertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
-        }
-    }
-
-    /** {@code total} short requests through the gateway, {@link #IN_FLIGHT} at a time; fails if one fails. */
-    private static void driveProxyPath(HttpClient client, int port, int total, long deadline) {
-        for (int sent = 0; sent < total && System.nanoTime() < deadline; sent += IN_FLIGHT) {
-            List<Future<Integer>> batch = new ArrayList<>();
-            for (int i = sent; i < Math.min(total, sent + IN_FLIGHT); i++) {
-                String path = i % 4 == 3 ? "/generate" : "/v1/chat/completions";
-                String body = i % 4 == 3 ? GENERATE.formatted(i) : SHORT_CHAT.formatted(i, i % 16 == 0);
-                batch.add(client.request(HttpMethod.POST, port, "127.0.0.1", path)
-                        .compose(request -> request.putHeader("content-type", "application/json").send(body))
-                        .compose(response -> response.body().map(read -> response.statusCode())));
-            }
-            for (Future<Integer> answer : batch) {
-                int status;
-                try {
-                    status = answer.await(10, TimeUnit.SECONDS);
-                } catch (TimeoutException e) {
-                    status = -1;
-                }
-                if (status != 200) {
-                    throw new IllegalStateException("a proxy-path request answered " + (status < 0 ? "nothing" : status));
-                }
-            }
         }
     }
 

@@ -138,6 +138,17 @@ public final class Settings {
                     + "is served, each stream a request with its own admission permit, at most 100 streams a "
                     + "connection, with the same head, body and idle timeouts as HTTP/1.1")));
 
+    public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 10)
+            .label("SECONDS").check(atLeast(0))
+            .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "
+                    + "gateway in this process until the JIT has compiled their way; 0 skips it.", "it stops as soon "
+                    + "as compiling takes under 5% of a second (a few seconds on several cores; one core takes "
+                    + "all 10): without it the first thousand requests pay several times the warm added latency")
+            .gateway(SERVER, homing("before the port opens, short requests go through a throwaway gateway in the "
+                    + "same process, in front of a stub worker on loopback, until compiling takes under 5% of a "
+                    + "second or this many seconds have passed, so the first clients find the request path compiled; "
+                    + "nothing of it is counted or logged; 0 skips it")));
+
     public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
             .label("URL").arity("0..*").check(each(WorkerUrls::problem))
             .help("Worker base URLs (http://host:port), registered in the background at start.",

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Applies {@code --log-level}, {@code --log-json} ({@link JsonLineEncoder}) and {@code --log-dir} to Logback at
@@ -51,6 +53,32 @@ public final class LogSetup {
             file.setAppend(true);
             start(context, file, "file", encoder(context, config.get(Settings.LOG_JSON)));
             root.addAppender(file);
+        }
+    }
+
+    /**
+     * Holds every logger at ERROR until the returned {@link Quiet} is closed, which puts their levels back: for work
+     * at start-up whose lines would only mislead (the proxy warm-up's throwaway gateway). Nothing else may log
+     * meanwhile, as it would be held too.
+     */
+    public static Quiet quiet() {
+        Map<Logger, Level> levels = new LinkedHashMap<>();
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+            for (Logger logger : context.getLoggerList()) {
+                if (logger.getLevel() != null) {
+                    levels.put(logger, logger.getLevel());
+                    logger.setLevel(Level.ERROR);
+                }
+            }
+        }
+        return new Quiet(levels);
+    }
+
+    /** The levels {@link #quiet()} replaced, put back on close. */
+    public record Quiet(Map<Logger, Level> levels) implements AutoCloseable {
+        @Override
+        public void close() {
+            levels.forEach(Logger::setLevel);
         }
     }
 

@@ -52,6 +52,25 @@ class LogSetupTest {
     }
 
     @Test
+    void quietHoldsEveryLoggerAtErrorUntilClosedAndThenPutsTheLevelsBack(@TempDir Path dir) throws Exception {
+        LogSetup.apply(new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.LOG_DIR, dir.toString())
+                .with(Settings.LOG_LEVEL, "info")));
+        org.slf4j.Logger access = LoggerFactory.getLogger("dev.homing.gateway.access");
+
+        try (LogSetup.Quiet quiet = LogSetup.quiet()) {
+            access.info("held back");
+            LoggerFactory.getLogger("io.netty.test").warn("held back too");
+            access.error("an error still shows");
+        }
+        access.info("shown again");
+
+        assertThat(Files.readAllLines(dir.resolve("homing.log")))
+                .noneMatch(line -> line.contains("held back"))
+                .anyMatch(line -> line.contains("an error still shows"))
+                .anyMatch(line -> line.contains("shown again"));
+    }
+
+    @Test
     void whatALibraryLogsThroughJavaUtilLoggingComesOutAsTheGatewaysOwnLines(@TempDir Path dir) throws Exception {
         LogSetup.apply(new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.LOG_DIR, dir.toString())
                 .with(Settings.LOG_JSON, true)));
