@@ -21,7 +21,7 @@ BEGIN {
   name[++n] = "accept and parse"; pat[n] = "ClientDeadlines|InferenceExchange|InferenceAdmission|BodyReader|" \
       "GatewayServer|RequestFraming|StrictRequestDecoder|Http1xServerConnection|Http1xServerRequest|" \
       "ServerBootstrap|acceptor"
-  name[++n] = "socket reads"; pat[n] = "NioByteUnsafe\\.read"
+  name[++n] = "socket reads"; pat[n] = "NioByteUnsafe\\.read|EpollStreamUnsafe\\.epollInReady"
   stages = n
 }
 function stage(frame,   j) {

@@ -255,7 +255,11 @@ public final class ReplicaSync implements AutoCloseable {
 
     private void lost() {
         synchronized (this) {
-            if (phase != Phase.ASKING && phase != Phase.IN_STEP) {
+            // jnats hands its events to the listener asynchronously: a disconnection can be seen after the
+            // reconnection that ended it, and would leave the replica alone with the bus reached again.
+            Connection conn = connection;
+            if (phase != Phase.ASKING && phase != Phase.IN_STEP
+                    || conn != null && conn.getStatus() == Connection.Status.CONNECTED) {
                 return;
             }
             moveTo(Phase.ALONE, "replica sync: NATS unreachable; routing on this replica's own view until it is "
