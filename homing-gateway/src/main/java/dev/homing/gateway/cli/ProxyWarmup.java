@@ -29,9 +29,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Why: the JDK's start-up cache holds classes and method profiles but no compiled code, so a fresh gateway ran its
  * first thousand requests interpreted or in C1 code while C2 compiled on the same cores, at several times the warm
- * added latency (docs/BENCHMARKS.md, "Cold"). Compiled code belongs to the process, not to the gateway that ran it, so
- * the real gateway's first client finds it. A fixed number of requests does not do: on one core the JIT needs tens of
- * thousands of them (and seconds) to catch up, on several far fewer.
+ * added latency (docs/BENCHMARKS.md, "Sixth run"). Compiled code belongs to the process, not to the gateway that ran
+ * it, so the real gateway's first client finds it. A fixed number of requests does not do: on one core the JIT needs
+ * over a hundred thousand of them (and 14 s) to go quiet, on several far fewer.
  *
  * <p>Why before the port opens rather than behind a closed {@code /readiness}: nothing the real gateway serves, counts
  * or logs can be the warm-up's, and no client request competes with it for the cores. The throwaway gateway has its
@@ -46,7 +46,8 @@ public final class ProxyWarmup {
     private static final int IN_FLIGHT = 16;
     private static final String SHORT_CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Say one word, %d.\"}],"
             + "\"max_tokens\":1,\"stream\":%s}";
-    private static final String GENERATE = "{\"text\":\"Say one word, %d.\",\"sampling_params\":{\"max_new_tokens\":1}}";
+    private static final String GENERATE =
+            "{\"text\":\"Say one word, %d.\",\"sampling_params\":{\"max_new_tokens\":1}}";
 
     private ProxyWarmup() {
     }

@@ -29,12 +29,14 @@ final class WarmupWorker implements AutoCloseable {
             + "\"model\":\"" + MODEL + "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
             + "\"Hi\"},\"finish_reason\":\"length\"}]," + USAGE + "}");
     private static final byte[] GENERATE = bytes("{\"text\":\"Hi\",\"meta_info\":{\"id\":\"warmup\","
-            + "\"prompt_tokens\":12,\"completion_tokens\":1,\"cached_tokens\":8,\"finish_reason\":{\"type\":\"length\"}}}");
+            + "\"prompt_tokens\":12,\"completion_tokens\":1,\"cached_tokens\":8,"
+            + "\"finish_reason\":{\"type\":\"length\"}}}");
     private static final byte[] TOKEN_EVENT = bytes("data: {\"id\":\"warmup\",\"object\":"
             + "\"chat.completion.chunk\",\"model\":\"" + MODEL + "\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
             + "\"Hi\"}}]}\n\n");
     private static final byte[] LAST_EVENTS = bytes("data: {\"id\":\"warmup\",\"object\":"
-            + "\"chat.completion.chunk\",\"model\":\"" + MODEL + "\",\"choices\":[]," + USAGE + "}\n\ndata: [DONE]\n\n");
+            + "\"chat.completion.chunk\",\"model\":\"" + MODEL + "\",\"choices\":[]," + USAGE
+            + "}\n\ndata: [DONE]\n\n");
 
     private final HttpServer server;
 

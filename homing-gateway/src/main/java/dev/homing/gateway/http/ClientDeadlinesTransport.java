@@ -19,9 +19,9 @@ import io.vertx.core.transport.Transport;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Netty's epoll transport where it loads (Linux on x86-64; about 7% less CPU a proxied request than the JDK's NIO in
- * {@code bench/proxy-overhead.sh}'s measurement), else Vert.x's NIO transport ({@code -Dio.netty.transport.noNative=true}
- * asks for it), with one addition: every connection a server with an idle timeout accepts gets
+ * Netty's epoll transport where it loads (Linux on x86-64; about 7% less CPU a proxied request than the JDK's NIO,
+ * docs/BENCHMARKS.md "Sixth run"), else Vert.x's NIO transport ({@code -Dio.netty.transport.noNative=true} asks for
+ * it), with one addition: every connection a server with an idle timeout accepts gets
  * {@link ClientDeadlines} at the moment of accept. Vert.x has no public hook that early (its connection handler runs
  * only once the HTTP pipeline is set up, after the first bytes when HTTP/2 over plain text is allowed: too late to
  * time the head of a client that sends nothing), so the hook is the transport, which configures each server

@@ -313,7 +313,9 @@ public final class ReplicaSync implements AutoCloseable {
                 return;
             }
             if (frame.events().isEmpty()) {
-                conn.closeDispatcher(transfer);
+                // Closed from another thread, not from its own handler: after snapshots ended that way a replica was
+                // seen to hear no sibling's event again, its other dispatcher stalled.
+                scheduler.execute(() -> conn.closeDispatcher(transfer));
                 metrics.snapshot(true);
                 inStep(attempt, "replica sync: took sibling " + sibling + "'s snapshot (" + events[0]
                         + " blocks); in step from now on");
