@@ -65,10 +65,13 @@ public final class ProxyWarmup {
         long start = System.nanoTime();
         Outcome outcome = null;
         String problem = null;
-        try (LogSetup.Quiet quiet = LogSetup.quiet()) {
+        LogSetup.Quiet quiet = LogSetup.quiet();
+        try {
             outcome = run(config.get(Settings.POLICY), Duration.ofSeconds(seconds));
         } catch (RuntimeException e) {
             problem = e.getMessage();
+        } finally {
+            quiet.close();
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         if (outcome == null) {
