@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prints the Markdown tables of a proxy-overhead run from its results.tsv and hold.tsv (see proxy-overhead.sh): the
 # rows, then the targets. Figures are means over the rounds, with the rounds' spread in brackets; "+" is the
-# difference to the direct row (for the cold step, to the direct row's sequential figure: the engines are warm in
-# both); a ratio to HAProxy pairs the rows of the same round (its spread is over the rounds).
+# difference to the direct row (for the cold p50, to the engines measured directly by the same client at the end of
+# the same cold step; for the cold p99, to the direct row's sequential figure); a ratio to HAProxy pairs the rows of
+# the same round (its spread is over the rounds). Target 3 compares each row's cold and warm figures of one cold step.
 set -euo pipefail
 results=$1 hold=${2:-} bursts=${3:-}
 have_bursts=0
@@ -28,23 +29,30 @@ awk -F'\t' -v bursts=$have_bursts '
     if (cnt[row, c] == 1) return sprintf(fmt, m(row, c))
     return sprintf(fmt " (" fmt "-" fmt ")", m(row, c), ext[row, c, "min"], ext[row, c, "max"])
   }
-  # The cold columns compare with the direct row warm: the engines are warm in both.
+  # The cold p99 compares with the direct row warm (the engines are warm in both), the cold p50 with the direct
+  # figure of its own step (column 24).
   function base(c) { return c == 11 ? 8 : c == 12 ? 9 : c }
-  function plus(row, c) { return row == "direct" || m(row, c) == "" || m("direct", base(c)) == "" ? "" : sprintf(" (%+.2f)", m(row, c) - m("direct", base(c))) }
+  function plus(row, c) {
+    if (c == 11 && m(row, 24) != "") return sprintf(" (%+.2f)", m(row, c) - m(row, 24))
+    return row == "direct" || m(row, c) == "" || m("direct", base(c)) == "" ? "" : sprintf(" (%+.2f)", m(row, c) - m("direct", base(c)))
+  }
+  # The cold step of a round: the first requests of the fresh proxy (column 11) or of the warm helper (23) less the engines
+  # measured directly by the same client (24).
+  function instep(row, r, c) { return ((row, r, c) in v) && ((row, r, 24) in v) ? v[row, r, c] - v[row, r, 24] : "" }
   # Per-round quantities for the targets: "" where a figure is missing.
   function added(row, r, c) { return ((row, r, c) in v) && (("direct", r, base(c)) in v) ? v[row, r, c] - v["direct", r, base(c)] : "" }
   function ratio(row, r) { return ((row, r, 5) in v) && (("haproxy", r, 5) in v) && v["haproxy", r, 5] > 0 ? v[row, r, 5] / v["haproxy", r, 5] : "" }
   function p99over(row, r) { return ((row, r, 9) in v) && (("haproxy", r, 9) in v) ? v[row, r, 9] - v["haproxy", r, 9] : "" }
-  # Added latency against added latency (p50: the warm figure of the row against that of HAProxy; cold: the cold
-  # figure of the row against its warm one): the ratio of the means over the rounds where both were measured, since
+  # Added latency against added latency (p50: the warm figure of the row against that of HAProxy; cold: the first
+  # requests of a fresh proxy against a warm one, both of the same cold step): the ratio of the means over the rounds where both were measured, since
   # the added figure of one round can be near zero or below it in the noise. Undecided when the mean denominator is
   # not above zero.
   function quotient(kind, row, limit,   i, r, a, b, sa, sb, k, what) {
     sa = 0; sb = 0; k = 0
     for (i = 1; i <= nr; i++) {
       r = rounds[i]
-      a = kind == "p50" ? added(row, r, 8) : added(row, r, 11)
-      b = kind == "p50" ? added("haproxy", r, 8) : added(row, r, 8)
+      a = kind == "p50" ? added(row, r, 8) : instep(row, r, 11)
+      b = kind == "p50" ? added("haproxy", r, 8) : instep(row, r, 23)
       if (a == "" || b == "") continue
       sa += a; sb += b; k++
     }
@@ -90,6 +98,20 @@ awk -F'\t' -v bursts=$have_bursts '
           f(m(r, 19), "%.3f"), plus(r, 19), f(m(r, 20), "%.2f"), plus(r, 20)
       }
     }
+    if (cnt["haproxy", 23] || cnt["homing-ca", 23]) {
+      print ""
+      print "Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly."
+      print ""
+      print "| Row | First requests p50 ms | Warm p50 ms | Engines directly p50 ms | Added: first | Added: warm | First / warm |"
+      print "|---|---|---|---|---|---|---|"
+      for (i = 1; i <= rows; i++) {
+        r = order[i]
+        if (!cnt[r, 23]) continue
+        printf "| %s | %s | %s | %s | %+.3f | %+.3f | %s |\n", r, spread(r, 11, "%.3f"), spread(r, 23, "%.3f"),
+          spread(r, 24, "%.3f"), m(r, 11) - m(r, 24), m(r, 23) - m(r, 24),
+          (m(r, 23) - m(r, 24) > 0 ? sprintf("%.2fx", (m(r, 11) - m(r, 24)) / (m(r, 23) - m(r, 24))) : "-")
+      }
+    }
     # With the bursts step, the targets are judged from it (below): proxies measured seconds apart.
     if (bursts) exit
     print ""
@@ -106,12 +128,17 @@ awk -F'\t' -v bursts=$have_bursts '
   }' "$results"
 
 # The bursts step (see proxy-overhead.sh): the rows and the targets, each ratio taken within one burst (HAProxy and
-# the row measured seconds apart), its mean over the bursts with their spread; the cold figure comes from the rows
-# above (a fresh proxy), against the warm figures of the bursts.
+# the row measured seconds apart), its mean over the bursts with their spread; target 3 comes from the cold step
+# above (a fresh proxy's first requests against a warm one's, one client, one sitting).
 if [ $have_bursts = 1 ]; then
   awk -F'\t' '
     FNR == 1 { next }
-    FILENAME == ARGV[1] { if ($11 != "-" && $11 != "") { cold[$1] += $11; coldn[$1]++ } next }
+    FILENAME == ARGV[1] {
+      if ($11 != "-" && $11 != "" && $23 != "-" && $23 != "" && $24 != "-" && $24 != "") {
+        cold[$1] += $11 - $24; warm[$1] += $23 - $24; coldn[$1]++
+      }
+      next
+    }
     {
       b = $1; row = $2; if (!(row in seen)) { seen[row] = 1; order[++rows] = row }
       if (!(b in bs)) { bs[b] = 1; nb++ }
@@ -149,7 +176,7 @@ if [ $have_bursts = 1 ]; then
       print ""
       print "| Target | Row | Figure: mean over the bursts (spread) | Result |"
       print "|---|---|---|---|"
-      hadd = mean("added", "haproxy", 0); dwarm = mean("value", "direct", 5)
+      hadd = mean("added", "haproxy", 0)
       for (i = 1; i <= rows; i++) {
         r = order[i]
         if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx") continue
@@ -161,11 +188,11 @@ if [ $have_bursts = 1 ]; then
         else printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %.2fx: %+.3f ms, HAProxy %+.3f ms | %s |\n", r, a / hadd, a, hadd, verdict(a / hadd <= 1.5)
         x = stat("over", r, 0, "%+.2f ms")
         printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M <= 1)
-        if (!coldn[r] || a == "" || dwarm == "") printf "| 3. cold added p50 at most 1.5x warm | %s | - | not measured |\n", r
+        if (!coldn[r]) printf "| 3. cold added p50 at most 1.5x warm | %s | - | not measured |\n", r
         else {
-          ca = cold[r] / coldn[r] - dwarm
-          if (a <= 0) printf "| 3. cold added p50 at most 1.5x warm | %s | cold %+.3f ms, warm %+.3f ms | undecided |\n", r, ca, a
-          else printf "| 3. cold added p50 at most 1.5x warm | %s | %.2fx: cold %+.3f ms (%d rounds), warm %+.3f ms | %s |\n", r, ca / a, ca, coldn[r], a, verdict(ca / a <= 1.5)
+          ca = cold[r] / coldn[r]; wa = warm[r] / coldn[r]
+          if (wa <= 0) printf "| 3. cold added p50 at most 1.5x warm | %s | cold %+.3f ms, warm %+.3f ms | undecided |\n", r, ca, wa
+          else printf "| 3. cold added p50 at most 1.5x warm | %s | %.2fx: cold %+.3f ms, warm %+.3f ms (%d rounds, the cold step) | %s |\n", r, ca / wa, ca, wa, coldn[r], verdict(ca / wa <= 1.5)
         }
       }
     }' "$results" "$bursts"

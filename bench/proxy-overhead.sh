@@ -35,6 +35,7 @@ STEPS=${STEPS:-bursts cold}
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 BASE_PORT=${BASE_PORT:-18100}
 e1=$((BASE_PORT + 1)); e2=$((BASE_PORT + 2)); proxy_port=$((BASE_PORT + 10)); prom_port=$((BASE_PORT + 11))
+helper_port=$((BASE_PORT + 12))   # the cold step's helper proxy
 h1=$((BASE_PORT + 21)); h2=$((BASE_PORT + 22))   # the slow engines of the stream-holding test
 if [ $quick = 1 ]; then
   SAT_SECS=5; RATE_SECS=6; STREAM_SECS=6; ROUNDS=1; HOLD_COUNTS="1000"; WARM_SECS=2; SAT_WARM_SECS=6
@@ -44,9 +45,11 @@ fi
 ROUNDS=${ROUNDS_OVERRIDE:-$ROUNDS}
 HOLD_COUNTS=${HOLD:-$HOLD_COUNTS}   # e.g. HOLD="1000 10000" in quick mode, HOLD=" " for none
 SAT_CONNS=32          # wrk connections at saturation (direct: 16 per engine)
-SEQ_WARMUP=5000       # sequential steps: requests before the measured ones (through the proxy, or to the engines
-SEQ_REQUESTS=5000     # directly for the cold step, which then measures a proxy started after the client is warm)
-COLD_REQUESTS=1000
+SEQ_WARMUP=5000       # sequential steps: requests before the measured ones, and measured
+SEQ_REQUESTS=5000
+COLD_REQUESTS=1000    # the cold step: a fresh proxy's first requests, measured (and as many warm, and direct)
+# The cold step's sequential warm-up of the client (and the engines) through the helper proxy.
+COLD_WARMUP=${COLD_WARMUP:-20000}
 # The bursts step: bursts per proxy, seconds of saturation in each, sequential requests measured in each.
 BURSTS=${BURSTS:-$([ $quick = 1 ] && echo 3 || echo 6)}
 BURST_SECS=${BURST_SECS:-5}
@@ -55,9 +58,9 @@ RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far be
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
 HOLD_TOKENS=8         # output of a held stream: one token a second, so a stream lasts about 8 s
 
-# Fast engines: at --time-scale 1000 a prefill or a short decode takes microseconds of simulated time, but the
-# engine's clock is a Vert.x millisecond timer, so a request costs about 1 ms of real time: small next to the HTTP
-# work, so the engines are not the bottleneck of a proxy. Time scale 4 for the 200-token streams makes one decode
+# Fast engines: at --time-scale 1000 a prefill or a short decode takes microseconds of real time (the engine's timer
+# counts nanoseconds on the epoll transport, a short /generate answers in about 0.13 ms), so the engines are not the
+# bottleneck of a proxy. Time scale 4 for the 200-token streams makes one decode
 # step (8 ms simulated) about 2 ms real, so tokens arrive one per event, 2 ms apart, and a stream lasts ~0.4 s.
 FAST_ENGINE=(--time-scale 1000 --max-running-requests 1024 --kv-tokens 2000000)
 STREAM_ENGINE=(--time-scale 4 --max-running-requests 1024 --kv-tokens 2000000)
@@ -257,27 +260,31 @@ load() {
       dev.homing.bench.overhead.RoundRobinLoad --urls "$urls" --output "$out/json/$name.json" "$@"
   wait "$last_pid" || true
 }
-# pct NAME SECTION FIELD: one latency figure of a step, in ms; failed NAME: its failed requests ("-": no result).
+# pct NAME SECTION FIELD: one latency figure of a step, in ms (SECTION may be a path such as warm.endToEnd; "-":
+# none); failed NAME: its failed requests ("-": no result).
 pct() {
-  [ -f "$out/json/$1.json" ] || { echo -; return; }
-  jq -r --arg s "$2" --arg f "$3" '.[$s][$f]' "$out/json/$1.json" 2>/dev/null | awk '{printf "%.3f", $1}' || echo -
+  local x
+  x=$(jq -r --arg s "$2" --arg f "$3" 'getpath(($s | split(".")) + [$f]) // empty' "$out/json/$1.json" 2>/dev/null) || x=""
+  [ -n "$x" ] && awk -v x="$x" 'BEGIN {printf "%.3f", x}' || echo -
 }
 failed() { [ -f "$out/json/$1.json" ] && jq -r .requests.failed "$out/json/$1.json" 2>/dev/null || echo -; }
 
 # sequential ROW NAME [COLD]: one client, one request at a time, small non-streaming /generate answers of one token,
 # on the load core. Warm: SEQ_WARMUP requests through the proxy, then SEQ_REQUESTS measured. COLD: the client warms
-# up against the engines directly, prints "warmed up" and waits for the proxy's readiness URL (READY_URL); the caller
-# starts the proxy then, and the first COLD_REQUESTS after readiness are measured. Returns at once for COLD (the
-# client's PID in $seq_pid); waits otherwise.
+# up (COLD_WARMUP requests) through the warm helper proxy on helper_port and measures COLD_REQUESTS through it (the
+# warm figure), prints "warmed up" and waits for the proxy's readiness URL (READY_URL); the caller stops the helper
+# and starts the fresh proxy then. The client measures its first COLD_REQUESTS after readiness, then as many to the
+# first engine directly (the baseline of both): all three from one client, one set of engines, seconds apart.
+# Returns at once for COLD (the client's PID in $seq_pid); waits otherwise.
 sequential() {
   local row=$1 name=$2 cold=${3:-}
-  local urls engines
+  local urls
   # The direct row: one engine. With a URL per engine the client would run a lane on each, two requests at a time.
   urls=$(targets "$row" $e1 | paste -sd, -)
-  engines=$(targets direct $e1 $e2 | paste -sd, -)
   local args=(--urls "$urls" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQ_REQUESTS")
-  [ -n "$cold" ] && args=(--urls "http://127.0.0.1:$proxy_port" --warmup-urls "$engines" --await-url "$READY_URL"
-                          --warmup-requests "$SEQ_WARMUP" --max-requests "$COLD_REQUESTS")
+  [ -n "$cold" ] && args=(--urls "http://127.0.0.1:$proxy_port" --warmup-urls "http://127.0.0.1:$helper_port"
+                          --await-url "$READY_URL" --warmup-requests "$COLD_WARMUP" --max-requests "$COLD_REQUESTS"
+                          --warm-figure --direct-urls "http://127.0.0.1:$e1")
   start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
       dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1 --concurrency 1 \
       --warmup-seconds 120 --seconds 120 --output "$out/json/$name.json" "${args[@]}"
@@ -291,7 +298,7 @@ if [ -n "${ROWS:-}" ]; then read -r -a rows <<<"$ROWS"
 else rows=(direct homing-ca homing-rr haproxy nginx); fi
 [ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-ca homing-ca base-rr homing-rr haproxy nginx)
 results="$out/results.tsv"
-printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\n' >"$results"
+printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\n' >"$results"
 log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU (saturation: $SAT_CPU); $(nproc) cores; ulimit -n $fd_limit; steps: $STEPS"
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -318,13 +325,22 @@ for ((round = 1; round <= ROUNDS; round++)); do
       stop_proxy; stop_engines
     fi
     if has_step cold && [ "$row" != direct ]; then
-      log "$tag: a warm sequential client over the first $COLD_REQUESTS requests of a fresh proxy"
+      log "$tag: one sequential client: a warm proxy, then the first $COLD_REQUESTS requests of a fresh one"
       start_engines FAST_ENGINE $e1 $e2
+      # A helper instance of the same proxy, warmed by a saturation, warms the engines and the client with this
+      # row's traffic and gives the warm figure; then the fresh proxy's first requests are measured right after it.
+      # (With the warm figure taken after the first requests instead, HAProxy's came out 1.9x its warm ones: the
+      # client and the engines, Java both, were still settling while the first were measured.)
+      measured_port=$proxy_port; proxy_port=$helper_port
+      start_proxy "$row" $e1 $e2
+      saturate "$row" "$tag-helper" "$SAT_WARM_SECS" $e1 $e2
+      helper_pid=$proxy_pid; proxy_port=$measured_port
       READY_URL="http://127.0.0.1:$proxy_port/health"
       is_homing "$row" && READY_URL="http://127.0.0.1:$proxy_port/readiness"
       sequential "$row" "$tag-cold" cold
-      deadline=$((SECONDS + 120))
+      deadline=$((SECONDS + 300))
       until grep -q 'warmed up' "$out/logs/$tag-cold.log" 2>/dev/null || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+      stop "$helper_pid"
       start_proxy "$row" $e1 $e2
       [ "$ready" != - ] || ready=${ready_ms:--}
       wait "$seq_pid" || true
@@ -347,14 +363,15 @@ for ((round = 1; round <= ROUNDS; round++)); do
       stop_proxy; stop_engines
     fi
 
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
         "$ready" "$idle" "$rps" "$errs" "$cpu_us" \
         "$(pct "$tag-seq" endToEnd p50Ms)" "$(pct "$tag-seq" endToEnd p99Ms)" "$(failed "$tag-seq")" \
         "$(pct "$tag-cold" endToEnd p50Ms)" "$(pct "$tag-cold" endToEnd p99Ms)" "$(failed "$tag-cold")" \
         "$(pct "$tag-rate" endToEnd p50Ms)" "$(pct "$tag-rate" endToEnd p99Ms)" "$(failed "$tag-rate")" \
         "$(pct "$tag-stream" timeToFirstToken p50Ms)" "$(pct "$tag-stream" timeToFirstToken p99Ms)" \
         "$(pct "$tag-stream" interTokenGap p50Ms)" "$(pct "$tag-stream" interTokenGap p99Ms)" \
-        "$(failed "$tag-stream")" "$load_before" >>"$results"
+        "$(failed "$tag-stream")" "$load_before" "$(pct "$tag-cold" warm.endToEnd p50Ms)" \
+        "$(pct "$tag-cold" direct.endToEnd p50Ms)" >>"$results"
   done
 done
 

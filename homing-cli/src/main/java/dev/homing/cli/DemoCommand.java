@@ -91,7 +91,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (engines < 1) {
             throw new IllegalArgumentException("--engines must be at least 1, got " + engines);
         }
-        Vertx engineVertx = Vertx.vertx();
+        Vertx engineVertx = SimEngineServer.newVertx();
         List<SimEngineServer> servers = new ArrayList<>();
         try {
             SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(timeScale);

@@ -40,7 +40,11 @@ import picocli.CommandLine.Option;
  * a warm-up in the same JVM so that neither the client's JIT nor its connection set-up lands in the measured numbers.
  * The warm-up may go to other URLs than the measured part ({@code --warmup-urls}) and the measured part may wait for a
  * URL to answer 200 first ({@code --await-url}): a warm client then measures the first requests of a proxy that
- * starts only once the client is warm (the proxy-overhead benchmark's cold step).
+ * starts only once the client is warm (the proxy-overhead benchmark's cold step). For that step the same client also
+ * measures the warm-up URLs once warm ({@code --warm-figure}, section {@code warm}: a warm proxy of the same kind) just
+ * before the wait, and the engines directly at the end ({@code --direct-urls}, section {@code direct}): the first
+ * requests, the warm figure and the baseline they are compared with come from one process, one set of engines and
+ * one sitting, seconds apart.
  *
  * <p>Against a proxy it takes the proxy's one URL; against the engines directly, every engine's URL. The JSON result
  * uses {@code homing bench}'s field names for what it has ({@code requests}, {@code errors}, {@code throughput},
@@ -97,13 +101,25 @@ public final class RoundRobinLoad implements Callable<Integer> {
     @Option(names = "--max-requests", defaultValue = "100000", description = "Request cap of the measured part.")
     long maxRequests;
 
+    @Option(names = "--warm-figure", description = "After the warm-up, measure --max-requests more on the warm-up "
+            + "URLs (\"warm\"), before the wait.")
+    boolean warmFigure;
+
+    @Option(names = "--direct-urls", split = ",", description = "Last: --max-requests measured against these URLs "
+            + "(\"direct\"), with lanes of their own.")
+    List<String> directUrls;
+
     @Option(names = "--output", required = true, description = "JSON result file.")
     Path output;
 
     /** The measured part, in {@code homing bench}'s shape. */
     record Result(List<String> urls, String pacing, double elapsedSeconds, Requests requests,
                   Map<String, Long> errors, Throughput throughput, LatencySummary timeToFirstToken,
-                  LatencySummary interTokenGap, LatencySummary endToEnd) {
+                  LatencySummary interTokenGap, LatencySummary endToEnd, Later warm, Later direct) {
+
+        /** A later measured part of the same run: its end-to-end latency only (null when not asked for). */
+        record Later(List<String> urls, Requests requests, LatencySummary endToEnd) {
+        }
 
         record Requests(long sent, long succeeded, long failed) {
         }
@@ -133,6 +149,8 @@ public final class RoundRobinLoad implements Callable<Integer> {
                 drive(warmupLanes, new ResultAggregator(), warmupSeconds,
                         warmupRequests != null ? warmupRequests : maxRequests, 1000);
             }
+            Result.Later warm = warmFigure ? measureLater(warmupUrls != null ? warmupUrls : urls, warmupLanes, 3000)
+                    : null;
             if (awaitUrl != null) {
                 System.out.println("warmed up");
                 awaitOk(awaitUrl);
@@ -140,22 +158,40 @@ public final class RoundRobinLoad implements Callable<Integer> {
             ResultAggregator results = new ResultAggregator();
             double elapsed = drive(lanes, results, seconds, maxRequests, 1);
             ResultAggregator.Snapshot s = results.snapshot();
+            List<Lane> directLanes = directUrls == null ? List.of() : lanes(vertx, directUrls);
+            Result.Later direct = directUrls == null ? null : measureLater(directUrls, directLanes, 4000);
             Result result = new Result(urls, rate != null ? "open-loop " + rate + "/s" : "closed-loop " + concurrency,
                     elapsed, new Result.Requests(s.sent(), s.succeeded(), s.failed()), s.errors(),
                     new Result.Throughput(s.succeeded() / Math.max(1e-9, elapsed)),
                     LatencySummary.of(s.ttftMicros()), LatencySummary.of(s.gapMicros()),
-                    LatencySummary.of(s.e2eMicros()));
+                    LatencySummary.of(s.e2eMicros()), warm, direct);
             Files.writeString(output, JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
                     .writeValueAsString(result));
             System.out.printf("%s: %d sent, %d succeeded, %d failed, e2e p50 %.2f ms p99 %.2f ms%n", urls, s.sent(),
                     s.succeeded(), s.failed(), result.endToEnd().p50Ms(), result.endToEnd().p99Ms());
-            for (Lane lane : warmupLanes == lanes ? lanes : concat(lanes, warmupLanes)) {
+            for (Result.Later later : new Result.Later[] {warm, direct}) {
+                if (later != null) {
+                    System.out.printf("%s: %d succeeded, %d failed, e2e p50 %.2f ms p99 %.2f ms%n", later.urls(),
+                            later.requests().succeeded(), later.requests().failed(), later.endToEnd().p50Ms(),
+                            later.endToEnd().p99Ms());
+                }
+            }
+            List<Lane> all = concat(lanes, directLanes);
+            for (Lane lane : warmupLanes == lanes ? all : concat(all, warmupLanes)) {
                 lane.context().runOnContext(v -> lane.client().close());
             }
             return 0;
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().join();
         }
+    }
+
+    private Result.Later measureLater(List<String> laterUrls, List<Lane> laterLanes, long seedBase) throws Exception {
+        ResultAggregator results = new ResultAggregator();
+        drive(laterLanes, results, seconds, maxRequests, seedBase);
+        ResultAggregator.Snapshot s = results.snapshot();
+        return new Result.Later(laterUrls, new Result.Requests(s.sent(), s.succeeded(), s.failed()),
+                LatencySummary.of(s.e2eMicros()));
     }
 
     private List<Lane> lanes(Vertx vertx, List<String> baseUrls) {

@@ -1,7 +1,9 @@
 package dev.homing.sim.http;
 
 import dev.homing.sim.model.VirtualTimeModel;
+import io.vertx.core.Timer;
 import io.vertx.core.Vertx;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -9,8 +11,11 @@ import java.util.function.ToLongFunction;
 /**
  * Drives one engine model (a rank's {@link dev.homing.sim.model.Engine}, a prefill or a decode role) in real time
  * scaled by {@code timeScale}: virtual time is the real time elapsed since start-up times the scale, and one timer
- * wakes the model when its next event is due. Events that came due between two wake-ups (timers have millisecond
- * granularity, which matters at a high scale) are all delivered at the next one.
+ * wakes the model when its next event is due. Events that came due between two wake-ups are all delivered at the
+ * next one. The timer counts nanoseconds (a task on the Netty event loop), not Vert.x's milliseconds: at a high scale
+ * an answer due a few microseconds after its request would otherwise wait a whole millisecond, or not at all when the
+ * event loop happened to be slow enough for it to be due already, and the engine's latency would flip between the two
+ * with its own JIT state.
  *
  * <p>Each event goes to the observer, then to the listener of its key (a request id, a bootstrap room); the key's
  * last event ({@code ends}) removes its listener ({@link KeyedListeners}). Callers change the model themselves, at
@@ -30,7 +35,7 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
     private final KeyedListeners<E> listeners;
     private boolean pumping;
     private boolean pumpAgain;
-    private long timerId = -1;
+    private Timer timer;
     private long timerTargetNanos = Long.MAX_VALUE;
 
     /** @param startNanos the real time ({@link System#nanoTime}) virtual time counts from: one for all a server's */
@@ -94,31 +99,35 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
     }
 
     void close() {
-        if (timerId >= 0) {
-            vertx.cancelTimer(timerId);
-            timerId = -1;
+        cancelTimer();
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel();
+            timer = null;
         }
     }
 
     private void schedule() {
         long next = model.nextEventNanos();
-        if (next == timerTargetNanos && timerId >= 0) {
+        if (next == timerTargetNanos && timer != null) {
             return;
         }
-        if (timerId >= 0) {
-            vertx.cancelTimer(timerId);
-            timerId = -1;
-        }
+        cancelTimer();
         timerTargetNanos = next;
         if (next == Long.MAX_VALUE) {
             return;
         }
-        double realNanos = (next - virtualNow()) / timeScale;
-        long delayMillis = Math.max(1, (long) Math.ceil(realNanos / 1_000_000));
-        timerId = vertx.setTimer(delayMillis, id -> {
-            timerId = -1;
-            timerTargetNanos = Long.MAX_VALUE;
-            pump();
+        long delayNanos = Math.max(1, (long) Math.ceil((next - virtualNow()) / timeScale));
+        Timer set = vertx.timer(delayNanos, TimeUnit.NANOSECONDS);
+        timer = set;
+        set.onSuccess(v -> {
+            if (timer == set) {
+                timer = null;
+                timerTargetNanos = Long.MAX_VALUE;
+                pump();
+            }
         });
     }
 }

@@ -2,6 +2,7 @@ package dev.homing.sim.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.transport.Transport;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,15 +40,25 @@ public final class SimEngineServer implements AutoCloseable {
         this.traceContexts = traceContexts;
     }
 
-    /** Starts an engine on a Vert.x instance of its own, closed with it. */
+    /** Starts an engine on a Vert.x instance of its own ({@link #newVertx}), closed with it. */
     public static SimEngineServer start(SimEngineOptions options) {
-        Vertx vertx = Vertx.vertx();
+        Vertx vertx = newVertx();
         try {
             return start(vertx, options, true);
         } catch (RuntimeException e) {
             vertx.close();
             throw e;
         }
+    }
+
+    /**
+     * A Vert.x instance for engines: on Netty's epoll transport where it loads, whose timers sleep to the microsecond,
+     * else on NIO, whose selector polls without sleeping for a timer due within half a millisecond (the engine's
+     * timers at a high time scale are that short: {@link ModelDriver}).
+     */
+    public static Vertx newVertx() {
+        Transport epoll = Transport.EPOLL;
+        return Vertx.builder().withTransport(epoll != null && epoll.available() ? epoll : Transport.NIO).build();
     }
 
     /** Starts an engine on a shared Vert.x instance (it runs on one of its event loops). */
