@@ -110,7 +110,10 @@ class InFlightAccountingTest {
             HttpResponse<String> response = other.post("/generate", "{\"text\":\"hi\"}");
 
             assertThat(response.statusCode()).isEqualTo(502);
-            assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_connection_failed");
+            // Refused at connect, or, on a loaded machine, sent on a pooled connection from the health checks whose
+            // closing the gateway has not read yet and reset there: both are the worker failing, with nothing left.
+            assertThat(response.headers().firstValue("x-smg-error-code").orElseThrow())
+                    .isIn("call_upstream_connection_failed", "call_upstream_failed");
             other.awaitNothingInFlight();
         }
     }

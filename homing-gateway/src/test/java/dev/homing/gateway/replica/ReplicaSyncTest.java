@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -175,15 +176,28 @@ class ReplicaSyncTest {
         }
         // Right after a reconnection the server may not yet hold the sibling's renewed subscription, so the first
         // events can miss it; each turn sent again is placed (and published) again, until the sibling has heard.
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            if (b.metric("homing_replica_events_received_total") >= heard + CONVERSATIONS) {
-                return true;
-            }
-            for (int c = 0; c < CONVERSATIONS; c++) {
-                cachedTokens(a, opening("back-" + c));
-            }
-            return false;
-        });
+        try {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                if (b.metric("homing_replica_events_received_total") >= heard + CONVERSATIONS) {
+                    return true;
+                }
+                for (int c = 0; c < CONVERSATIONS; c++) {
+                    cachedTokens(a, opening("back-" + c));
+                }
+                return false;
+            });
+        } catch (ConditionTimeoutException e) {
+            // Seen about once in six full runs, never alone: what the replicas and jnats's threads were doing.
+            System.err.println("replica a published " + a.metric("homing_replica_events_published_total")
+                    + ", b heard " + b.metric("homing_replica_events_received_total") + " (before: " + heard + ")");
+            Thread.getAllStackTraces().forEach((thread, stack) -> {
+                String frames = Arrays.stream(stack).map(f -> "    at " + f).reduce("", (x, y) -> x + "\n" + y);
+                if (frames.contains("io.nats") || frames.contains("replica")) {
+                    System.err.println(thread.getName() + " " + thread.getState() + frames);
+                }
+            });
+            throw e;
+        }
         assertThat(secondTurnsThatHit("back-", b)).isEqualTo(CONVERSATIONS);
     }
 
