@@ -122,6 +122,9 @@ public final class RoundRobinLoad implements Callable<Integer> {
         }
 
         record Requests(long sent, long succeeded, long failed) {
+            static Requests of(ResultAggregator.Snapshot s) {
+                return new Requests(s.sent(), s.succeeded(), s.failed());
+            }
         }
 
         record Throughput(double requestsPerSecond) {
@@ -161,7 +164,7 @@ public final class RoundRobinLoad implements Callable<Integer> {
             List<Lane> directLanes = directUrls == null ? List.of() : lanes(vertx, directUrls);
             Result.Later direct = directUrls == null ? null : measureLater(directUrls, directLanes, 4000);
             Result result = new Result(urls, rate != null ? "open-loop " + rate + "/s" : "closed-loop " + concurrency,
-                    elapsed, new Result.Requests(s.sent(), s.succeeded(), s.failed()), s.errors(),
+                    elapsed, Result.Requests.of(s), s.errors(),
                     new Result.Throughput(s.succeeded() / Math.max(1e-9, elapsed)),
                     LatencySummary.of(s.ttftMicros()), LatencySummary.of(s.gapMicros()),
                     LatencySummary.of(s.e2eMicros()), warm, direct);
@@ -190,8 +193,7 @@ public final class RoundRobinLoad implements Callable<Integer> {
         ResultAggregator results = new ResultAggregator();
         drive(laterLanes, results, seconds, maxRequests, seedBase);
         ResultAggregator.Snapshot s = results.snapshot();
-        return new Result.Later(laterUrls, new Result.Requests(s.sent(), s.succeeded(), s.failed()),
-                LatencySummary.of(s.e2eMicros()));
+        return new Result.Later(laterUrls, Result.Requests.of(s), LatencySummary.of(s.e2eMicros()));
     }
 
     private List<Lane> lanes(Vertx vertx, List<String> baseUrls) {

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -191,7 +192,7 @@ class ReplicaSyncTest {
             System.err.println("replica a published " + a.metric("homing_replica_events_published_total")
                     + ", b heard " + b.metric("homing_replica_events_received_total") + " (before: " + heard + ")");
             Thread.getAllStackTraces().forEach((thread, stack) -> {
-                String frames = Arrays.stream(stack).map(f -> "    at " + f).reduce("", (x, y) -> x + "\n" + y);
+                String frames = Arrays.stream(stack).map(f -> "\n    at " + f).collect(Collectors.joining());
                 if (frames.contains("io.nats") || frames.contains("replica")) {
                     System.err.println(thread.getName() + " " + thread.getState() + frames);
                 }
