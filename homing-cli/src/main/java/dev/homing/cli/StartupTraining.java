@@ -103,7 +103,7 @@ public final class StartupTraining {
             }
             expectOk(client, HttpMethod.GET, port, "/v1/models", null);
             expectOk(client, HttpMethod.GET, gateway.metricsPort(), "/metrics", null);
-            ProxyWarmup.drive(clientVertx, client, port, proxyPathRequests, deadline, () -> false);
+            ProxyWarmup.drive(clientVertx, port, true, proxyPathRequests, deadline, () -> false);
         } finally {
             if (gateway != null) {
                 gateway.close(Duration.ZERO);

@@ -10,7 +10,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +18,8 @@ import org.slf4j.LoggerFactory;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -33,6 +35,15 @@ import java.util.function.BooleanSupplier;
  * it, so the real gateway's first client finds it. A fixed number of requests does not do: on one core the JIT needs
  * over a hundred thousand of them (and 14 s) to go quiet, on several far fewer.
  *
+ * <p>Why it pauses ({@link #BURST_MILLIS} of requests, then {@link #PAUSE_MILLIS} of none, over and over): the JIT
+ * moves a method from C1's code to C2's only while C2's queue is short, and a warm-up sending flat out on one core
+ * keeps the queue long, since the compiler threads share that core with it. Without pauses, methods run at every
+ * request (the server's read handler, the client's write of a request head) were still C1 code after ten seconds;
+ * the real gateway's first requests then waited while C2 compiled 60 to 90 of them. With the pauses, 15 to 18.
+ *
+ * <p>Why the requests vary ({@link WarmupRequests}): compiled code is thrown away when real traffic takes a branch
+ * or brings a type the warm-up never showed.
+ *
  * <p>Why before the port opens rather than behind a closed {@code /readiness}: nothing the real gateway serves, counts
  * or logs can be the warm-up's, and no client request competes with it for the cores. The throwaway gateway has its
  * own registry, metrics and port (no metrics port, no tracing, no replicas, no discovery), and the loggers are held
@@ -44,16 +55,19 @@ public final class ProxyWarmup {
 
     /** Requests in flight at once: enough to exercise the pool and batched reads, few enough for one core. */
     private static final int IN_FLIGHT = 16;
-    private static final String SHORT_CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"Say one word, %d.\"}],"
-            + "\"max_tokens\":1,\"stream\":%s}";
-    private static final String GENERATE =
-            "{\"text\":\"Say one word, %d.\",\"sampling_params\":{\"max_new_tokens\":1}}";
+    /** How long the lanes send before they pause, and how long they pause (see the class comment). */
+    private static final long BURST_MILLIS = 50;
+    private static final long PAUSE_MILLIS = 50;
 
     private ProxyWarmup() {
     }
 
+    /** Requests answered, and how many of them over HTTP/2. */
+    public record Answered(int requests, int overH2c) {
+    }
+
     /** What a warm-up did: requests answered, and whether the JIT had gone quiet (else the time was up). */
-    record Outcome(int requests, boolean settled) {
+    record Outcome(Answered answered, boolean settled) {
     }
 
     /** The warm-up {@code config} asks for, logged once it is over (or skipped, and why). Never throws. */
@@ -67,7 +81,7 @@ public final class ProxyWarmup {
         String problem = null;
         LogSetup.Quiet quiet = LogSetup.quiet();
         try {
-            outcome = run(config.get(Settings.POLICY), Duration.ofSeconds(seconds));
+            outcome = run(config.get(Settings.POLICY), !config.get(Settings.DISABLE_H2C), Duration.ofSeconds(seconds));
         } catch (RuntimeException e) {
             problem = e.getMessage();
         } finally {
@@ -77,31 +91,36 @@ public final class ProxyWarmup {
         if (outcome == null) {
             LOG.warn("proxy warm-up skipped after {} ms: {}", millis, problem);
         } else {
-            LOG.info("proxy path warmed up: {} requests in {} ms ({})", outcome.requests(), millis,
+            LOG.info("proxy path warmed up: {} requests ({} over h2c) in {} ms ({})", outcome.answered().requests(),
+                    outcome.answered().overH2c(), millis,
                     outcome.settled() ? "compiled" : "--warmup-secs reached before the JIT went quiet");
         }
     }
 
     /**
-     * Starts a throwaway gateway with {@code policy} in front of a warm-up worker, sends it requests until the JIT
-     * goes quiet or {@code limit} is over, and closes both.
+     * Starts a throwaway gateway with {@code policy} (serving h2c or not, as the real one will) in front of a warm-up
+     * worker, sends it requests until the JIT goes quiet or {@code limit} is over, and closes both.
      *
      * @throws IllegalStateException if a part does not start or a request fails
      */
-    static Outcome run(String policy, Duration limit) {
+    static Outcome run(String policy, boolean h2c, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         Vertx vertx = Vertx.vertx();
         Gateway gateway = null;
         WarmupWorker worker = null;
         try {
             worker = await(WarmupWorker.start(vertx), deadline);
-            gateway = Gateway.start(LaunchCommand.parse("--host", "127.0.0.1", "--port", "0",
-                    "--prometheus-port", "-1", "--policy", policy, "--warmup-secs", "0"));
+            List<String> flags = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0",
+                    "--prometheus-port", "-1", "--policy", policy, "--warmup-secs", "0",
+                    // Probes and load polls during the warm-up too: the real gateway's client sends them.
+                    "--health-check-interval-secs", "1", "--worker-startup-check-interval", "1"));
+            if (!h2c) {
+                flags.add("--disable-h2c");
+            }
+            gateway = Gateway.start(LaunchCommand.parse(flags.toArray(String[]::new)));
             await(gateway.addWorker(WorkerSpec.of(worker.url(), null)).activated(), deadline);
-            HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
-                    new PoolOptions().setHttp1MaxSize(IN_FLIGHT));
             JitQuiet quiet = new JitQuiet();
-            int answered = drive(vertx, client, gateway.port(), Integer.MAX_VALUE, deadline, quiet);
+            Answered answered = drive(vertx, gateway.port(), h2c, Integer.MAX_VALUE, deadline, quiet);
             return new Outcome(answered, quiet.wentQuiet());
         } finally {
             if (gateway != null) {
@@ -117,39 +136,63 @@ public final class ProxyWarmup {
 
     /**
      * Sends short requests to the gateway on 127.0.0.1:{@code port}, {@link #IN_FLIGHT} at a time, until {@code total}
-     * are answered, {@code deadlineNanos} ({@link System#nanoTime}) passes or {@code enough} says so: chat
-     * completions, one in 16 streamed, and one request in four to {@code /generate}. Returns how many were answered.
+     * are answered, {@code deadlineNanos} ({@link System#nanoTime}) passes or {@code enough} says so, in the order
+     * {@link WarmupRequests} numbers them.
+     *
+     * <p>With {@code h2c}, the requests {@link WarmupRequests} marks go over HTTP/2, on a connection upgraded from
+     * HTTP/1.1 as the JDK's HTTP client asks by default. Why: the first h2c connection loads Netty's HTTP/2 classes,
+     * and some of them implement interfaces the HTTP/1.1 path calls (its headers among them). Code the JIT compiled
+     * believing those calls had one target is thrown away then: 42 methods of the request path at once, measured,
+     * when the benchmark's readiness probe upgraded after a warm-up without h2c. Loaded during the warm-up, the
+     * classes are there before the JIT compiles.
      *
      * @throws IllegalStateException when a request is not answered 200
      */
-    public static int drive(Vertx vertx, HttpClient client, int port, int total, long deadlineNanos,
+    public static Answered drive(Vertx vertx, int port, boolean h2c, int total, long deadlineNanos,
                             BooleanSupplier enough) {
-        Promise<Integer> done = Promise.promise();
-        Lanes lanes = new Lanes(client, port, total, deadlineNanos, enough, done);
-        vertx.getOrCreateContext().runOnContext(v -> lanes.start());
-        return await(done.future(), deadlineNanos + TimeUnit.SECONDS.toNanos(10));
+        HttpClient http1 = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+                new PoolOptions().setHttp1MaxSize(IN_FLIGHT));
+        HttpClient http2 = h2c ? vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
+                .setHttp2ClearTextUpgrade(true)) : http1;
+        try {
+            Promise<Answered> done = Promise.promise();
+            Lanes lanes = new Lanes(vertx, http1, http2, port, total, deadlineNanos, enough, done);
+            vertx.getOrCreateContext().runOnContext(v -> lanes.start());
+            return await(done.future(), deadlineNanos + TimeUnit.SECONDS.toNanos(10));
+        } finally {
+            http1.close();
+            http2.close();
+        }
     }
 
     /**
-     * {@link #IN_FLIGHT} lanes, each sending its next request when the last is answered. Confined to one Vert.x
+     * {@link #IN_FLIGHT} lanes, each sending its next request when the last is answered, all waiting out the same
+     * pauses. Confined to one Vert.x
      * context, where the client's answers arrive too: requests made from a thread outside Vert.x were seen to go
      * unanswered after a garbage collection.
      */
     private static final class Lanes {
-        private final HttpClient client;
+        private final HttpClient http1;
+        private final HttpClient http2;
         private final int port;
         private final int total;
         private final long deadlineNanos;
         private final BooleanSupplier enough;
-        private final Promise<Integer> done;
+        private final Promise<Answered> done;
         private int sent;
         private int answered;
+        private int overH2c;
         private int open;
         private boolean stopping;
+        private final Vertx vertx;
+        private long burstEndNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BURST_MILLIS);
+        private int paused;
 
-        Lanes(HttpClient client, int port, int total, long deadlineNanos, BooleanSupplier enough,
-              Promise<Integer> done) {
-            this.client = client;
+        Lanes(Vertx vertx, HttpClient http1, HttpClient http2, int port, int total, long deadlineNanos, BooleanSupplier enough,
+              Promise<Answered> done) {
+            this.vertx = vertx;
+            this.http1 = http1;
+            this.http2 = http2;
             this.port = port;
             this.total = total;
             this.deadlineNanos = deadlineNanos;
@@ -167,17 +210,26 @@ public final class ProxyWarmup {
             stopping = stopping || sent == total || System.nanoTime() >= deadlineNanos || enough.getAsBoolean();
             if (stopping) {
                 if (open == 0) {
-                    done.tryComplete(answered);
+                    done.tryComplete(new Answered(answered, overH2c));
                 }
                 return;
             }
-            int i = sent++;
+            if (System.nanoTime() >= burstEndNanos) {
+                // This lane waits out the pause; the first to stop starts it, and its end restarts them all.
+                if (paused++ == 0) {
+                    vertx.setTimer(PAUSE_MILLIS, t -> resume());
+                }
+                return;
+            }
+            WarmupRequests.Request request = WarmupRequests.number(sent++);
             open++;
-            String path = i % 4 == 3 ? "/generate" : "/v1/chat/completions";
-            String body = i % 4 == 3 ? GENERATE.formatted(i) : SHORT_CHAT.formatted(i, i % 16 == 0);
-            client.request(HttpMethod.POST, port, "127.0.0.1", path)
-                    .compose(request -> request.putHeader("content-type", "application/json").send(body))
-                    .compose(response -> response.body().map(read -> response.statusCode()))
+            String path = request.options().getURI();
+            (request.overH2c() ? http2 : http1).request(request.options().setPort(port))
+                    .compose(sending -> request.body() == null ? sending.send() : sending.send(request.body()))
+                    .compose(response -> response.body().map(read -> {
+                        overH2c += response.version() == HttpVersion.HTTP_2 ? 1 : 0;
+                        return response.statusCode();
+                    }))
                     .onComplete(answer -> {
                         open--;
                         if (answer.succeeded() && answer.result() == 200) {
@@ -188,6 +240,15 @@ public final class ProxyWarmup {
                                     + (answer.succeeded() ? answer.result() : answer.cause().getMessage())));
                         }
                     });
+        }
+
+        private void resume() {
+            burstEndNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BURST_MILLIS);
+            int waiting = paused;
+            paused = 0;
+            for (int lane = 0; lane < waiting; lane++) {
+                next();
+            }
         }
     }
 

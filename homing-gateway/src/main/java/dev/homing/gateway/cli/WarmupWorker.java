@@ -13,8 +13,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The worker a {@link ProxyWarmup} gateway routes to: an HTTP server on 127.0.0.1 that answers what registration asks
  * ({@code /health}, {@code /get_model_info}, {@code /get_server_info}, {@code /get_load}) and every inference path with
- * one short canned answer, in the engine's shapes: a JSON body with {@code usage}, or, when the body asks to stream,
- * server-sent events ending in a usage chunk and {@code [DONE]}. It does no work of its own, so the warm-up's time goes
+ * one short canned answer, in the engine's shape for its route (chat completion, completion, {@code /generate}): a
+ * JSON body with its usage, or, when the body asks to stream, server-sent events ending in {@code [DONE]}. It does no work of its own, so the warm-up's time goes
  * to the gateway's side of each request.
  */
 final class WarmupWorker implements AutoCloseable {
@@ -31,12 +31,19 @@ final class WarmupWorker implements AutoCloseable {
     private static final byte[] GENERATE = bytes("{\"text\":\"Hi\",\"meta_info\":{\"id\":\"warmup\","
             + "\"prompt_tokens\":12,\"completion_tokens\":1,\"cached_tokens\":8,"
             + "\"finish_reason\":{\"type\":\"length\"}}}");
-    private static final byte[] TOKEN_EVENT = bytes("data: {\"id\":\"warmup\",\"object\":"
+    private static final byte[] COMPLETION = bytes("{\"id\":\"warmup\",\"object\":\"text_completion\",\"created\":0,"
+            + "\"model\":\"" + MODEL + "\",\"choices\":[{\"index\":0,\"text\":\"Hi\",\"finish_reason\":\"length\"}],"
+            + USAGE + "}");
+    private static final byte[] CHAT_EVENTS = bytes("data: {\"id\":\"warmup\",\"object\":"
             + "\"chat.completion.chunk\",\"model\":\"" + MODEL + "\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
             + "\"Hi\"}}]}\n\n");
+    private static final byte[] COMPLETION_EVENTS = bytes("data: {\"id\":\"warmup\",\"object\":\"text_completion\","
+            + "\"model\":\"" + MODEL + "\",\"choices\":[{\"index\":0,\"text\":\"Hi\"}]}\n\n");
     private static final byte[] LAST_EVENTS = bytes("data: {\"id\":\"warmup\",\"object\":"
             + "\"chat.completion.chunk\",\"model\":\"" + MODEL + "\",\"choices\":[]," + USAGE
             + "}\n\ndata: [DONE]\n\n");
+    private static final byte[] GENERATE_EVENTS = bytes("data: " + new String(GENERATE, StandardCharsets.UTF_8)
+            + "\n\ndata: [DONE]\n\n");
 
     private final HttpServer server;
 
@@ -67,14 +74,28 @@ final class WarmupWorker implements AutoCloseable {
             case "/get_server_info" -> json(response, SERVER_INFO);
             case "/get_load" -> json(response, LOAD);
             default -> request.body().onSuccess(body -> {
-                if (body.toString().contains("\"stream\":true")) {
-                    response.setChunked(true).putHeader("content-type", "text/event-stream");
-                    response.write(Buffer.buffer(TOKEN_EVENT));
-                    response.end(Buffer.buffer(LAST_EVENTS));
-                } else {
-                    json(response, request.path().equals("/generate") ? GENERATE : CHAT);
+                boolean stream = body.toString().contains("\"stream\":true");
+                switch (request.path()) {
+                    case "/generate" -> answer(response, stream, GENERATE, GENERATE_EVENTS);
+                    case "/v1/completions" -> answer(response, stream, COMPLETION, COMPLETION_EVENTS);
+                    default -> answer(response, stream, CHAT, CHAT_EVENTS);
                 }
             });
+        }
+    }
+
+    /** The whole answer, or its events then the usage chunk and {@code [DONE]} (one event, for /generate). */
+    private static void answer(HttpServerResponse response, boolean stream, byte[] whole, byte[] events) {
+        if (!stream) {
+            json(response, whole);
+            return;
+        }
+        response.setChunked(true).putHeader("content-type", "text/event-stream");
+        if (events == GENERATE_EVENTS) {
+            response.end(Buffer.buffer(events));
+        } else {
+            response.write(Buffer.buffer(events));
+            response.end(Buffer.buffer(LAST_EVENTS));
         }
     }
 

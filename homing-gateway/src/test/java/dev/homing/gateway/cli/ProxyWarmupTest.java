@@ -1,8 +1,11 @@
 package dev.homing.gateway.cli;
 
+import io.vertx.core.Vertx;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,9 +13,35 @@ class ProxyWarmupTest {
 
     @Test
     void aWarmupDrivesRequestsThroughAThrowawayGatewayUntilItsTimeIsUp() {
-        ProxyWarmup.Outcome outcome = ProxyWarmup.run("round_robin", Duration.ofSeconds(3));
+        ProxyWarmup.Outcome outcome = ProxyWarmup.run("round_robin", true, Duration.ofSeconds(3));
 
-        assertThat(outcome.requests()).isPositive();
+        assertThat(outcome.answered().requests()).isPositive();
+        assertThat(outcome.answered().overH2c()).as("the requests marked for h2c were answered over HTTP/2")
+                .isPositive().isLessThan(outcome.answered().requests());
+    }
+
+    @Test
+    void withH2cOffEveryRequestGoesOverHttp1() {
+        ProxyWarmup.Outcome outcome = ProxyWarmup.run("cache_aware", false, Duration.ofSeconds(2));
+
+        assertThat(outcome.answered().requests()).isPositive();
+        assertThat(outcome.answered().overH2c()).isZero();
+    }
+
+    @Test
+    void theLanesSendExactlyTheRequestsAskedForAcrossTheirPauses() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try (WarmupWorker worker = WarmupWorker.start(vertx).await(30, TimeUnit.SECONDS)) {
+            int port = URI.create(worker.url()).getPort();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+
+            ProxyWarmup.Answered answered = ProxyWarmup.drive(vertx, port, true, 3_000, deadline, () -> false);
+
+            assertThat(answered.requests()).isEqualTo(3_000);
+            assertThat(answered.overH2c()).isPositive();
+        } finally {
+            vertx.close().await(30, TimeUnit.SECONDS);
+        }
     }
 
     @Test
