@@ -142,10 +142,11 @@ public final class Settings {
             .label("SECONDS").check(atLeast(0))
             .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "
                     + "gateway in this process until the JIT has compiled their way; 0 skips it.", "it stops as soon "
-                    + "as compiling takes under 5% of a second (a few seconds on several cores; one core takes "
-                    + "all 10): without it the first thousand requests pay several times the warm added latency")
-            .gateway(SERVER, homing("before the port opens, short requests go through a throwaway gateway in the "
-                    + "same process, in front of a stub worker on loopback, until compiling takes under 5% of a "
+                    + "as compiling takes under 5% of a second (one or two cores take all 10): without it the first "
+                    + "thousand requests pay several times the warm added latency")
+            .gateway(SERVER, homing("before the port opens, short requests of every route go through a throwaway "
+                    + "gateway in the same process, in front of a stub worker on loopback, in bursts with pauses "
+                    + "that leave the cores to the JIT, until compiling takes under 5% of a "
                     + "second or this many seconds have passed, so the first clients find the request path compiled; "
                     + "nothing of it is counted or logged; 0 skips it")));
 
