@@ -161,17 +161,19 @@ public final class ProxyWarmup {
             return await(done.future(), deadlineNanos + TimeUnit.SECONDS.toNanos(10));
         } finally {
             http1.close();
-            http2.close();
+            if (http2 != http1) {
+                http2.close();
+            }
         }
     }
 
     /**
      * {@link #IN_FLIGHT} lanes, each sending its next request when the last is answered, all waiting out the same
-     * pauses. Confined to one Vert.x
-     * context, where the client's answers arrive too: requests made from a thread outside Vert.x were seen to go
-     * unanswered after a garbage collection.
+     * pauses. Confined to one Vert.x context, where the client's answers arrive too: requests made from a thread
+     * outside Vert.x were seen to go unanswered after a garbage collection.
      */
     private static final class Lanes {
+        private final Vertx vertx;
         private final HttpClient http1;
         private final HttpClient http2;
         private final int port;
@@ -184,12 +186,11 @@ public final class ProxyWarmup {
         private int overH2c;
         private int open;
         private boolean stopping;
-        private final Vertx vertx;
         private long burstEndNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BURST_MILLIS);
         private int paused;
 
-        Lanes(Vertx vertx, HttpClient http1, HttpClient http2, int port, int total, long deadlineNanos, BooleanSupplier enough,
-              Promise<Answered> done) {
+        Lanes(Vertx vertx, HttpClient http1, HttpClient http2, int port, int total, long deadlineNanos,
+              BooleanSupplier enough, Promise<Answered> done) {
             this.vertx = vertx;
             this.http1 = http1;
             this.http2 = http2;
@@ -207,14 +208,15 @@ public final class ProxyWarmup {
         }
 
         private void next() {
-            stopping = stopping || sent == total || System.nanoTime() >= deadlineNanos || enough.getAsBoolean();
+            long now = System.nanoTime();
+            stopping = stopping || sent == total || now >= deadlineNanos || enough.getAsBoolean();
             if (stopping) {
                 if (open == 0) {
                     done.tryComplete(new Answered(answered, overH2c));
                 }
                 return;
             }
-            if (System.nanoTime() >= burstEndNanos) {
+            if (now >= burstEndNanos) {
                 // This lane waits out the pause; the first to stop starts it, and its end restarts them all.
                 if (paused++ == 0) {
                     vertx.setTimer(PAUSE_MILLIS, t -> resume());

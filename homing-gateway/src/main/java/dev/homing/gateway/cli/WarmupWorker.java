@@ -14,8 +14,8 @@ import java.nio.charset.StandardCharsets;
  * The worker a {@link ProxyWarmup} gateway routes to: an HTTP server on 127.0.0.1 that answers what registration asks
  * ({@code /health}, {@code /get_model_info}, {@code /get_server_info}, {@code /get_load}) and every inference path with
  * one short canned answer, in the engine's shape for its route (chat completion, completion, {@code /generate}): a
- * JSON body with its usage, or, when the body asks to stream, server-sent events ending in {@code [DONE]}. It does no work of its own, so the warm-up's time goes
- * to the gateway's side of each request.
+ * JSON body with its usage, or, when the body asks to stream, server-sent events ending in {@code [DONE]}. It does no
+ * work of its own, so the warm-up's time goes to the gateway's side of each request.
  */
 final class WarmupWorker implements AutoCloseable {
 
@@ -77,26 +77,24 @@ final class WarmupWorker implements AutoCloseable {
                 boolean stream = body.toString().contains("\"stream\":true");
                 switch (request.path()) {
                     case "/generate" -> answer(response, stream, GENERATE, GENERATE_EVENTS);
-                    case "/v1/completions" -> answer(response, stream, COMPLETION, COMPLETION_EVENTS);
-                    default -> answer(response, stream, CHAT, CHAT_EVENTS);
+                    case "/v1/completions" -> answer(response, stream, COMPLETION, COMPLETION_EVENTS, LAST_EVENTS);
+                    default -> answer(response, stream, CHAT, CHAT_EVENTS, LAST_EVENTS);
                 }
             });
         }
     }
 
-    /** The whole answer, or its events then the usage chunk and {@code [DONE]} (one event, for /generate). */
-    private static void answer(HttpServerResponse response, boolean stream, byte[] whole, byte[] events) {
+    /** The whole answer, or its event chunks, one write each, the last ending the response. */
+    private static void answer(HttpServerResponse response, boolean stream, byte[] whole, byte[]... chunks) {
         if (!stream) {
             json(response, whole);
             return;
         }
         response.setChunked(true).putHeader("content-type", "text/event-stream");
-        if (events == GENERATE_EVENTS) {
-            response.end(Buffer.buffer(events));
-        } else {
-            response.write(Buffer.buffer(events));
-            response.end(Buffer.buffer(LAST_EVENTS));
+        for (int i = 0; i < chunks.length - 1; i++) {
+            response.write(Buffer.buffer(chunks[i]));
         }
+        response.end(Buffer.buffer(chunks[chunks.length - 1]));
     }
 
     /** A new buffer each time: writing a buffer hands its bytes to the channel, which consumes them. */
