@@ -155,6 +155,9 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             stepAside();
         } else if (!off) {
             if (msg instanceof HttpRequest) {
+                if (headsRead == 0) {
+                    dropIdleHandler(ctx.pipeline());
+                }
                 headStarted = false;
                 headBytes = false;
                 openExchanges++;
@@ -181,6 +184,19 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             return;
         }
         super.userEventTriggered(ctx, evt);
+    }
+
+    /**
+     * Takes Vert.x's idle handler out once the first request is decoded. It only anchors the codec and these
+     * deadlines (both in place by then), and its events are held back above; yet it listens to every write and reads
+     * the clock at every read, about a fiftieth of the gateway's CPU a request. On HTTP/2 it stays: the codec there
+     * is set up later, and a connection's first frames are not requests.
+     */
+    private static void dropIdleHandler(ChannelPipeline pipeline) {
+        ChannelHandler idle = pipeline.get(IdleStateHandler.class);
+        if (idle != null) {
+            pipeline.remove(idle);
+        }
     }
 
     /** A close while the client still sends a body the gateway did not read lingers: {@link LingeringClose}. */

@@ -8,10 +8,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * The one timer of a connection that is always in one phase with at most one deadline, shared by
  * {@link ClientDeadlines} (HTTP/1.x) and {@link Http2Deadlines} (HTTP/2). Invariant: at most one check is scheduled,
- * for the phase in {@code scheduledFor}; a phase change cancels it and schedules the new phase's. A check runs
- * against the state of the moment: one that comes after the phase changed, or on a closed channel, does nothing, one
- * that comes early schedules the next, so progress within a phase only moves a timestamp, never a timer. Not
- * thread-safe: confined to its channel's event loop.
+ * and it falls no later than the current phase's deadline. A check runs against the state of the moment: one that
+ * finds the current phase without a deadline, or a closed channel, does nothing; one that comes early schedules the
+ * next at the current phase's deadline.
+ *
+ * <p>Why a check is not moved at every phase change: a keep-alive connection changes phase three or four times a
+ * request (idle, head, waiting, idle), and cancelling and scheduling a task each time was a tenth of the gateway's
+ * own CPU a request at saturation. A phase whose deadline falls after the pending check leaves it alone (the check,
+ * early then, schedules the next), so a busy connection schedules about once per timeout rather than per request;
+ * only a phase whose deadline falls earlier (a first head, a body after a long idle) moves the check forward.
+ * Not thread-safe: confined to its channel's event loop.
  *
  * @param <P> the phases of the connection
  */
@@ -36,7 +42,8 @@ final class PhaseTimer<P> {
     private final Phases<P> phases;
     private Channel channel;
     private ScheduledFuture<?> check;
-    private P scheduledFor;
+    /** When the pending check falls, in {@link System#nanoTime()} terms; meaningless while there is none. */
+    private long checkAtNanos;
 
     PhaseTimer(Phases<P> phases) {
         this.phases = phases;
@@ -47,13 +54,12 @@ final class PhaseTimer<P> {
         this.channel = channel;
     }
 
-    /** Reschedules only when the phase changed; within a phase a check that comes early schedules the next. */
+    /** After a change of phase or deadline: schedules a check by the current phase's deadline, if none falls by then. */
     void update() {
-        P phase = phases.phase();
-        if (phase != scheduledFor) {
+        long deadline = phases.deadline(phases.phase());
+        if (deadline != Long.MAX_VALUE && (check == null || deadline - checkAtNanos < 0)) {
             cancel();
-            scheduledFor = phase;
-            schedule(phase);
+            schedule(deadline);
         }
     }
 
@@ -64,9 +70,9 @@ final class PhaseTimer<P> {
         }
     }
 
-    private void schedule(P phase) {
-        long deadline = phases.deadline(phase);
-        if (deadline != Long.MAX_VALUE && channel != null && channel.isActive()) {
+    private void schedule(long deadline) {
+        if (channel != null && channel.isActive()) {
+            checkAtNanos = deadline;
             check = channel.eventLoop().schedule(this::checkDeadline, Math.max(0, deadline - System.nanoTime()),
                     TimeUnit.NANOSECONDS);
         }
@@ -75,12 +81,13 @@ final class PhaseTimer<P> {
     private void checkDeadline() {
         check = null;
         P phase = phases.phase();
-        if (phase != scheduledFor || !channel.isActive()) {
+        if (phases.deadline(phase) == Long.MAX_VALUE || !channel.isActive()) {
             return;
         }
         phases.checking(phase);
-        if (System.nanoTime() < phases.deadline(phase)) {
-            schedule(phase);
+        long deadline = phases.deadline(phase);
+        if (System.nanoTime() - deadline < 0) {
+            schedule(deadline);
             return;
         }
         phases.expired(phase);

@@ -10,6 +10,7 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.JsonRecyclerPools;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
@@ -29,8 +30,15 @@ import java.nio.charset.StandardCharsets;
  */
 public final class RoutingText {
 
-    private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder().streamReadConstraints(
-            StreamReadConstraints.builder().maxStringLength(RoutingTextBuilder.MAX_CHARS).build()).build()).build();
+    /**
+     * The parser's buffers come from a pool per thread: requests are sniffed on the event loops, a few threads that
+     * live as long as the gateway, where Jackson's default pool (one shared deque, for virtual threads) cost a
+     * concurrent poll and offer each request.
+     */
+    private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder()
+            .recyclerPool(JsonRecyclerPools.threadLocalPool())
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(RoutingTextBuilder.MAX_CHARS).build())
+            .build()).build();
 
     private RoutingText() {
     }

@@ -10,7 +10,6 @@ import dev.homing.gateway.tracing.UpstreamSpan;
 import dev.homing.gateway.workers.ConnectGate;
 import dev.homing.gateway.workers.Worker;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -138,31 +137,44 @@ final class UpstreamLeg {
             return;
         }
         metrics.sentToWorker(model, worker.url());
-        Future<HttpClientRequest> connected = client.request(options);
-        connected.onComplete(ar -> gate.release());
-        connected
-                .compose(req -> {
-                    if (isOver()) {
-                        req.reset();
-                        return Future.failedFuture("attempt already over");
-                    }
-                    request = req;
-                    listener.connected(this);
-                    ForwardedHeaders.toWorker(clientHeaders, req.headers(), requestId, worker.target().authorization());
-                    span.inject(req.headers());
-                    return req.send(body);
-                })
-                .onSuccess(response -> {
-                    if (!isOver()) {
-                        span.answered(response.statusCode());
-                        listener.headArrived(this, response);
-                    }
-                })
-                .onFailure(error -> {
-                    if (!isOver()) {
-                        listener.attemptFailed(this, error);
-                    }
-                });
+        // One listener on each of the two futures rather than a composed chain: a few objects fewer a request.
+        client.request(options).onComplete(connected -> {
+            gate.release();
+            if (connected.failed()) {
+                if (!isOver()) {
+                    listener.attemptFailed(this, connected.cause());
+                }
+                return;
+            }
+            HttpClientRequest req = connected.result();
+            if (isOver()) {
+                req.reset();
+                return;
+            }
+            request = req;
+            try {
+                listener.connected(this);
+                ForwardedHeaders.toWorker(clientHeaders, req.headers(), requestId, worker.target().authorization());
+                span.inject(req.headers());
+            } catch (RuntimeException e) {
+                // As a failed send: the exchange decides (a header Vert.x refuses, say), it does not hang.
+                if (!isOver()) {
+                    listener.attemptFailed(this, e);
+                }
+                return;
+            }
+            req.send(body).onComplete(sent -> {
+                if (isOver()) {
+                    return;
+                }
+                if (sent.succeeded()) {
+                    span.answered(sent.result().statusCode());
+                    listener.headArrived(this, sent.result());
+                } else {
+                    listener.attemptFailed(this, sent.cause());
+                }
+            });
+        });
     }
 
     /**
