@@ -15,6 +15,7 @@ import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.InferenceAdmission;
 import dev.homing.gateway.proxy.InferenceProxy;
+import dev.homing.gateway.proxy.RequestTimeouts;
 import dev.homing.gateway.replica.ReplicaSync;
 import dev.homing.gateway.replica.ReplicaSyncSettings;
 import dev.homing.gateway.resilience.CircuitBreakers;
@@ -199,7 +200,7 @@ public final class Gateway implements AutoCloseable {
                     Duration.ofSeconds(config.get(Settings.CLIENT_BODY_TIMEOUT_SECS)));
             InferenceProxy inference = new InferenceProxy(vertx, client, metrics, registry, breakers, admission,
                     bodies, config.get(Settings.MAX_PAYLOAD_SIZE),
-                    Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS)),
+                    new RequestTimeouts(vertx, Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS))),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
                     config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,

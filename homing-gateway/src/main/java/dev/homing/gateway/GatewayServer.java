@@ -5,10 +5,11 @@ import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.Cors;
+import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.HopLimit;
 import dev.homing.gateway.http.JsonResponses;
-import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestFraming;
+import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.ForwardedHeaders;
@@ -21,6 +22,7 @@ import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerRole;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -111,7 +113,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 requestIds.idFor(req.headers(), route == null ? "req-" : route.requestIdPrefix()),
                 req.method().name(), route != null ? path : metricPath(path));
         HttpServerResponse response = req.response();
-        response.putHeader("x-request-id", record.requestId());
+        response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
         HttpMethod method = req.method();
         ApiError loop = HopLimit.refusal(req.headers());
         if (loop != null) {
@@ -119,7 +121,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             fail(req, loop);
             return;
         }
-        RouteAccess.Verdict access = routeAccess.check(path, req.getHeader("authorization"));
+        RouteAccess.Verdict access = routeAccess.check(path, req.getHeader(HttpHeaderNames.AUTHORIZATION));
         if (route != null && method == HttpMethod.POST && !(access instanceof RouteAccess.Refused)) {
             // A POST is never a preflight: CORS only adds its headers. The exchange owns the rest.
             cors.apply(req);
@@ -195,7 +197,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     }
 
     private static void complete(RequestRecord record, HttpServerResponse response) {
-        record.complete(response.getStatusCode(), response.headers().get("x-smg-error-code"));
+        record.complete(response.getStatusCode(), response.headers().get(HeaderNames.ERROR_CODE));
     }
 
     /** Keeps metric label cardinality bounded: unknown paths share one label. */

@@ -1,5 +1,6 @@
 package dev.homing.gateway.http;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -139,7 +140,7 @@ public final class BodyReader {
         }
 
         void start() {
-            String header = req.getHeader("content-length");
+            String header = req.getHeader(HttpHeaderNames.CONTENT_LENGTH);
             if (header != null) {
                 try {
                     declared = Long.parseLong(header.trim());

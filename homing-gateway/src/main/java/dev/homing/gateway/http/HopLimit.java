@@ -1,5 +1,6 @@
 package dev.homing.gateway.http;
 
+import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 
 /**
@@ -15,6 +16,8 @@ import io.vertx.core.MultiMap;
 public final class HopLimit {
 
     public static final String HEADER = "x-homing-hops";
+    /** {@link #HEADER} as a header map looks it up fastest. */
+    public static final AsciiString NAME = AsciiString.cached(HEADER);
     /**
      * Gateways a request may have passed when it arrives. A deployment stacks one or two (a global gateway before
      * regional ones); four leaves room for that and ends a loop after four hops.
@@ -44,7 +47,7 @@ public final class HopLimit {
 
     /** The gateways the request has passed (0 without the header), or -1 for a value that is no count. */
     private static int arrived(MultiMap headers) {
-        String value = headers.get(HEADER);
+        String value = headers.get(NAME);
         if (value == null) {
             return 0;
         }

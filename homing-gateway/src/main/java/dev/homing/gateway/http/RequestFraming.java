@@ -1,5 +1,6 @@
 package dev.homing.gateway.http;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
@@ -54,9 +55,9 @@ public final class RequestFraming {
         if (version == HttpVersion.HTTP_2) {
             return null;
         }
-        List<String> codings = headers.getAll("transfer-encoding");
+        List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
         ApiError error = codings.isEmpty() ? null : transferEncoding(version, codings);
-        return error != null ? error : host(version, headers.getAll("host"));
+        return error != null ? error : host(version, headers.getAll(HttpHeaderNames.HOST));
     }
 
     private static ApiError transferEncoding(HttpVersion version, List<String> values) {

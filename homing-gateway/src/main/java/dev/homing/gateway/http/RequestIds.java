@@ -1,5 +1,6 @@
 package dev.homing.gateway.http;
 
+import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 
 import java.util.List;
@@ -11,14 +12,14 @@ public final class RequestIds {
     private static final char[] ALPHABET =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
 
-    private final List<String> headers;
+    private final AsciiString[] headers;
 
     public RequestIds(List<String> headers) {
-        this.headers = headers;
+        this.headers = headers.stream().map(AsciiString::of).toArray(AsciiString[]::new);
     }
 
     public String idFor(MultiMap requestHeaders, String prefix) {
-        for (String header : headers) {
+        for (AsciiString header : headers) {
             String value = requestHeaders.get(header);
             if (value != null && !value.isBlank()) {
                 return value;

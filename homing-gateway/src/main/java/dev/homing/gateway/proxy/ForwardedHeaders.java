@@ -1,6 +1,9 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.HopLimit;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
@@ -47,13 +50,13 @@ public final class ForwardedHeaders {
                 out.add(name.toString().toLowerCase(Locale.ROOT), h.getValue());
             }
         }
-        out.set("x-request-id", requestId);
-        out.set(HopLimit.HEADER, HopLimit.next(client));
+        out.set(HeaderNames.REQUEST_ID, requestId);
+        out.set(HopLimit.NAME, HopLimit.next(client));
         if (workerAuthorization != null) {
-            out.set("authorization", workerAuthorization);
+            out.set(HttpHeaderNames.AUTHORIZATION, workerAuthorization);
         }
-        if (!out.contains("content-type")) {
-            out.set("content-type", "application/json");
+        if (!out.contains(HttpHeaderNames.CONTENT_TYPE)) {
+            out.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.BodyReader;
+import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.BreakerLease;
@@ -16,6 +17,7 @@ import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRole;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
@@ -202,7 +204,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     /** RELAYING: an HTTP/1.0 client's answer of unknown length, whose end is the connection's close. */
     private boolean closeDelimited;
     /** While {@link Phase#underRequestTimeout}: the request timeout. */
-    private long requestTimer;
+    private RequestTimeouts.Timeout requestTimeout;
     /** While {@link Phase#hasPhaseTimer}: the timer that ends the phase (the hold's limit, the pause). */
     private long phaseTimer;
     /** Times this exchange found the gateway out of sockets (file descriptors) for its worker connection. */
@@ -267,8 +269,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             answer(ApiError.badRequest(e.getMessage()));
             return;
         }
-        routing = new RoutingRequest(sniffed.routingText(), request.getHeader("x-smg-routing-key"),
-                request.getHeader("x-smg-target-worker"), implicitKey(request));
+        routing = new RoutingRequest(sniffed.routingText(), request.getHeader(HeaderNames.ROUTING_KEY),
+                request.getHeader(HeaderNames.TARGET_WORKER), implicitKey(request));
         if (proxy.prefillDecode()) {
             if (!placeFirstPair(sniffed)) {
                 return;
@@ -416,8 +418,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     private static String implicitKey(HttpServerRequest req) {
-        return RoutingRequest.implicitKey(req.getHeader("authorization"), req.getHeader("x-forwarded-for"),
-                req.getHeader("cookie"));
+        return RoutingRequest.implicitKey(req.getHeader(HttpHeaderNames.AUTHORIZATION),
+                req.getHeader(HeaderNames.FORWARDED_FOR), req.getHeader(HttpHeaderNames.COOKIE));
     }
 
     // HELD
@@ -440,7 +442,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     /** The first attempt: the request timeout starts here, so time held for a prefill does not count against it. */
     private void sendFirst() {
-        requestTimer = proxy.vertx().setTimer(proxy.requestTimeout().toMillis(), id -> timedOut());
+        requestTimeout = proxy.requestTimeouts().start(context, this::timedOut);
         send();
     }
 
@@ -536,8 +538,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         answerStatus = status;
         response.setStatusCode(status);
         ForwardedHeaders.toClient(upstream.headers(), response.headers());
-        response.putHeader("x-request-id", record.requestId());
-        boolean sized = upstream.headers().contains("content-length");
+        response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
+        boolean sized = upstream.headers().contains(HttpHeaderNames.CONTENT_LENGTH);
         // HTTP/1.0 has no chunked framing: an answer of unknown length ends with the connection, and its head
         // goes out with its first chunk (Vert.x writes no head it cannot frame).
         closeDelimited = !sized && request.version() == HttpVersion.HTTP_1_0;
@@ -563,11 +565,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         answerStatus = status;
         response.setStatusCode(status);
         ForwardedHeaders.toClient(upstream.headers(), response.headers());
-        response.putHeader("x-request-id", record.requestId());
+        response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
         if (added.logprobs()) {
-            response.headers().remove("content-length");
+            response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
         }
-        if (added.logprobs() || !upstream.headers().contains("content-length")) {
+        if (added.logprobs() || !upstream.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
             response.setChunked(true);
         }
         if (added.logprobs() && prefill.state() != PrefillSide.State.ANSWERED) {
@@ -649,7 +651,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         heldAnswer = null;
         response.headers().clear();
         response.setChunked(false);
-        response.putHeader("x-request-id", record.requestId());
+        response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
     }
 
     // RETRY_BACKOFF
@@ -826,7 +828,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         Phase from = phase;
-        long seconds = proxy.requestTimeout().toSeconds();
+        long seconds = proxy.requestTimeouts().timeout().toSeconds();
         if (socketWaits > 0 && from != Phase.AWAITING_HEAD && from != Phase.RELAYING) {
             // Never sent: the gateway, not the worker, is to blame.
             if (from.legLive()) {
@@ -894,8 +896,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private void finish(int status, String errorCode, String errorType) {
         Phase from = phase;
         moveTo(Phase.DONE);
-        if (from.underRequestTimeout()) {
-            proxy.vertx().cancelTimer(requestTimer);
+        if (from.underRequestTimeout() && requestTimeout != null) {
+            requestTimeout.cancel();
         }
         if (from == Phase.RELAYING && relay != null) {
             relay.stop();

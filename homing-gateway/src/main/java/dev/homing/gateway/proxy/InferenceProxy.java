@@ -11,8 +11,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpServerRequest;
 
-import java.time.Duration;
-
 /**
  * The proxy behind the inference routes: one {@link InferenceExchange} per request, from its admission to its
  * access-log line, and what all exchanges share: admission control, the worker registry and circuit breakers, the
@@ -20,7 +18,7 @@ import java.time.Duration;
  *
  * @param bodies          reads request bodies within the gateway's body memory
  * @param maxPayloadBytes the largest request body read ({@code --max-payload-size}); larger gets 413
- * @param requestTimeout  how long a request may take from when it is first sent until its answer ends
+ * @param requestTimeouts how long a request may take from when it is first sent until its answer ends
  * @param retryPolicy     when and after how long a failed attempt is tried again
  * @param markUnreachable take a worker that refuses a connection out of rotation until health probes bring it back;
  *                        false when health checks are off, as nothing would bring it back
@@ -30,7 +28,7 @@ import java.time.Duration;
  */
 public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
                              CircuitBreakers breakers, InferenceAdmission admission, BodyReader bodies,
-                             long maxPayloadBytes, Duration requestTimeout, RetryPolicy retryPolicy,
+                             long maxPayloadBytes, RequestTimeouts requestTimeouts, RetryPolicy retryPolicy,
                              boolean markUnreachable, boolean prefillDecode, boolean dpAware, Tracing tracing) {
 
     /**

@@ -1,5 +1,6 @@
 package dev.homing.gateway.proxy;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerResponse;
@@ -115,7 +116,7 @@ final class SseRelay {
 
     /** Whether an answer is an event stream by its content type. */
     static boolean isEventStream(HttpClientResponse upstream) {
-        String contentType = upstream.getHeader("content-type");
+        String contentType = upstream.getHeader(HttpHeaderNames.CONTENT_TYPE);
         return contentType != null && contentType.startsWith("text/event-stream");
     }
 
