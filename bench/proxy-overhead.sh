@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Proxy overhead: Homing (cache_aware, round_robin) side by side with HAProxy and nginx, and the engines directly,
-# all in front of the same simulated engines on loopback, in one run. See docs/BENCHMARKS.md, "Proxy overhead".
+# Proxy overhead: Homing (cache_aware, round_robin) side by side with HAProxy and nginx, the floor of Homing's HTTP
+# stack (vertx: Vert.x's server and client relaying, nothing else) and the engines directly, all in front of the same
+# simulated engines on loopback, in one run. See docs/BENCHMARKS.md, "Proxy overhead".
 #
 #   bench/proxy-overhead.sh [--quick] [OUT_DIR]        (default OUT_DIR: results/proxy-overhead)
 #
@@ -162,6 +163,14 @@ start_proxy() {
           --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" --policy "$policy" \
           --worker-urls "$urls" --log-level warn
       ;;
+    vertx)
+      # The floor of Homing's HTTP stack: Vert.x's server and pooled client relaying round robin, nothing else.
+      local list=""
+      for port in "${ports[@]}"; do list+="${list:+,}$port"; done
+      start "$row" "$PROXY_CPU" "$HOMING_JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+          -XX:+UseCompactObjectHeaders -Dio.netty.jfr.enabled=false -cp "$repo/homing-cli/target/homing.jar" \
+          dev.homing.bench.overhead.PlainVertxProxy --port "$proxy_port" --upstream-ports "$list"
+      ;;
     haproxy|haproxy-hash)
       local servers=""
       for port in "${ports[@]}"; do servers+="  server e$port 127.0.0.1:$port"$'\n'; done
@@ -295,8 +304,8 @@ sequential() {
 # --- Run ------------------------------------------------------------------------------------------------------------
 # ROWS picks rows (default: all but haproxy-hash and the base-* ones, which need BASELINE_HOMING or BASELINE_JAR).
 if [ -n "${ROWS:-}" ]; then read -r -a rows <<<"$ROWS"
-else rows=(direct homing-ca homing-rr haproxy nginx); fi
-[ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-ca homing-ca base-rr homing-rr haproxy nginx)
+else rows=(direct homing-ca homing-rr vertx haproxy nginx); fi
+[ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-ca homing-ca base-rr homing-rr vertx haproxy nginx)
 results="$out/results.tsv"
 printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\n' >"$results"
 log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU (saturation: $SAT_CPU); $(nproc) cores; ulimit -n $fd_limit; steps: $STEPS"
@@ -324,7 +333,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
       fi
       stop_proxy; stop_engines
     fi
-    if has_step cold && [ "$row" != direct ]; then
+    # The cold step is Homing's warm-up against HAProxy's and nginx's start: the vertx row has no warm-up to judge.
+    if has_step cold && [ "$row" != direct ] && [ "$row" != vertx ]; then
       log "$tag: one sequential client: a warm proxy, then the first $COLD_REQUESTS requests of a fresh one"
       start_engines FAST_ENGINE $e1 $e2
       # A helper instance of the same proxy, warmed by a saturation, warms the engines and the client with this
