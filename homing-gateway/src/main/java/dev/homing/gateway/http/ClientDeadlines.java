@@ -189,7 +189,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     /**
      * Takes Vert.x's idle handler out once the first request is decoded. It only anchors the codec and these
      * deadlines (both in place by then), and its events are held back above; yet it listens to every write and reads
-     * the clock at every read, about a fiftieth of the gateway's CPU a request. On HTTP/2 it stays: the codec there
+     * the clock at every read, about 1 % of the event loop's samples at saturation. On HTTP/2 it stays: the codec there
      * is set up later, and a connection's first frames are not requests.
      */
     private static void dropIdleHandler(ChannelPipeline pipeline) {

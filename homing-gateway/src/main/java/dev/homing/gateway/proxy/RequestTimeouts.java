@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * in that order, at most one timer, for its head, and an exchange that ends is unlinked in place.
  *
  * <p>Why not a timer each: nearly every request ends long before its timeout, and a Vert.x timer cost a map entry
- * and a task on the event loop's timer queue to set, and as much again to cancel: about one percent of the
- * gateway's CPU a request at saturation. Here a request costs one small node. The timer stays when the head ends;
+ * and a task on the event loop's timer queue to set, and as much again to cancel: about 1 % of the event
+ * loop's samples at saturation. Here a request costs one small node. The timer stays when the head ends;
  * when it comes early it is set again for the head of the moment, so a busy loop sets it about once per timeout.
  *
  * <p>Thread-safe as a whole; each loop's list is used only on its loop.
