@@ -102,6 +102,9 @@ homing_find_java
 jcmd="$(dirname "$HOMING_JAVA")/jcmd"
 [ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
 homing="$repo/bin/homing"
+# A JVM with the flags bin/homing gives the gateway, but no start-up cache: the base-* rows from a jar, the vertx row.
+plain_java=("$HOMING_JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
+            -XX:+UseCompactObjectHeaders)
 "$homing" --version >/dev/null   # a first run records the start-up cache (once per build): not in a timed step
 # 10,000 streams through a proxy hold 10,000 client sockets in it plus its upstream ones, and 10,000 in the client.
 # Raise the soft limit as far as allowed (a container may cap the hard limit); the proxies are told the result.
@@ -156,8 +159,7 @@ start_proxy() {
       local cmd=("$homing")
       # base-*: the same gateway from another build, for before/after figures from one run: its launcher
       # (BASELINE_HOMING, that checkout's bin/homing, with its own start-up cache) or its jar (BASELINE_JAR, no cache).
-      [[ $row == base-* ]] && cmd=("$HOMING_JAVA" --enable-native-access=ALL-UNNAMED
-          --sun-misc-unsafe-memory-access=allow -XX:+UseCompactObjectHeaders $opts -jar "${BASELINE_JAR:-}")
+      [[ $row == base-* ]] && cmd=("${plain_java[@]}" $opts -jar "${BASELINE_JAR:-}")
       [[ $row == base-* && -n ${BASELINE_HOMING:-} ]] && cmd=("$BASELINE_HOMING")
       HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "${cmd[@]}" launch --host 127.0.0.1 \
           --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" --policy "$policy" \
@@ -165,11 +167,8 @@ start_proxy() {
       ;;
     vertx)
       # The floor of Homing's HTTP stack: Vert.x's server and pooled client relaying round robin, nothing else.
-      local list=""
-      for port in "${ports[@]}"; do list+="${list:+,}$port"; done
-      start "$row" "$PROXY_CPU" "$HOMING_JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-          -XX:+UseCompactObjectHeaders -Dio.netty.jfr.enabled=false -cp "$repo/homing-cli/target/homing.jar" \
-          dev.homing.bench.overhead.PlainVertxProxy --port "$proxy_port" --upstream-ports "$list"
+      start "$row" "$PROXY_CPU" "${plain_java[@]}" -Dio.netty.jfr.enabled=false -cp "$repo/homing-cli/target/homing.jar" \
+          dev.homing.bench.overhead.PlainVertxProxy --port "$proxy_port" --upstream-ports "$(IFS=,; echo "${ports[*]}")"
       ;;
     haproxy|haproxy-hash)
       local servers=""

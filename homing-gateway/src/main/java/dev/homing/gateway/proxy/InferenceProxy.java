@@ -18,7 +18,8 @@ import io.vertx.core.http.HttpServerRequest;
  *
  * @param bodies          reads request bodies within the gateway's body memory
  * @param maxPayloadBytes the largest request body read ({@code --max-payload-size}); larger gets 413
- * @param requestTimeouts how long a request may take from when it is first sent until its answer ends
+ * @param requestTimeouts every exchange's request timeout: how long a request may take from when it is first sent
+ *                        until its answer ends
  * @param retryPolicy     when and after how long a failed attempt is tried again
  * @param markUnreachable take a worker that refuses a connection out of rotation until health probes bring it back;
  *                        false when health checks are off, as nothing would bring it back
