@@ -98,7 +98,7 @@ awk -F'\t' -v bursts=$have_bursts '
           f(m(r, 19), "%.3f"), plus(r, 19), f(m(r, 20), "%.2f"), plus(r, 20)
       }
     }
-    if (cnt["haproxy", 23] || cnt["homing-ca", 23]) {
+    if (cnt["haproxy", 23] || cnt["homing-laa", 23] || cnt["homing-ca", 23]) {
       print ""
       print "Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly."
       print ""
@@ -119,7 +119,7 @@ awk -F'\t' -v bursts=$have_bursts '
     print "|---|---|---|---|"
     for (i = 1; i <= rows; i++) {
       r = order[i]
-      if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx" || r == "vertx") continue
+      if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx" || r ~ /^vertx/) continue
       printf "| 1. saturation at least 0.8x HAProxy | %s | %s |\n", r, judge("sat", r, 0.8, 1, "%.2fx")
       printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %s |\n", r, quotient("p50", r, 1.5)
       printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s |\n", r, judge("p99", r, 1.0, 0, "%+.2f ms")
@@ -179,7 +179,7 @@ if [ $have_bursts = 1 ]; then
       hadd = mean("added", "haproxy", 0)
       for (i = 1; i <= rows; i++) {
         r = order[i]
-        if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx" || r == "vertx") continue
+        if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx" || r ~ /^vertx/) continue
         x = stat("ratio", r, 3, "%.2fx")
         printf "| 1. saturation at least 0.8x HAProxy | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M >= 0.8)
         a = mean("added", r, 0)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Proxy overhead: Homing (cache_aware, round_robin) side by side with HAProxy and nginx, the floor of Homing's HTTP
+# Proxy overhead: Homing (its default policy load_aware_affinity, the reference's cache_aware, and round_robin) side by
+# side with HAProxy and nginx, the floor of Homing's HTTP
 # stack (vertx: Vert.x's server and client relaying, nothing else) and the engines directly, all in front of the same
 # simulated engines on loopback, in one run. See docs/BENCHMARKS.md, "Proxy overhead".
 #
@@ -146,9 +147,13 @@ start_proxy() {
   t0=$(date +%s%N)
   case $row in
     direct) ready_ms=""; return ;;
-    homing-rr|homing-ca|base-rr|base-ca)
-      local policy=round_robin urls=""
-      [[ $row == *-ca ]] && policy=cache_aware
+    homing-*|base-*)
+      # -laa: no --policy, so the row runs whatever the build's default is (load_aware_affinity).
+      local policy=() urls=""
+      case $row in
+        *-ca) policy=(--policy cache_aware) ;;
+        *-rr) policy=(--policy round_robin) ;;
+      esac
       for port in "${ports[@]}"; do urls+="${urls:+,}http://127.0.0.1:$port"; done
       local opts=${GATEWAY_JAVA_OPTS:-}
       # JFR=1: record the gateway for the profile (jfr print --events jdk.ExecutionSample FILE).
@@ -162,13 +167,17 @@ start_proxy() {
       [[ $row == base-* ]] && cmd=("${plain_java[@]}" $opts -jar "${BASELINE_JAR:-}")
       [[ $row == base-* && -n ${BASELINE_HOMING:-} ]] && cmd=("$BASELINE_HOMING")
       HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "${cmd[@]}" launch --host 127.0.0.1 \
-          --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" --policy "$policy" \
+          --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" "${policy[@]}" \
           --worker-urls "$urls" --log-level warn
       ;;
-    vertx)
-      # The floor of Homing's HTTP stack: Vert.x's server and pooled client relaying round robin, nothing else.
+    vertx|vertx-epoll)
+      # The floor of Homing's HTTP stack: Vert.x's server and pooled client relaying round robin, nothing else, on the
+      # gateway's transport (io_uring where it starts); vertx-epoll: the same relay on epoll.
+      local transport=auto
+      [ "$row" = vertx-epoll ] && transport=epoll
       start "$row" "$PROXY_CPU" "${plain_java[@]}" -Dio.netty.jfr.enabled=false -cp "$repo/homing-cli/target/homing.jar" \
-          dev.homing.bench.overhead.PlainVertxProxy --port "$proxy_port" --upstream-ports "$(IFS=,; echo "${ports[*]}")"
+          dev.homing.bench.overhead.PlainVertxProxy --port "$proxy_port" --upstream-ports "$(IFS=,; echo "${ports[*]}")" \
+          --io-transport "$transport"
       ;;
     haproxy|haproxy-hash)
       local servers=""
@@ -303,8 +312,9 @@ sequential() {
 # --- Run ------------------------------------------------------------------------------------------------------------
 # ROWS picks rows (default: all but haproxy-hash and the base-* ones, which need BASELINE_HOMING or BASELINE_JAR).
 if [ -n "${ROWS:-}" ]; then read -r -a rows <<<"$ROWS"
-else rows=(direct homing-ca homing-rr vertx haproxy nginx); fi
-[ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] && rows=(direct base-ca homing-ca base-rr homing-rr vertx haproxy nginx)
+else rows=(direct homing-laa homing-ca homing-rr vertx haproxy nginx); fi
+[ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] &&
+    rows=(direct base-laa homing-laa base-ca homing-ca base-rr homing-rr vertx haproxy nginx)
 results="$out/results.tsv"
 printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\n' >"$results"
 log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU (saturation: $SAT_CPU); $(nproc) cores; ulimit -n $fd_limit; steps: $STEPS"
@@ -332,8 +342,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
       fi
       stop_proxy; stop_engines
     fi
-    # The cold step is Homing's warm-up against HAProxy's and nginx's start: the vertx row has no warm-up to judge.
-    if has_step cold && [ "$row" != direct ] && [ "$row" != vertx ]; then
+    # The cold step is Homing's warm-up against HAProxy's and nginx's start: the vertx rows have no warm-up to judge.
+    if has_step cold && [ "$row" != direct ] && [[ $row != vertx* ]]; then
       log "$tag: one sequential client: a warm proxy, then the first $COLD_REQUESTS requests of a fresh one"
       start_engines FAST_ENGINE $e1 $e2
       # A helper instance of the same proxy, warmed by a saturation, warms the engines and the client with this

@@ -10,6 +10,7 @@ import dev.homing.gateway.http.ClientDeadlines;
 import dev.homing.gateway.http.ClientDeadlinesTransport;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.http.InvalidRequests;
+import dev.homing.gateway.http.IoTransports;
 import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
@@ -151,12 +152,13 @@ public final class Gateway implements AutoCloseable {
         ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
         ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
-                .withTransport(new ClientDeadlinesTransport(ClientDeadlines.Settings.ofSeconds(
+        ClientDeadlinesTransport transport = new ClientDeadlinesTransport(
+                IoTransports.named(config.get(Settings.IO_TRANSPORT)), ClientDeadlines.Settings.ofSeconds(
                         config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS),
                         config.get(Settings.CLIENT_BODY_TIMEOUT_SECS),
-                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals))
-                .build();
+                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals);
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
+                .withTransport(transport).build();
         try {
             HttpClient client = vertx.createHttpClient(
                     new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
@@ -230,12 +232,14 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, registry, lifecycle, metrics, breakers, servers,
                     metricsServer, pods, tracing, replicas);
-            LOG.info("Homing gateway listening on {}://{}:{} ({}, metrics port {}), {} worker(s) registering",
-                    config.tls() ? "https" : "http", config.get(Settings.HOST), first.actualPort(),
+            LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets, metrics port {}), {} worker(s) "
+                            + "registering", config.tls() ? "https" : "http", config.get(Settings.HOST),
+                    first.actualPort(),
                     config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
                             + " / " + config.policyNames().get(WorkerRole.DECODE)
                             : "policy " + config.get(Settings.POLICY),
-                    metricsServer == null ? "off" : metricsServer.port(), config.workers().size());
+                    transport.baseName(), metricsServer == null ? "off" : metricsServer.port(),
+                    config.workers().size());
             return gateway;
         } catch (RuntimeException e) {
             vertx.close();

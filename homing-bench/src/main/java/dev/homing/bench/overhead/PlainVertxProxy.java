@@ -1,7 +1,6 @@
 package dev.homing.bench.overhead;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServer;
@@ -9,6 +8,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.transport.Transport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +19,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The floor of the gateway's HTTP stack, for the proxy-overhead benchmark's {@code vertx} row: Vert.x's HTTP server
- * and pooled client as the gateway runs them (native transport, keep-alive, no Nagle, the same pool bound), relaying
+ * and pooled client as the gateway runs them (the same transport, keep-alive, no Nagle, the same pool bound), relaying
  * each request to the next upstream in turn and its answer back, headers copied both ways and body chunks passed as
  * they come. Nothing else: no routing, no limits, no metrics, no retries. What a request costs the gateway above this
  * row is the gateway's own work; what this row costs above HAProxy is the stack's.
@@ -36,6 +36,10 @@ public final class PlainVertxProxy implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "0", description = "Port to listen on (0: any; printed).")
     int port;
 
+    @Option(names = "--io-transport", defaultValue = "auto",
+            description = "auto, io_uring, epoll or nio, as the gateway's --io-transport (default: ${DEFAULT-VALUE}).")
+    String ioTransport;
+
     @Option(names = "--upstream-ports", split = ",", required = true,
             description = "Ports on 127.0.0.1 to relay to, in turn.")
     List<Integer> upstreamPorts;
@@ -46,12 +50,23 @@ public final class PlainVertxProxy implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+        Transport transport = transport(ioTransport);
+        Vertx vertx = Vertx.builder().withTransport(transport).build();
         HttpServer server = start(vertx, port, upstreamPorts);
-        System.out.println("listening on " + server.actualPort() + " (native transport: "
-                + vertx.isNativeTransportEnabled() + ")");
+        System.out.println("listening on " + server.actualPort() + " (transport: " + transport.name() + ")");
         new CountDownLatch(1).await();
         return 0;
+    }
+
+    /** The transport named as the gateway's {@code --io-transport} names it; auto: io_uring, else epoll, else NIO. */
+    private static Transport transport(String name) {
+        return switch (name) {
+            case "io_uring" -> Transport.IO_URING;
+            case "epoll" -> Transport.EPOLL;
+            case "nio" -> Transport.NIO;
+            default -> Transport.IO_URING.available() ? Transport.IO_URING
+                    : Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
+        };
     }
 
     /** Starts relaying on {@code port} of 127.0.0.1 (0: any) to {@code upstreamPorts} in turn. */

@@ -84,7 +84,27 @@ final class GatewayProcess {
 
     /** Heap in use now (live objects and garbage not yet collected), from the JVM metrics. */
     long heapUsedBytes(FaultClient control) {
-        return (long) metrics(control).sum("jvm_memory_used_bytes", "area", "heap");
+        return heapUsedBytes(metrics(control));
+    }
+
+    /** Heap in use (live objects and garbage not yet collected) on a scraped metrics page. */
+    static long heapUsedBytes(PrometheusText metrics) {
+        return (long) metrics.sum("jvm_memory_used_bytes", "area", "heap");
+    }
+
+    /**
+     * Heap that has survived a collection (in use, less the young generation's eden, which holds only objects made
+     * since the last one) on a scraped metrics page: what the gateway keeps, without the garbage the collector has
+     * not come to yet, whose amount is the collector's choice.
+     */
+    static long retainedHeapBytes(PrometheusText metrics) {
+        return heapUsedBytes(metrics)
+                - (long) metrics.sumWhere("jvm_memory_pool_used_bytes", "pool", pool -> pool.contains("Eden"));
+    }
+
+    /** Direct buffers in use (Netty's, for the sockets) on a scraped metrics page. */
+    static long directBufferBytes(PrometheusText metrics) {
+        return (long) metrics.sum("jvm_buffer_pool_used_bytes", "pool", "direct");
     }
 
     /** Healthy workers as {@code /readiness} reports them; 0 while the gateway is not up or not ready. */

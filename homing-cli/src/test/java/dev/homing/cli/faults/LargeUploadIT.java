@@ -46,7 +46,7 @@ class LargeUploadIT {
         URI url = URI.create(gateway.url());
 
         List<Answer> answers = new ArrayList<>();
-        try (HeapSampler heap = new HeapSampler(gateway, fleet.control())) {
+        try (MemorySampler heap = new MemorySampler(gateway, fleet.control())) {
             List<CompletableFuture<Upload.Result>> large = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 boolean chunked = i % 2 == 1;
@@ -86,7 +86,7 @@ class LargeUploadIT {
                     .sum("homing_body_memory_bytes") == 0);
             assertThat(Files.readString(gateway.process().log())).doesNotContain("OutOfMemoryError");
 
-            long peakHeap = heap.peakBytes();
+            long peakHeap = heap.heapPeakBytes();
             long peakResident = gateway.process().peakResidentBytes();
             FaultFigures.record(new FaultFigures.Row("7", "4 uploads of 200 MB at once (2 declared, 2 chunked), "
                     + "then 4 of 100 MB (read one at a time, the others told to retry); gateway -Xmx512m, 128 MiB of "

@@ -2,6 +2,7 @@ package dev.homing.cli.faults;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,6 +34,19 @@ final class PrometheusText {
                 continue;
             }
             if (labels(sample.group(2)).entrySet().containsAll(wanted.entrySet())) {
+                sum += Double.parseDouble(sample.group(3));
+            }
+        }
+        return sum;
+    }
+
+    /** The sum of the samples of {@code metric} whose label {@code name} has a value {@code value} accepts. */
+    double sumWhere(String metric, String name, Predicate<String> value) {
+        double sum = 0;
+        for (String line : text.split("\n")) {
+            Matcher sample = SAMPLE.matcher(line);
+            if (!line.startsWith("#") && sample.matches() && sample.group(1).equals(metric)
+                    && value.test(labels(sample.group(2)).getOrDefault(name, ""))) {
                 sum += Double.parseDouble(sample.group(3));
             }
         }

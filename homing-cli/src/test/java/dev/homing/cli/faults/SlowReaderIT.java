@@ -22,11 +22,21 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Fault 4 of the suite: thousands of streams whose clients stop reading. The gateway must hold each one's backlog
  * back (pausing its engine connection) rather than buffer it, so its heap stays bounded whatever the clients do.
+ * The heap is judged by what survived a collection: a buffered backlog would, while how much garbage waits for the
+ * next one is the collector's choice (G1 let it reach 230 MB here on one transport, 140 MB on another).
  *
  * <p>Each client reads nothing, through a small receive buffer, until both engines have generated every stream to
  * the end, then reads the rest. Every stream is an SGLang {@code /generate} stream of 300 tokens, whose events
  * carry the whole text so far: some 230 KB a stream, 450 MB for all, far beyond the gateway's heap bound and its
- * whole resident memory, so a gateway that buffered instead of pausing would fail both checks.
+ * direct-buffer bound, so a gateway that buffered instead of pausing would fail both checks.
+ *
+ * <p>Why direct buffers have a bound of their own: what the gateway has written but the kernel has not taken yet
+ * sits in them, outside the heap. On epoll the kernel takes a write at once, up to the socket's send buffer; on
+ * io_uring a write in flight holds its buffers until it completes, so a stream whose client does not read holds
+ * there up to a write watermark (Netty's 64 KiB, past which the relay pauses the engine connection) and the read
+ * buffers its pending events are slices of (at most 64 KiB each): 128 KiB, against the 230 KB a gateway that
+ * buffered would hold. The process's resident memory is recorded, not checked: it follows the collector's sizing
+ * of the heap as much as the relay.
  */
 class SlowReaderIT {
 
@@ -36,6 +46,8 @@ class SlowReaderIT {
     private static final int OPENING_AT_ONCE = 100;
     private static final String GATEWAY_HEAP = "512m";
     private static final long HEAP_BOUND_BYTES = 256L << 20;
+    /** Direct buffers a held-back stream may keep: a write watermark and a read buffer (see the class comment). */
+    private static final long DIRECT_BYTES_PER_STREAM = 128L << 10;
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     @RegisterExtension
@@ -61,7 +73,7 @@ class SlowReaderIT {
         ConcurrentLinkedQueue<HeldStream> held = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Answer> refused = new ConcurrentLinkedQueue<>();
 
-        try (HeapSampler heap = new HeapSampler(gateway, fleet.control())) {
+        try (MemorySampler memory = new MemorySampler(gateway, fleet.control())) {
             AtomicInteger next = new AtomicInteger();
             for (int i = 0; i < OPENING_AT_ONCE; i++) {
                 openNext(http, gateway.url(), next, held, refused);
@@ -71,10 +83,12 @@ class SlowReaderIT {
             fleet.awaitOutcome("the engines have generated every stream", TIMEOUT)
                     .until(() -> engines.stream().allMatch(e -> e.requestsInFlight(fleet.control()) == 0)
                             && AnsweredIds.of(engines).count() == STREAMS);
-            long heldBackPeak = heap.peakBytes();
+            long heldBackPeak = memory.heapPeakBytes();
             held.forEach(HeldStream::readOn);
             List<Answer> answers = held.stream().map(s -> s.answer().join()).toList();
-            long peak = heap.peakBytes();
+            long peak = memory.heapPeakBytes();
+            long retainedPeak = memory.retainedPeakBytes();
+            long directPeak = memory.directPeakBytes();
             long peakResident = gateway.process().peakResidentBytes();
             long streamed = held.stream().mapToLong(HeldStream::bytes).sum();
 
@@ -83,18 +97,19 @@ class SlowReaderIT {
                     .allMatch(a -> a.outcome() == Answer.Outcome.SUCCEEDED);
             int duplicated = AnsweredIds.of(engines).duplicated().size();
             assertThat(duplicated).isZero();
-            assertThat(heap.samples()).as("heap samples").isGreaterThan(4);
-            assertThat(peak).as("peak gateway heap in use, -Xmx" + GATEWAY_HEAP).isLessThan(HEAP_BOUND_BYTES);
-            if (peakResident > 0) {
-                assertThat(peakResident).as("the gateway's peak resident memory, heap and direct buffers together, "
-                        + "against all the stream bytes it relayed").isLessThan(streamed);
-            }
+            assertThat(memory.samples()).as("memory samples").isGreaterThan(4);
+            assertThat(retainedPeak).as("peak gateway heap that survived a collection, -Xmx" + GATEWAY_HEAP)
+                    .isLessThan(HEAP_BOUND_BYTES);
+            assertThat(directPeak).as("peak direct buffers in use, against a write watermark and a read buffer a stream")
+                    .isLessThan(STREAMS * DIRECT_BYTES_PER_STREAM);
             FaultFigures.record(new FaultFigures.Row("4", String.format(Locale.ROOT,
                     "%,d streams of %d tokens (%d MiB in all) unread until generated, then read; gateway -Xmx%s, "
-                            + "peak resident %d MiB, heap peak while unread %d MiB", STREAMS, TOKENS, streamed >> 20,
-                    GATEWAY_HEAP, peakResident >> 20, heldBackPeak >> 20), answers, duplicated,
-                    String.format(Locale.ROOT, "%d MiB (bound %d MiB; %.1fx the %d MiB in use when idle)",
-                            peak >> 20, HEAP_BOUND_BYTES >> 20, (double) peak / idleHeap, idleHeap >> 20)));
+                            + "peak resident %d MiB, heap peak while unread %d MiB, direct buffers peak %d MiB",
+                    STREAMS, TOKENS, streamed >> 20, GATEWAY_HEAP, peakResident >> 20, heldBackPeak >> 20,
+                    directPeak >> 20), answers, duplicated,
+                    String.format(Locale.ROOT, "%d MiB; %d MiB survived a collection (bound %d MiB); %.1fx the %d "
+                            + "MiB in use when idle", peak >> 20, retainedPeak >> 20, HEAP_BOUND_BYTES >> 20,
+                            (double) peak / idleHeap, idleHeap >> 20)));
         }
     }
 

@@ -81,7 +81,8 @@ public final class ProxyWarmup {
         String problem = null;
         LogSetup.Quiet quiet = LogSetup.quiet();
         try {
-            outcome = run(config.get(Settings.POLICY), !config.get(Settings.DISABLE_H2C), Duration.ofSeconds(seconds));
+            outcome = run(config.get(Settings.POLICY), !config.get(Settings.DISABLE_H2C),
+                    config.get(Settings.IO_TRANSPORT), Duration.ofSeconds(seconds));
         } catch (RuntimeException e) {
             problem = e.getMessage();
         } finally {
@@ -98,12 +99,12 @@ public final class ProxyWarmup {
     }
 
     /**
-     * Starts a throwaway gateway with {@code policy} (serving h2c or not, as the real one will) in front of a warm-up
-     * worker, sends it requests until the JIT goes quiet or {@code limit} is over, and closes both.
+     * Starts a throwaway gateway with {@code policy} and {@code ioTransport} (serving h2c or not, as the real one
+     * will) in front of a warm-up worker, sends it requests until the JIT goes quiet or {@code limit} is over, and closes both.
      *
      * @throws IllegalStateException if a part does not start or a request fails
      */
-    static Outcome run(String policy, boolean h2c, Duration limit) {
+    static Outcome run(String policy, boolean h2c, String ioTransport, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         Vertx vertx = Vertx.vertx();
         Gateway gateway = null;
@@ -112,6 +113,8 @@ public final class ProxyWarmup {
             worker = await(WarmupWorker.start(vertx), deadline);
             List<String> flags = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0",
                     "--prometheus-port", "-1", "--policy", policy, "--warmup-secs", "0",
+                    // The real gateway's transport: compiled code is the transport's as much as the gateway's.
+                    "--io-transport", ioTransport,
                     // Probes and load polls during the warm-up too: the real gateway's client sends them.
                     "--health-check-interval-secs", "1", "--worker-startup-check-interval", "1"));
             if (!h2c) {

@@ -8,6 +8,7 @@ import dev.homing.config.Settings;
 import dev.homing.config.WorkerUrls;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.gateway.http.BodyMemory;
+import dev.homing.gateway.http.IoTransports;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.RetryPolicy;
@@ -25,8 +26,9 @@ import java.util.concurrent.TimeUnit;
  * settings records of the gateway's parts made from them. The command line, the YAML file and programmatic starts
  * all end here; nothing is declared here, every setting is the table's.
  *
- * <p>Invariant: a {@code GatewayConfig} holds only values that passed every check (the table's, and the worker host
- * allow list's, whose syntax the gateway's own parser knows), so the records made from it never refuse them.
+ * <p>Invariant: a {@code GatewayConfig} holds only values that passed every check (the table's, the worker host
+ * allow list's, whose syntax the gateway's own parser knows, and an {@code --io-transport} named explicitly, which
+ * must start on this machine), so the records made from it never refuse them.
  */
 public record GatewayConfig(Config values) {
 
@@ -48,6 +50,10 @@ public record GatewayConfig(Config values) {
             WorkerHostAllowList.of(values.get(Settings.WORKER_HOST_ALLOW_LIST), host -> new InetAddress[0]);
         } catch (IllegalArgumentException e) {
             problems.add(Settings.WORKER_HOST_ALLOW_LIST.flag() + ": " + e.getMessage());
+        }
+        String transportProblem = IoTransports.problem(values.get(Settings.IO_TRANSPORT));
+        if (transportProblem != null) {
+            problems.add(transportProblem);
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));

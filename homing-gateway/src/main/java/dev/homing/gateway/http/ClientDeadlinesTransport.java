@@ -19,29 +19,33 @@ import io.vertx.core.transport.Transport;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Netty's epoll transport where it loads (Linux on x86-64; about 7% less CPU a proxied request than the JDK's NIO,
- * docs/BENCHMARKS.md "Sixth run"), else Vert.x's NIO transport ({@code -Dio.netty.transport.noNative=true} asks for
- * it), with one addition: every connection a server with an idle timeout accepts gets
- * {@link ClientDeadlines} at the moment of accept. Vert.x has no public hook that early (its connection handler runs
- * only once the HTTP pipeline is set up, after the first bytes when HTTP/2 over plain text is allowed: too late to
- * time the head of a client that sends nothing), so the hook is the transport, which configures each server
- * bootstrap. Both of the gateway's listeners (the data plane and the metrics port) have one; a server without an
- * idle timeout is left as it is: Vert.x gives it no idle handler, the deadlines' anchor (see
- * {@link ClientDeadlines.FirstBytes}).
+ * The gateway's I/O transport ({@link IoTransports}: io_uring, epoll or NIO) with one addition: every connection a
+ * server with an idle timeout accepts gets {@link ClientDeadlines} at the moment of accept. Vert.x has no public hook
+ * that early (its connection handler runs only once the HTTP pipeline is set up, after the first bytes when HTTP/2
+ * over plain text is allowed: too late to time the head of a client that sends nothing), so the hook is the
+ * transport, which configures each server bootstrap. Both of the gateway's listeners (the data plane and the metrics
+ * port) have one; a server without an idle timeout is left as it is: Vert.x gives it no idle handler, the deadlines'
+ * anchor (see {@link ClientDeadlines.FirstBytes}).
  */
 public final class ClientDeadlinesTransport implements Transport {
 
-    private static final Transport BASE = Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
-
+    private final Transport base;
     private final Hooked implementation;
 
-    public ClientDeadlinesTransport(ClientDeadlines.Settings settings, EdgeRefusals refusals) {
-        this.implementation = new Hooked(BASE.implementation(), settings, refusals);
+    /** {@code base} (from {@link IoTransports#named}), with the deadlines hooked into its server bootstraps. */
+    public ClientDeadlinesTransport(Transport base, ClientDeadlines.Settings settings, EdgeRefusals refusals) {
+        this.base = base;
+        this.implementation = new Hooked(base.implementation(), settings, refusals);
     }
 
     @Override
     public String name() {
-        return BASE.name() + "+client-deadlines";
+        return base.name() + "+client-deadlines";
+    }
+
+    /** The transport under the hook: {@code io_uring}, {@code epoll} or {@code nio}. */
+    public String baseName() {
+        return base.name();
     }
 
     @Override

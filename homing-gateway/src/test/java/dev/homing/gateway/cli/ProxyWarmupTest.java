@@ -13,7 +13,7 @@ class ProxyWarmupTest {
 
     @Test
     void aWarmupDrivesRequestsThroughAThrowawayGatewayUntilItsTimeIsUp() {
-        ProxyWarmup.Outcome outcome = ProxyWarmup.run("round_robin", true, Duration.ofSeconds(3));
+        ProxyWarmup.Outcome outcome = ProxyWarmup.run("round_robin", true, "auto", Duration.ofSeconds(3));
 
         assertThat(outcome.answered().requests()).isPositive();
         assertThat(outcome.answered().overH2c()).as("the requests marked for h2c were answered over HTTP/2")
@@ -22,7 +22,7 @@ class ProxyWarmupTest {
 
     @Test
     void withH2cOffEveryRequestGoesOverHttp1() {
-        ProxyWarmup.Outcome outcome = ProxyWarmup.run("cache_aware", false, Duration.ofSeconds(2));
+        ProxyWarmup.Outcome outcome = ProxyWarmup.run("cache_aware", false, "auto", Duration.ofSeconds(2));
 
         assertThat(outcome.answered().requests()).isPositive();
         assertThat(outcome.answered().overH2c()).isZero();

@@ -8,20 +8,36 @@ import org.slf4j.LoggerFactory;
 
 import java.util.List;
 
-/** The errors one logger writes while it is open. */
+/** What one logger writes while it is open: its errors, or everything from INFO up. */
 public final class LogCapture implements AutoCloseable {
 
     private final Logger logger;
+    private final Level levelBefore;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-    private LogCapture(Class<?> type) {
+    private LogCapture(Class<?> type, Level level) {
         this.logger = (Logger) LoggerFactory.getLogger(type);
+        this.levelBefore = logger.getLevel();
+        if (level != null) {
+            logger.setLevel(level);
+        }
         appender.start();
         logger.addAppender(appender);
     }
 
     public static LogCapture errorsOf(Class<?> type) {
-        return new LogCapture(type);
+        return new LogCapture(type, null);
+    }
+
+    /** Everything {@code type}'s logger writes at INFO and above, the tests' WARN notwithstanding. */
+    public static LogCapture infoOf(Class<?> type) {
+        return new LogCapture(type, Level.INFO);
+    }
+
+    public List<String> messages() {
+        synchronized (appender.list) {
+            return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        }
     }
 
     public List<String> errors() {
@@ -35,5 +51,6 @@ public final class LogCapture implements AutoCloseable {
     public void close() {
         logger.detachAppender(appender);
         appender.stop();
+        logger.setLevel(levelBefore);
     }
 }

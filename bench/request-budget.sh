@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The gateway's per-request budget: CPU microseconds (the process, and its event loop alone) and bytes the event loop
+# allocates per proxied request, for one or more builds measured interleaved, with an optional profile split by stage.
+# See docs/BENCHMARKS.md, "Per-request budget".
+#
+#   bench/request-budget.sh [OUT_DIR] [LABEL=LAUNCHER[:FLAG,FLAG...] ...]
+#       (default OUT_DIR: results/request-budget; default build: this checkout's bin/homing, labelled "this")
+#
+# Layout: the gateway alone on PROXY_CPU (0), one simulated engine and wrk (-c32, small non-streaming chat
+# completions) on LOAD_CPU (1). Per build and round: WARM_SECS of load, then MEASURE_SECS measured. The event loop's
+# CPU and allocated bytes come from `jcmd Thread.print -e` before and after the measured window (the event loop does
+# all the request work; the JIT and the metrics thread are in the process figure only). The load core saturates
+# before the gateway's in this layout, so every build serves about the same rate and its CPU a request is comparable.
+# PROFILE=1 adds async-profiler's CPU samples of the measured window (ASYNC_PROFILER: libasyncProfiler.so, from
+# tools.profiler:async-profiler on Maven Central), split by stage with bench/profile-stages.awk.
+# Every process started here is stopped by PID on exit.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$repo/bench/processes.sh"
+out=$(out_dir "${1:-$repo/results/request-budget}")
+shift || true
+builds=("$@")
+[ ${#builds[@]} -gt 0 ] || builds=("this=$repo/bin/homing")
+PROXY_CPU=${PROXY_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+ROUNDS=${ROUNDS:-2}
+WARM_SECS=${WARM_SECS:-15}
+MEASURE_SECS=${MEASURE_SECS:-10}
+BASE_PORT=${BASE_PORT:-18500}
+engine_port=$((BASE_PORT + 1)); port=$((BASE_PORT + 10))
+needs_homing "$repo"
+. "$repo/bin/jdk.sh"
+homing_find_java
+jcmd="$(dirname "$HOMING_JAVA")/jcmd"
+command -v wrk >/dev/null || { echo "needs wrk (Debian: apt-get install wrk)" >&2; exit 1; }
+for build in "${builds[@]}"; do launcher=${build#*=}; "${launcher%%:*}" --version >/dev/null; done
+
+# event_loop PID: "cpu_ms allocated_bytes" summed over the gateway's event-loop threads.
+event_loop() {
+  "$jcmd" "$1" Thread.print -e 2>/dev/null | awk '/^"vert\.x-eventloop-thread/ {
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^cpu=/) { v = $i; sub(/^cpu=/, "", v); sub(/ms$/, "", v); cpu += v }
+        if ($i ~ /^allocated=/) { v = $i; sub(/^allocated=/, "", v)
+          m = 1; if (v ~ /K$/) m = 1024; else if (v ~ /M$/) m = 1048576; else if (v ~ /G$/) m = 1073741824
+          sub(/[BKMG]$/, "", v); bytes += v * m }
+      } } END { printf "%.1f %.0f\n", cpu, bytes }'
+}
+process_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+taskset -c "$LOAD_CPU" "$homing" sim-engine --host 127.0.0.1 --port "$engine_port" --time-scale 1000 \
+    --max-running-requests 1024 --kv-tokens 2000000 >"$out/logs/engine.log" 2>&1 &
+pids+=($!)
+wait_ok "http://127.0.0.1:$engine_port/health" 60
+results="$out/budget.tsv"
+printf 'build\tround\trequests_per_s\tprocess_us_per_req\tevent_loop_us_per_req\tevent_loop_bytes_per_req\n' >"$results"
+hz=$(getconf CLK_TCK)
+for ((round = 1; round <= ROUNDS; round++)); do
+  for build in "${builds[@]}"; do
+    label=${build%%=*} spec=${build#*=}
+    launcher=${spec%%:*} flags=()
+    [[ $spec == *:* ]] && IFS=, read -r -a flags <<<"${spec#*:}"
+    log "$label, round $round"
+    taskset -c "$PROXY_CPU" "$launcher" launch --host 127.0.0.1 --port "$port" --prometheus-port -1 \
+        --worker-urls "http://127.0.0.1:$engine_port" --log-level warn "${flags[@]}" >"$out/logs/$label-$round.log" 2>&1 &
+    gateway=$!; pids+=("$gateway")
+    ready "$port" 1
+    taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${WARM_SECS}s" -s "$repo/bench/chat-post.lua" \
+        "http://127.0.0.1:$port/v1/chat/completions" >/dev/null
+    read -r cpu0 bytes0 <<<"$(event_loop "$gateway")"
+    ticks0=$(process_ticks "$gateway")
+    [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \
+        "start,event=cpu,interval=200us,threads" >/dev/null
+    taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${MEASURE_SECS}s" -s "$repo/bench/chat-post.lua" \
+        "http://127.0.0.1:$port/v1/chat/completions" >"$out/logs/$label-$round.wrk"
+    [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \
+        "stop,file=$out/$label-$round.collapsed" >/dev/null
+    ticks1=$(process_ticks "$gateway")
+    read -r cpu1 bytes1 <<<"$(event_loop "$gateway")"
+    stop "$gateway"
+    requests=$(awk '/requests in/ {print $1}' "$out/logs/$label-$round.wrk")
+    awk -v l="$label" -v r="$round" -v n="$requests" -v s="$MEASURE_SECS" -v t=$((ticks1 - ticks0)) -v hz="$hz" \
+        -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
+        'BEGIN { printf "%s\t%s\t%.0f\t%.1f\t%.1f\t%.0f\n", l, r, n / s, t / hz * 1e6 / n, (c1 - c0) * 1e3 / n,
+                 (b1 - b0) / n }' >>"$results"
+    if [ "${PROFILE:-0}" = 1 ]; then
+      grep '^\[vert.x-eventloop-thread' "$out/$label-$round.collapsed" | awk -f "$repo/bench/profile-stages.awk" |
+          sort -t% -k1 -rn >"$out/$label-$round.stages"
+    fi
+  done
+done
+column -t -s $'\t' "$results"
