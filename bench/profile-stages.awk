@@ -21,7 +21,10 @@ BEGIN {
   name[++n] = "accept and parse"; pat[n] = "ClientDeadlines|InferenceExchange|InferenceAdmission|BodyReader|" \
       "GatewayServer|RequestFraming|StrictRequestDecoder|Http1xServerConnection|Http1xServerRequest|" \
       "ServerBootstrap|acceptor"
-  name[++n] = "socket reads"; pat[n] = "NioByteUnsafe\\.read|EpollStreamUnsafe\\.epollInReady"
+  # io_uring: a completed read is handled in readComplete0; the reads themselves run in the kernel inside the event
+  # loop's io_uring_enter, with the other calls that turn submitted ("event loop" below).
+  name[++n] = "socket reads"; pat[n] = "NioByteUnsafe\\.read|EpollStreamUnsafe\\.epollInReady|" \
+      "IoUringStreamUnsafe\\.readComplete0"
   stages = n
 }
 function stage(frame,   j) {

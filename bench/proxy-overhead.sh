@@ -168,7 +168,7 @@ start_proxy() {
       [[ $row == base-* && -n ${BASELINE_HOMING:-} ]] && cmd=("$BASELINE_HOMING")
       HOMING_JAVA_OPTS=$opts start "$row" "$PROXY_CPU" "${cmd[@]}" launch --host 127.0.0.1 \
           --port "$proxy_port" --prometheus-host 127.0.0.1 --prometheus-port "$prom_port" "${policy[@]}" \
-          --worker-urls "$urls" --log-level warn
+          --worker-urls "$urls" --log-level warn ${GATEWAY_FLAGS:-}
       ;;
     vertx|vertx-epoll)
       # The floor of Homing's HTTP stack: Vert.x's server and pooled client relaying round robin, nothing else, on the

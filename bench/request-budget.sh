@@ -12,7 +12,9 @@
 # all the request work; the JIT and the metrics thread are in the process figure only). The load core saturates
 # before the gateway's in this layout, so every build serves about the same rate and its CPU a request is comparable.
 # PROFILE=1 adds async-profiler's CPU samples of the measured window (ASYNC_PROFILER: libasyncProfiler.so, from
-# tools.profiler:async-profiler on Maven Central), split by stage with bench/profile-stages.awk.
+# tools.profiler:async-profiler on Maven Central; PROFILE_INTERVAL, 1ms), split by stage with bench/profile-stages.awk.
+# The profile costs the epoll transport more than io_uring (its signals cut into more system calls: at 200us the
+# epoll build's CPU a request tripled), so the budget's figures come from a run without it.
 # Every process started here is stopped by PID on exit.
 set -euo pipefail
 
@@ -69,12 +71,13 @@ for ((round = 1; round <= ROUNDS; round++)); do
         "http://127.0.0.1:$port/v1/chat/completions" >/dev/null
     read -r cpu0 bytes0 <<<"$(event_loop "$gateway")"
     ticks0=$(process_ticks "$gateway")
+    # The options in quotes: jcmd would read an unquoted "a=b" as an argument of its own named a.
     [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \
-        "start,event=cpu,interval=200us,threads" >/dev/null
+        "\"start,event=cpu,interval=${PROFILE_INTERVAL:-1ms},threads\"" >/dev/null
     taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${MEASURE_SECS}s" -s "$repo/bench/chat-post.lua" \
         "http://127.0.0.1:$port/v1/chat/completions" >"$out/logs/$label-$round.wrk"
     [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \
-        "stop,file=$out/$label-$round.collapsed" >/dev/null
+        "\"stop,file=$out/$label-$round.collapsed\"" >/dev/null
     ticks1=$(process_ticks "$gateway")
     read -r cpu1 bytes1 <<<"$(event_loop "$gateway")"
     stop "$gateway"

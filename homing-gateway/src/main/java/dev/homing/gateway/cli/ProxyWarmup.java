@@ -100,7 +100,8 @@ public final class ProxyWarmup {
 
     /**
      * Starts a throwaway gateway with {@code policy} and {@code ioTransport} (serving h2c or not, as the real one
-     * will) in front of a warm-up worker, sends it requests until the JIT goes quiet or {@code limit} is over, and closes both.
+     * will) in front of a warm-up worker, sends it requests until the JIT goes quiet or {@code limit} is over, and
+     * closes both.
      *
      * @throws IllegalStateException if a part does not start or a request fails
      */

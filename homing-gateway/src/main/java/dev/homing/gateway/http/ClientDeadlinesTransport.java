@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.InternetProtocolFamily;
@@ -35,7 +36,8 @@ public final class ClientDeadlinesTransport implements Transport {
     /** {@code base} (from {@link IoTransports#named}), with the deadlines hooked into its server bootstraps. */
     public ClientDeadlinesTransport(Transport base, ClientDeadlines.Settings settings, EdgeRefusals refusals) {
         this.base = base;
-        this.implementation = new Hooked(base.implementation(), settings, refusals);
+        this.implementation = new Hooked(base.implementation(), IoTransports.ioHandlerFactory(base), settings,
+                refusals);
     }
 
     @Override
@@ -85,9 +87,12 @@ public final class ClientDeadlinesTransport implements Transport {
         }
     }
 
-    /** The base transport, delegated to in everything but the server bootstrap. */
-    private record Hooked(io.vertx.core.spi.transport.Transport base, ClientDeadlines.Settings settings,
-                          EdgeRefusals refusals)
+    /**
+     * The base transport, delegated to in everything but the server bootstrap and its event loops' I/O handlers
+     * ({@code ioHandlers}: null for the base's own).
+     */
+    private record Hooked(io.vertx.core.spi.transport.Transport base, IoHandlerFactory ioHandlers,
+                          ClientDeadlines.Settings settings, EdgeRefusals refusals)
             implements io.vertx.core.spi.transport.Transport {
 
         @Override
@@ -100,13 +105,14 @@ public final class ClientDeadlinesTransport implements Transport {
 
         @Override
         public IoHandlerFactory ioHandlerFactory() {
-            return base.ioHandlerFactory();
+            return ioHandlers != null ? ioHandlers : base.ioHandlerFactory();
         }
 
         @Override
         public io.netty.channel.EventLoopGroup eventLoopGroup(int type, int threads, ThreadFactory factory,
                                                               int ioRatio) {
-            return base.eventLoopGroup(type, threads, factory, ioRatio);
+            return ioHandlers != null ? new MultiThreadIoEventLoopGroup(threads, factory, ioHandlers)
+                    : base.eventLoopGroup(type, threads, factory, ioRatio);
         }
 
         @Override

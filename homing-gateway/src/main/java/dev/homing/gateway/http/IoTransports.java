@@ -1,5 +1,8 @@
 package dev.homing.gateway.http;
 
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringIoHandlerConfig;
 import io.vertx.core.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * <p>Why io_uring first: a proxied request is four socket calls (read the client, write the worker, read the worker,
  * write the client), and on a kernel with page-table isolation each system call is dear. io_uring hands them to the
  * kernel in batches, one call a turn of the event loop for every connection that turn served; epoll costs one call
- * each. Where io_uring cannot start (a kernel before 5.14, a container whose seccomp profile refuses
+ * each. Where io_uring cannot start (a kernel too old for Netty's ring, a container whose seccomp profile refuses
  * {@code io_uring_setup}, {@code kernel.io_uring_disabled}), {@code auto} falls back and says why, once; a transport
  * named explicitly must start or the gateway does not.
  */
@@ -19,6 +22,11 @@ public final class IoTransports {
 
     private static final Logger LOG = LoggerFactory.getLogger(IoTransports.class);
     private static final String AUTO = "auto";
+    /**
+     * Completions an io_uring ring holds between two turns of its event loop. Netty's 4,096 overflowed while 10,000
+     * streams opened at once (the kernel keeps the rest, Netty warns at every overflow); this is 512 KiB a ring.
+     */
+    private static final int COMPLETION_QUEUE = 32_768;
 
     private IoTransports() {
     }
@@ -54,6 +62,20 @@ public final class IoTransports {
     static String problem(String name, Transport transport) {
         return transport == null || transport.available() ? null : "--io-transport " + name + " cannot start here: "
                 + cause(transport) + " (auto falls back to the next transport that starts)";
+    }
+
+    /**
+     * The I/O handlers of {@code transport}'s event loops where the gateway sizes them itself (io_uring's completion
+     * queue, {@link #COMPLETION_QUEUE}); null to keep the transport's own.
+     */
+    static IoHandlerFactory ioHandlerFactory(Transport transport) {
+        if (transport != Transport.IO_URING) {
+            return null;
+        }
+        IoUringIoHandlerConfig config = new IoUringIoHandlerConfig();
+        // A size of -1: the kernel cannot be told one (before 5.5), and the ring is twice its submission queue.
+        return config.getCqSize() < 0 ? null
+                : IoUringIoHandler.newFactory(config.setCqSize(Math.max(COMPLETION_QUEUE, config.getCqSize())));
     }
 
     /** The explicitly named transport, or null. */
