@@ -148,12 +148,14 @@ start_proxy() {
   case $row in
     direct) ready_ms=""; return ;;
     homing-*|base-*)
-      # -laa: no --policy, so the row runs whatever the build's default is (load_aware_affinity).
+      # -laa: no --policy, so the row runs whatever the build's default is (load_aware_affinity). A row name ending
+      # in -epoll (homing-laa-epoll, say) runs the same gateway with --io-transport epoll.
       local policy=() urls=""
-      case $row in
+      case ${row%-epoll} in
         *-ca) policy=(--policy cache_aware) ;;
         *-rr) policy=(--policy round_robin) ;;
       esac
+      [[ $row == *-epoll ]] && policy+=(--io-transport epoll)
       for port in "${ports[@]}"; do urls+="${urls:+,}http://127.0.0.1:$port"; done
       local opts=${GATEWAY_JAVA_OPTS:-}
       # JFR=1: record the gateway for the profile (jfr print --events jdk.ExecutionSample FILE).

@@ -143,8 +143,8 @@ public final class Settings {
     public static final Setting<String> IO_TRANSPORT = declare(Setting.of("io-transport", TEXT, IO_TRANSPORTS.getFirst())
             .check(oneOf(IO_TRANSPORTS)).label("NAME")
             .help("Socket I/O under the server and the worker client: auto, io_uring, epoll or nio (Homing).",
-                    "auto: io_uring where the kernel allows it (about 0.7x the CPU a proxied request of epoll), else "
-                    + "epoll, else the JDK's NIO")
+                    "auto: io_uring where the kernel allows it (0.6 to 0.8x the CPU a proxied request of epoll, "
+                    + "docs/BENCHMARKS.md), else epoll, else the JDK's NIO")
             .gateway(SERVER, homing("the socket I/O under the server and the worker client: `auto` takes io_uring "
                     + "where the kernel lets the process set a ring up, else epoll, else the JDK's NIO, and logs why "
                     + "it fell back; a transport named explicitly must start, or the gateway does not")));
