@@ -444,13 +444,19 @@ fi
 
 # Holding streams: N streams opened at once through Homing (cache_aware) with a 1 GiB heap cap, each sending an
 # event a second for HOLD_TOKENS seconds; heap (after a full GC) and RSS sampled while they are open.
+# The client is the one process of the step that must not lag: a head it writes more than 10 s after its connection
+# opened meets the gateway's header timeout (--client-header-timeout-secs), which rightly closes a silent connection.
+# Opening 10,000 at once on the core it shares with both engines, it once took 19 s of CPU (C2 compiling 9 s of it,
+# its connection pools 2.7 s, young collections pausing it up to 2.4 s) and wrote the last heads 11 s after their
+# connections: so it may use both cores, compiles with C1 only, and its young generation holds the whole step.
+HOLD_CLIENT_JVM=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms3g -Xmn2g)
 hold="$out/hold.tsv"
 printf 'streams\tclient_sockets_open\tupstream_sockets_open\theap_mb\trss_mb\tsucceeded\tfailed\terrors\n' >"$hold"
 for n in $HOLD_COUNTS; do
   log "holding $n streams through Homing"
   start_engines HOLD_ENGINE $h1 $h2
   GATEWAY_JAVA_OPTS="-Xmx1g" start_proxy homing-ca $h1 $h2
-  start "hold-$n" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+  start "hold-$n" "$SAT_CPU" "$HOMING_JAVA" "${HOLD_CLIENT_JVM[@]}" -cp "$repo/homing-cli/target/homing.jar" \
       dev.homing.bench.overhead.RoundRobinLoad --urls "http://127.0.0.1:$proxy_port" --stream \
       --output-tokens $HOLD_TOKENS --concurrency "$n" --max-requests "$n" --warmup-seconds 0 \
       --seconds 150 --output "$out/json/hold-$n.json"

@@ -35,8 +35,9 @@ import picocli.CommandLine.Option;
 
 /**
  * The load of the proxy-overhead benchmark: short generated-shared-prefix chats sent to one or more URLs with
- * client-side round robin (one {@link LoadClient} and {@link WorkloadDriver} per URL, each with an equal share of the
- * rate or the concurrency, all recording into one {@link ResultAggregator}, so the percentiles are of the whole), after
+ * client-side round robin (one {@link LoadClient} and {@link WorkloadDriver} per URL, or several for a URL past
+ * {@link #LANE_CONNECTIONS} connections, each with an equal share of the rate or the concurrency, all recording into
+ * one {@link ResultAggregator}, so the percentiles are of the whole), after
  * a warm-up in the same JVM so that neither the client's JIT nor its connection set-up lands in the measured numbers.
  * The warm-up may go to other URLs than the measured part ({@code --warmup-urls}) and the measured part may wait for a
  * URL to answer 200 first ({@code --await-url}): a warm client then measures the first requests of a proxy that
@@ -60,6 +61,14 @@ public final class RoundRobinLoad implements Callable<Integer> {
     private static final Duration GRACE = Duration.ofSeconds(30);
     /** Connections per URL in open loop: enough that no request waits for one at the benchmark's rates. */
     private static final int OPEN_LOOP_CONNECTIONS = 1024;
+    /**
+     * Most connections one lane (one Vert.x client pool) holds. The pool looks through its connections for each
+     * request it serves and its expiry check goes through all of them every second, so one pool of 10,000 (the
+     * stream-holding step) cost the client seconds of CPU while it opened them: on the core it shares with the
+     * engines, heads then went out more than 10 s after their connections opened, and the gateway closed those
+     * silent connections at its header timeout. Lanes of this size share the work between the client's event loops.
+     */
+    private static final int LANE_CONNECTIONS = 1000;
 
     @Option(names = "--urls", split = ",", required = true, description = "Base URLs; requests alternate over them.")
     List<String> urls;
@@ -196,12 +205,16 @@ public final class RoundRobinLoad implements Callable<Integer> {
         return new Result.Later(laterUrls, Result.Requests.of(s), LatencySummary.of(s.e2eMicros()));
     }
 
+    /** One lane per URL, or several past {@link #LANE_CONNECTIONS} (each with an equal share of the connections). */
     private List<Lane> lanes(Vertx vertx, List<String> baseUrls) {
         List<Lane> lanes = new ArrayList<>();
         for (String url : baseUrls) {
             int connections = concurrency != null ? Math.max(1, concurrency / baseUrls.size()) : OPEN_LOOP_CONNECTIONS;
-            lanes.add(new Lane(vertx.getOrCreateContext(),
-                    new LoadClient(vertx, new LoadTarget(url, endpoint, "", connections, IDLE_TIMEOUT))));
+            int split = (connections + LANE_CONNECTIONS - 1) / LANE_CONNECTIONS;
+            for (int i = 0; i < split; i++) {
+                lanes.add(new Lane(vertx.getOrCreateContext(), new LoadClient(vertx,
+                        new LoadTarget(url, endpoint, "", Math.max(1, connections / split), IDLE_TIMEOUT))));
+            }
         }
         return lanes;
     }
