@@ -7,7 +7,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.InternetProtocolFamily;
@@ -17,7 +16,6 @@ import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.core.transport.Transport;
 
-import java.util.concurrent.ThreadFactory;
 
 /**
  * The gateway's I/O transport ({@link IoTransports}: io_uring, epoll or NIO) with one addition: every connection a
@@ -89,7 +87,8 @@ public final class ClientDeadlinesTransport implements Transport {
 
     /**
      * The base transport, delegated to in everything but the server bootstrap and its event loops' I/O handlers
-     * ({@code ioHandlers}: null for the base's own).
+     * ({@code ioHandlers}, from {@link IoTransports#ioHandlerFactory}; the event loop groups are built from them by
+     * the interface's default, as every Vert.x transport builds its own).
      */
     private record Hooked(io.vertx.core.spi.transport.Transport base, IoHandlerFactory ioHandlers,
                           ClientDeadlines.Settings settings, EdgeRefusals refusals)
@@ -105,14 +104,7 @@ public final class ClientDeadlinesTransport implements Transport {
 
         @Override
         public IoHandlerFactory ioHandlerFactory() {
-            return ioHandlers != null ? ioHandlers : base.ioHandlerFactory();
-        }
-
-        @Override
-        public io.netty.channel.EventLoopGroup eventLoopGroup(int type, int threads, ThreadFactory factory,
-                                                              int ioRatio) {
-            return ioHandlers != null ? new MultiThreadIoEventLoopGroup(threads, factory, ioHandlers)
-                    : base.eventLoopGroup(type, threads, factory, ioRatio);
+            return ioHandlers;
         }
 
         @Override

@@ -65,17 +65,16 @@ public final class IoTransports {
     }
 
     /**
-     * The I/O handlers of {@code transport}'s event loops where the gateway sizes them itself (io_uring's completion
-     * queue, {@link #COMPLETION_QUEUE}); null to keep the transport's own.
+     * The I/O handlers of {@code transport}'s event loops: on io_uring with a completion queue of at least
+     * {@link #COMPLETION_QUEUE}, else the transport's own.
      */
     static IoHandlerFactory ioHandlerFactory(Transport transport) {
-        if (transport != Transport.IO_URING) {
-            return null;
-        }
-        IoUringIoHandlerConfig config = new IoUringIoHandlerConfig();
+        IoUringIoHandlerConfig config = transport == Transport.IO_URING ? new IoUringIoHandlerConfig() : null;
         // A size of -1: the kernel cannot be told one (before 5.5), and the ring is twice its submission queue.
-        return config.getCqSize() < 0 ? null
-                : IoUringIoHandler.newFactory(config.setCqSize(Math.max(COMPLETION_QUEUE, config.getCqSize())));
+        if (config == null || config.getCqSize() < 0) {
+            return transport.implementation().ioHandlerFactory();
+        }
+        return IoUringIoHandler.newFactory(config.setCqSize(Math.max(COMPLETION_QUEUE, config.getCqSize())));
     }
 
     /** The explicitly named transport, or null. */
