@@ -261,7 +261,13 @@ public final class Gateway implements AutoCloseable {
                                         GatewayMetrics metrics, EdgeRefusals refusals) {
         // Vert.x's default head limits (4096-byte request line, 8192-byte head) stay; InvalidRequests answers them.
         // HTTP/2 keeps its default windows (64 KiB a stream and a connection): little unread upload per connection.
+        // Strict thread mode: an HTTP/1.x connection's writes go straight to its channel, not through a queue for
+        // writers on other threads, whose first chunk alone is 4 KiB a connection (40 MB at 10,000). It asks that
+        // every answer be written on the connection's event loop, which the gateway does: whatever completes
+        // elsewhere (an admission permit, a released hold, a connection from another loop, a timeout) hops back to
+        // the request's context first.
         HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
+                .setStrictThreadMode(true)
                 .setHttp2ClearTextEnabled(!config.get(Settings.DISABLE_H2C))
                 .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(HTTP2_MAX_STREAMS));
         clientDeadlines(options, config);
