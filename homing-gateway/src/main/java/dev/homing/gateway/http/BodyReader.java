@@ -211,6 +211,10 @@ public final class BodyReader {
             Buffer whole;
             if (declared >= 0) {
                 whole = joined != null ? joined : first != null ? first : Buffer.buffer();
+                // The Body alone holds it from now on, so that releasing it lets it go (this reader stays
+                // reachable from the request's handlers while the answer streams).
+                first = null;
+                joined = null;
             } else {
                 whole = pieces.size() == 1 ? pieces.getFirst() : joinPieces();
                 pieces = null;

@@ -176,7 +176,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private AdmissionQueue.Permit permit;
     /**
      * Set once read: the body to forward, counted in the body memory until the answer is relayed or the exchange
-     * is done; then, at placement, the model's pool and what the policy routes on.
+     * is done; then, at placement, the model's pool and what the policy routes on. The body, {@link #legBody} and
+     * {@link #routing} are let go once the answer is relayed: a held stream keeps none of its prompt.
      */
     private BodyReader.Body body;
     private ModelPool pool;
@@ -532,8 +533,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         retry.firstByteSent();
-        // Nothing more will be sent: the body's memory goes back while the answer streams.
+        // Nothing more will be sent or placed: the body's memory goes back while the answer streams, and nothing
+        // here keeps its bytes or its routing text (10,000 held streams of 20 KB prompts would keep 400 MB).
         body.release();
+        legBody = null;
+        routing = null;
         moveTo(Phase.RELAYING);
         answerStatus = status;
         response.setStatusCode(status);
