@@ -58,7 +58,8 @@ BURST_SECS=${BURST_SECS:-5}
 BURST_SEQ=${BURST_SEQ:-2000}
 RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
-HOLD_TOKENS=8         # output of a held stream: one token a second, so a stream lasts about 8 s
+HOLD_TOKENS=40        # output of a held stream: one token a second, so a stream lasts about 40 s, longer than
+                      # 10,000 take to open here
 
 # Fast engines: at --time-scale 1000 a prefill or a short decode takes microseconds of real time (the engine's timer
 # counts nanoseconds on the epoll transport, a short /generate answers in about 0.13 ms), so the engines are not the
@@ -224,13 +225,19 @@ rss_mb() {
   done
   echo $((total / 1024))
 }
-# Live heap of a Homing gateway after a full GC, in MB: the sum of the generations' "used" (Serial, Parallel: young
-# and old lines; G1: one line), without metaspace. Pinned to one core, the JVM picks the Serial collector.
-heap_mb() {
-  "$jcmd" "$1" GC.run >/dev/null 2>&1 || true
-  "$jcmd" "$1" GC.heap_info 2>/dev/null |
-      awk '/ used [0-9]+K/ && !/space|Metaspace/ { match($0, /used [0-9]+K/); kb += substr($0, RSTART + 5, RLENGTH - 6) }
-           END { printf "%d", kb / 1024 }'
+# Live heap of the Homing gateway PID in MB, from the class histogram a JVM started with -XX:+PrintClassHistogram
+# prints to its output (LOG) on SIGQUIT, after a full collection: the objects alive, and the filler a collection
+# leaves in place of dead space it did not compact. A signal, not jcmd: at the peak the gateway may hold every
+# descriptor the machine allows (20,000 here, two a stream), and jcmd's attach needs one more. (This step once read
+# "used" from GC.heap_info after GC.run, which also counted what the gateway allocated between the two commands:
+# 40 to 70 MB more with 10,000 streams open.)
+live_heap_mb() {
+  local pid=$1 log=$2 before deadline
+  before=$(grep -c '^Total ' "$log" || true)
+  kill -QUIT "$pid"
+  deadline=$((SECONDS + 60))
+  until [ "$(grep -c '^Total ' "$log" || true)" -gt "$before" ] || [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+  awk '/^Total / { total = $3 } END { if (total) printf "%d", total / 1048576; else printf "-" }' "$log"
 }
 
 # --- Load steps -----------------------------------------------------------------------------------------------------
@@ -443,7 +450,7 @@ if has_step bursts; then
 fi
 
 # Holding streams: N streams opened at once through Homing (cache_aware) with a 1 GiB heap cap, each sending an
-# event a second for HOLD_TOKENS seconds; heap (after a full GC) and RSS sampled while they are open.
+# event a second for HOLD_TOKENS seconds; live heap and RSS sampled while they are all open.
 # The client is the one process of the step that must not lag: a head it writes more than 10 s after its connection
 # opened meets the gateway's header timeout (--client-header-timeout-secs), which rightly closes a silent connection.
 # Opening 10,000 at once on the core it shares with both engines, it once took 19 s of CPU (C2 compiling 9 s of it,
@@ -455,30 +462,28 @@ printf 'streams\tclient_sockets_open\tupstream_sockets_open\theap_mb\trss_mb\tsu
 for n in $HOLD_COUNTS; do
   log "holding $n streams through Homing"
   start_engines HOLD_ENGINE $h1 $h2
-  GATEWAY_JAVA_OPTS="-Xmx1g" start_proxy homing-ca $h1 $h2
+  GATEWAY_JAVA_OPTS="-Xmx1g -XX:+PrintClassHistogram" start_proxy homing-ca $h1 $h2
   start "hold-$n" "$SAT_CPU" "$HOMING_JAVA" "${HOLD_CLIENT_JVM[@]}" -cp "$repo/homing-cli/target/homing.jar" \
       dev.homing.bench.overhead.RoundRobinLoad --urls "http://127.0.0.1:$proxy_port" --stream \
       --output-tokens $HOLD_TOKENS --concurrency "$n" --max-requests "$n" --warmup-seconds 0 \
       --seconds 150 --output "$out/json/hold-$n.json"
   client_pid=$last_pid
-  # Sample at the peak: once the gateway holds all N client sockets (or after 30 s), give the upstream side two
-  # seconds to open, then read the socket counts, heap and RSS.
-  deadline=$((SECONDS + 30))
+  # Sample at the peak: once the gateway holds N streams upstream as well as N client sockets, or once the upstream
+  # count has not grown for 3 s (or after 90 s). The streams outlast their opening (HOLD_TOKENS), so at the peak all
+  # N are open at once. (This step once sampled 2 s after the N client sockets, when 1,500 to 6,500 streams had
+  # reached the engines, so its heap followed how far they had got.)
+  deadline=$((SECONDS + 90)); still=0
   peak_clients=0; peak_upstream=0
   while [ $SECONDS -lt $deadline ]; do
     clients=$(ss -Htn state established "( sport = :$proxy_port )" | wc -l)
     upstream=$(ss -Htn state established "( dport = :$h1 or dport = :$h2 )" | wc -l)
     [ "$clients" -gt "$peak_clients" ] && peak_clients=$clients
-    [ "$upstream" -gt "$peak_upstream" ] && peak_upstream=$upstream
-    [ "$clients" -ge "$n" ] && break
+    if [ "$upstream" -gt "$peak_upstream" ]; then peak_upstream=$upstream; still=0; else still=$((still + 1)); fi
+    [ "$upstream" -ge "$n" ] && break
+    [ "$peak_upstream" -gt 0 ] && [ $still -ge 6 ] && break
     sleep 0.5
   done
-  sleep 2
-  clients=$(ss -Htn state established "( sport = :$proxy_port )" | wc -l)
-  upstream=$(ss -Htn state established "( dport = :$h1 or dport = :$h2 )" | wc -l)
-  [ "$clients" -gt "$peak_clients" ] && peak_clients=$clients
-  [ "$upstream" -gt "$peak_upstream" ] && peak_upstream=$upstream
-  heap=$(heap_mb "$proxy_pid"); rss=$(rss_mb "$proxy_pid")
+  heap=$(live_heap_mb "$proxy_pid" "$out/logs/homing-ca.log"); rss=$(rss_mb "$proxy_pid")
   wait "$client_pid" || true
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$peak_clients" "$peak_upstream" "$heap" "$rss" \
       "$(jq .requests.succeeded "$out/json/hold-$n.json")" "$(failed "hold-$n")" "$(jq -c .errors "$out/json/hold-$n.json")" >>"$hold"
