@@ -71,12 +71,14 @@ public final class IoTransports {
      * {@link #COMPLETION_QUEUE}, else the transport's own.
      */
     static IoHandlerFactory ioHandlerFactory(Transport transport) {
-        IoUringIoHandlerConfig config = transport == Transport.IO_URING ? new IoUringIoHandlerConfig() : null;
-        // A size of -1: the kernel cannot be told one (before 5.5), and the ring is twice its submission queue.
-        if (config == null || config.getCqSize() < 0) {
-            return transport.implementation().ioHandlerFactory();
+        IoHandlerFactory own = transport.implementation().ioHandlerFactory();
+        if (transport != Transport.IO_URING) {
+            return own;
         }
-        return IoUringIoHandler.newFactory(config.setCqSize(Math.max(COMPLETION_QUEUE, config.getCqSize())));
+        IoUringIoHandlerConfig config = new IoUringIoHandlerConfig();
+        // A size of -1: the kernel cannot be told one (before 5.5), and the ring is twice its submission queue.
+        return config.getCqSize() < 0 ? own
+                : IoUringIoHandler.newFactory(config.setCqSize(Math.max(COMPLETION_QUEUE, config.getCqSize())));
     }
 
     /** The explicitly named transport, or null. */
