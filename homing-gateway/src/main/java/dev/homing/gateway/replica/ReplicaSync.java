@@ -54,8 +54,9 @@ import java.util.concurrent.TimeoutException;
  * reconnects by itself, forever.
  *
  * <p>Threads: decisions offer events to a bounded queue (never blocking); one publisher thread batches them into
- * frames; jnats's dispatcher thread applies the siblings' frames; one scheduler thread publishes loads and expires
- * the siblings' and serves snapshots. Thread-safe: the phase is guarded by this object's lock.
+ * frames; jnats's dispatcher thread applies the siblings' frames; one scheduler thread acts on the connection's
+ * events (subscribing, the phase), publishes loads and expires the siblings', and serves snapshots. Thread-safe: the
+ * phase is guarded by this object's lock.
  */
 public final class ReplicaSync implements AutoCloseable {
 
@@ -103,8 +104,6 @@ public final class ReplicaSync implements AutoCloseable {
     private final LinkedBlockingQueue<ReplicaEvent> outbox = new LinkedBlockingQueue<>(QUEUE_LIMIT);
     private final ScheduledExecutorService scheduler;
     private final Thread publisher;
-    /** The subscriptions' dispatcher: made at the first connection, replaced on the scheduler at each reconnection. */
-    private volatile Dispatcher dispatcher;
 
     // Guarded by this.
     private Phase phase = Phase.CONNECTING;
@@ -113,6 +112,8 @@ public final class ReplicaSync implements AutoCloseable {
     private volatile Connection connection;
 
     // Used by the scheduler thread only.
+    /** The subscriptions' dispatcher, made at the first connection. */
+    private Dispatcher dispatcher;
     private Map<String, Integer> lastLoads = Map.of();
     private long lastLoadsNanos;
 
@@ -141,9 +142,9 @@ public final class ReplicaSync implements AutoCloseable {
         settings.credentials(options);
         registry.onPoolCreated(sync::attach);
         sync.publisher.start();
-        sync.scheduler.scheduleWithFixedDelay(sync::publishLoads, LOAD_CHECK_MILLIS, LOAD_CHECK_MILLIS,
+        sync.scheduler.scheduleWithFixedDelay(guarded(sync::publishLoads), LOAD_CHECK_MILLIS, LOAD_CHECK_MILLIS,
                 TimeUnit.MILLISECONDS);
-        sync.scheduler.scheduleWithFixedDelay(sync::expireLoads, 100, 100, TimeUnit.MILLISECONDS);
+        sync.scheduler.scheduleWithFixedDelay(guarded(sync::expireLoads), 100, 100, TimeUnit.MILLISECONDS);
         LOG.info("replica sync: replica {} connecting to {}", sync.name, String.join(",", settings.urls()));
         try {
             Nats.connectAsynchronously(options.build(), true);
@@ -152,6 +153,29 @@ public final class ReplicaSync implements AutoCloseable {
             throw new IllegalStateException("interrupted while starting the replica sync", e);
         }
         return sync;
+    }
+
+    /**
+     * {@code task}, its failure logged: the scheduler's executor would keep it in a future nobody reads, and a periodic
+     * task would silently stop.
+     */
+    private static Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.warn("replica sync: {}", e.toString(), e);
+            }
+        };
+    }
+
+    /** Closes {@code closing}, unless the connection closed it already (it is closing, or it did so itself). */
+    private static void close(Connection conn, Dispatcher closing) {
+        try {
+            conn.closeDispatcher(closing);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            LOG.debug("replica sync: a dispatcher was closed already: {}", e.getMessage());
+        }
     }
 
     private static Thread daemon(Runnable task, String threadName) {
@@ -221,39 +245,49 @@ public final class ReplicaSync implements AutoCloseable {
 
     // ---- the connection's phases ----
 
+    /**
+     * jnats's events, in the order its one callback thread hands them over. A connection is acted on once it serves:
+     * the first one at CONNECTED; any later one at RESUBSCRIBED, once jnats has sent the subscriptions again and left
+     * its reconnection mode (a connection made after failed first attempts is reported that way too, with no
+     * CONNECTED). The work runs on the scheduler, which owns subscribing and snapshots, in the events' order.
+     */
     private void connectionEvent(Connection conn, ConnectionListener.Events type) {
-        switch (type) {
-            case CONNECTED -> {
-                connection = conn;
-                subscribe(conn);
-                reached("bus reached");
+        connection = conn; // known from the first event on, so that close() can end a connection still trying
+        if (phase() == Phase.CLOSED) {
+            if (type != ConnectionListener.Events.CLOSED) {
+                daemon(() -> closeQuietly(conn), "homing-replica-close").start(); // not on jnats's own thread
             }
-            case RECONNECTED -> scheduler.execute(() -> {
-                subscribe(conn);
-                reached("bus reached again");
-            });
-            case DISCONNECTED -> lost();
+            return;
+        }
+        switch (type) {
+            case CONNECTED, RESUBSCRIBED -> scheduler.execute(guarded(() -> joined(conn)));
+            case DISCONNECTED -> scheduler.execute(guarded(() -> lost(conn)));
             case CLOSED -> moveTo(Phase.CLOSED, null);
             default -> {
-                // Discovered servers, lame duck, resubscribed: jnats handles them.
+                // Reconnected (acted on at RESUBSCRIBED), discovered servers, lame duck: jnats handles them.
             }
         }
     }
 
+    private void joined(Connection conn) {
+        if (conn.getStatus() != Connection.Status.CONNECTED) {
+            return; // lost again before this ran: the next connection's event acts
+        }
+        subscribe(conn);
+        reached(conn);
+    }
+
     /**
-     * Subscribes on a new dispatcher, closing the one before (after a reconnection), and waits until the server has
-     * the subscriptions before the replica says it is connected. Not left to jnats's own resubscription: in full
-     * test runs a replica back on the bus was seen to hear no sibling again, its old dispatcher silent.
+     * Subscribes at the first connection (jnats sends the subscriptions again after a reconnection, before
+     * RESUBSCRIBED), and waits until the server has them before the replica says it is connected.
      */
     private void subscribe(Connection conn) {
-        Dispatcher previous = dispatcher;
-        Dispatcher fresh = conn.createDispatcher();
-        fresh.subscribe(settings.eventsSubject(), this::received);
-        fresh.subscribe(settings.warmSubject(), this::askedIfWarm);
-        fresh.subscribe(settings.snapshotSubject(name), message -> scheduler.execute(() -> giveSnapshot(message)));
-        dispatcher = fresh;
-        if (previous != null) {
-            conn.closeDispatcher(previous);
+        if (dispatcher == null) {
+            dispatcher = conn.createDispatcher();
+            dispatcher.subscribe(settings.eventsSubject(), this::received);
+            dispatcher.subscribe(settings.warmSubject(), this::askedIfWarm);
+            dispatcher.subscribe(settings.snapshotSubject(name),
+                    message -> scheduler.execute(guarded(() -> giveSnapshot(message))));
         }
         try {
             conn.flush(SUBSCRIBE_FLUSH);
@@ -264,27 +298,24 @@ public final class ReplicaSync implements AutoCloseable {
         }
     }
 
-    private void reached(String how) {
+    private void reached(Connection conn) {
         long attempt;
         synchronized (this) {
             if (phase != Phase.CONNECTING && phase != Phase.ALONE) {
                 return;
             }
             attempt = ++snapshotAttempt;
-            moveTo(Phase.ASKING, "replica sync: " + how + " (" + connection.getConnectedUrl()
-                    + "); asking a warm sibling for its routing state");
+            moveTo(Phase.ASKING, "replica sync: bus reached" + (phase == Phase.ALONE ? " again" : "") + " ("
+                    + conn.getConnectedUrl() + "); asking a warm sibling for its routing state");
             metrics.connected(true);
         }
-        askForSnapshot(attempt);
+        askForSnapshot(conn, attempt);
     }
 
-    private void lost() {
+    private void lost(Connection conn) {
         synchronized (this) {
-            // jnats hands its events to the listener asynchronously: a disconnection can be seen after the
-            // reconnection that ended it, and would leave the replica alone with the bus reached again.
-            Connection conn = connection;
-            if (phase != Phase.ASKING && phase != Phase.IN_STEP
-                    || conn != null && conn.getStatus() == Connection.Status.CONNECTED) {
+            // Events are handed over asynchronously: a disconnection can arrive after the reconnection that ended it.
+            if (phase != Phase.ASKING && phase != Phase.IN_STEP || conn.getStatus() == Connection.Status.CONNECTED) {
                 return;
             }
             moveTo(Phase.ALONE, "replica sync: NATS unreachable; routing on this replica's own view until it is "
@@ -316,8 +347,7 @@ public final class ReplicaSync implements AutoCloseable {
 
     // ---- snapshots ----
 
-    private void askForSnapshot(long attempt) {
-        Connection conn = connection;
+    private void askForSnapshot(Connection conn, long attempt) {
         conn.requestWithTimeout(settings.warmSubject(), nameBytes, WARM_QUESTION).whenComplete((answer, failed) -> {
             if (failed != null || answer == null || answer.getData() == null || answer.getData().length == 0) {
                 inStep(attempt, "replica sync: no warm sibling answered; in step from now on");
@@ -338,9 +368,8 @@ public final class ReplicaSync implements AutoCloseable {
                 return;
             }
             if (frame.events().isEmpty()) {
-                // Closed from another thread, not from its own handler: after snapshots ended that way a replica was
-                // seen to hear no sibling's event again, its other dispatcher stalled.
-                scheduler.execute(() -> conn.closeDispatcher(transfer));
+                // Closed on the scheduler, not from its own handler: closing interrupts the dispatcher's thread.
+                scheduler.execute(guarded(() -> close(conn, transfer)));
                 metrics.snapshot(true);
                 inStep(attempt, "replica sync: took sibling " + sibling + "'s snapshot (" + events[0]
                         + " blocks); in step from now on");
@@ -350,13 +379,13 @@ public final class ReplicaSync implements AutoCloseable {
             frame.events().forEach(this::apply);
         });
         conn.publish(settings.snapshotSubject(sibling), inbox, nameBytes);
-        scheduler.schedule(() -> {
+        scheduler.schedule(guarded(() -> {
             if (phase() == Phase.ASKING) {
-                conn.closeDispatcher(transfer);
+                close(conn, transfer);
                 inStep(attempt, "replica sync: sibling " + sibling + "'s snapshot did not finish in "
                         + SNAPSHOT_LIMIT_MILLIS + " ms; in step with what arrived");
             }
-        }, SNAPSHOT_LIMIT_MILLIS, TimeUnit.MILLISECONDS);
+        }), SNAPSHOT_LIMIT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void askedIfWarm(Message question) {
@@ -487,9 +516,14 @@ public final class ReplicaSync implements AutoCloseable {
                 batch.add(first);
                 outbox.drainTo(batch, FRAME_EVENTS - 1);
                 publish(batch);
-                batch.clear();
             } catch (InterruptedException e) {
                 return;
+            } catch (RuntimeException e) {
+                // One bad frame must not end the thread: every later event would be lost without a word.
+                metrics.dropped(batch.size());
+                LOG.warn("replica sync: a frame of {} events was not published: {}", batch.size(), e.toString(), e);
+            } finally {
+                batch.clear();
             }
         }
     }
@@ -517,11 +551,15 @@ public final class ReplicaSync implements AutoCloseable {
         scheduler.shutdownNow();
         Connection conn = connection;
         if (conn != null) {
-            try {
-                conn.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            closeQuietly(conn);
+        }
+    }
+
+    private static void closeQuietly(Connection conn) {
+        try {
+            conn.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -19,7 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -188,18 +187,27 @@ class ReplicaSyncTest {
                 return false;
             });
         } catch (ConditionTimeoutException e) {
-            // Seen about once in six full runs, never alone: what the replicas and jnats's threads were doing.
-            System.err.println("replica a published " + a.metric("homing_replica_events_published_total")
-                    + ", b heard " + b.metric("homing_replica_events_received_total") + " (before: " + heard + ")");
-            Thread.getAllStackTraces().forEach((thread, stack) -> {
-                String frames = Arrays.stream(stack).map(f -> "\n    at " + f).collect(Collectors.joining());
-                if (frames.contains("io.nats") || frames.contains("replica")) {
-                    System.err.println(thread.getName() + " " + thread.getState() + frames);
-                }
-            });
-            throw e;
+            // What tells a replica that cannot send (a's frames counted, none heard) from one that cannot hear.
+            throw new AssertionError("replica a published " + a.metric("homing_replica_events_published_total")
+                    + " events in all and dropped " + a.metric("homing_replica_events_dropped_total") + "; b heard "
+                    + (b.metric("homing_replica_events_received_total") - heard) + " since the bus came back; "
+                    + "phases: a " + a.gateway().replicas().phase() + ", b " + b.gateway().replicas().phase(), e);
         }
         assertThat(secondTurnsThatHit("back-", b)).isEqualTo(CONVERSATIONS);
+    }
+
+    @Test
+    void replicasStartedWhileTheBusIsDownJoinItWhenItComesUp() {
+        nats.stop();
+        RunningGateway a = replica();
+        RunningGateway b = replica();
+        assertThat(cachedTokens(a, opening("unreached-0"))).isLessThan(HIT); // routes alone meanwhile
+
+        nats.restart();
+        awaitWarm(a, b);
+        openConversations("joined-", a, b);
+
+        assertThat(secondTurnsThatHit("joined-", b)).isEqualTo(CONVERSATIONS);
     }
 
     @Test
