@@ -101,7 +101,6 @@ if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
 fi
 . "$repo/bin/jdk.sh"
 homing_find_java
-jcmd="$(dirname "$HOMING_JAVA")/jcmd"
 [ -f "$repo/homing-cli/target/homing.jar" ] || (cd "$repo" && ./mvnw -q package -DskipTests)
 homing="$repo/bin/homing"
 # A JVM with the flags bin/homing gives the gateway, but no start-up cache: the base-* rows from a jar, the vertx row.

@@ -169,7 +169,7 @@ public final class ReplicaSync implements AutoCloseable {
         };
     }
 
-    /** Closes {@code closing}, unless the connection closed it already (it is closing, or it did so itself). */
+    /** Closes a snapshot's {@code closing}, unless it is closed already: its end and its time limit both close it. */
     private static void close(Connection conn, Dispatcher closing) {
         try {
             conn.closeDispatcher(closing);
@@ -252,10 +252,13 @@ public final class ReplicaSync implements AutoCloseable {
      * CONNECTED). The work runs on the scheduler, which owns subscribing and snapshots, in the events' order.
      */
     private void connectionEvent(Connection conn, ConnectionListener.Events type) {
-        connection = conn; // known from the first event on, so that close() can end a connection still trying
+        // Known from the first event on (only this thread sets it), so that close() can end a connection still trying.
+        Connection before = connection;
+        connection = conn;
         if (phase() == Phase.CLOSED) {
-            if (type != ConnectionListener.Events.CLOSED) {
-                daemon(() -> closeQuietly(conn), "homing-replica-close").start(); // not on jnats's own thread
+            if (before == null && type != ConnectionListener.Events.CLOSED) {
+                // Closed before jnats said a word: close() had nothing to close. Not on jnats's own thread.
+                daemon(() -> closeQuietly(conn), "homing-replica-close").start();
             }
             return;
         }
