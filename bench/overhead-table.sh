@@ -3,7 +3,9 @@
 # rows, then the targets. Figures are means over the rounds, with the rounds' spread in brackets; "+" is the
 # difference to the direct row (for the cold p50, to the engines measured directly by the same client at the end of
 # the same cold step; for the cold p99, to the direct row's sequential figure); a ratio to HAProxy pairs the rows of
-# the same round (its spread is over the rounds). Target 3 compares each row's cold and warm figures of one cold step.
+# the same round (its spread is over the rounds). Target 3 compares each row's cold and warm figures of one cold step:
+# each figure against the engines measured in its own seconds (columns 25 and 26) where the step interleaved them,
+# else against the engines measured directly at the end of the step.
 set -euo pipefail
 results=$1 hold=${2:-} bursts=${3:-}
 have_bursts=0
@@ -39,6 +41,8 @@ awk -F'\t' -v bursts=$have_bursts '
   # The cold step of a round: the first requests of the fresh proxy (column 11) or of the warm helper (23) less the engines
   # measured directly by the same client (24).
   function instep(row, r, c) { return ((row, r, c) in v) && ((row, r, 24) in v) ? v[row, r, c] - v[row, r, 24] : "" }
+  # The added latency of the first requests (c 11, interleaved 25) or the warm figure (23, interleaved 26).
+  function coldadded(row, r, c, pc) { return ((row, r, pc) in v) ? v[row, r, pc] : instep(row, r, c) }
   # Per-round quantities for the targets: "" where a figure is missing.
   function added(row, r, c) { return ((row, r, c) in v) && (("direct", r, base(c)) in v) ? v[row, r, c] - v["direct", r, base(c)] : "" }
   function ratio(row, r) { return ((row, r, 5) in v) && (("haproxy", r, 5) in v) && v["haproxy", r, 5] > 0 ? v[row, r, 5] / v["haproxy", r, 5] : "" }
@@ -51,14 +55,14 @@ awk -F'\t' -v bursts=$have_bursts '
     sa = 0; sb = 0; k = 0
     for (i = 1; i <= nr; i++) {
       r = rounds[i]
-      a = kind == "p50" ? added(row, r, 8) : instep(row, r, 11)
-      b = kind == "p50" ? added("haproxy", r, 8) : instep(row, r, 23)
+      a = kind == "p50" ? added(row, r, 8) : coldadded(row, r, 11, 25)
+      b = kind == "p50" ? added("haproxy", r, 8) : coldadded(row, r, 23, 26)
       if (a == "" || b == "") continue
       sa += a; sb += b; k++
     }
     if (!k) return "- | not measured"
-    what = sprintf("%s %+.3f ms, %s %+.3f ms (%d rounds)", kind == "p50" ? row : "cold", sa / k,
-                   kind == "p50" ? "HAProxy" : "warm", sb / k, k)
+    what = sprintf("%s %+.3f ms, %s %+.3f ms (%d rounds%s)", kind == "p50" ? row : "cold", sa / k,
+                   kind == "p50" ? "HAProxy" : "warm", sb / k, k, kind == "cold" && cnt[row, 25] ? ", baseline interleaved" : "")
     if (sb <= 0) return what " | undecided"
     return sprintf("%.2fx: %s | %s", sa / sb, what, sa / sb <= limit ? "**met**" : "**missed**")
   }
@@ -100,16 +104,18 @@ awk -F'\t' -v bursts=$have_bursts '
     }
     if (cnt["haproxy", 23] || cnt["homing-laa", 23] || cnt["homing-ca", 23]) {
       print ""
-      print "Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly."
+      print "Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly; \"interleaved\": against the engines measured between the requests of the same part."
       print ""
-      print "| Row | First requests p50 ms | Warm p50 ms | Engines directly p50 ms | Added: first | Added: warm | First / warm |"
-      print "|---|---|---|---|---|---|---|"
+      print "| Row | First requests p50 ms | Warm p50 ms | Engines directly p50 ms | Added: first | Added: warm | First / warm | Interleaved added: first | Interleaved added: warm | First / warm, interleaved | First requests took (s) |"
+      print "|---|---|---|---|---|---|---|---|---|---|---|"
       for (i = 1; i <= rows; i++) {
         r = order[i]
         if (!cnt[r, 23]) continue
-        printf "| %s | %s | %s | %s | %+.3f | %+.3f | %s |\n", r, spread(r, 11, "%.3f"), spread(r, 23, "%.3f"),
+        printf "| %s | %s | %s | %s | %+.3f | %+.3f | %s | %s | %s | %s | %s |\n", r, spread(r, 11, "%.3f"), spread(r, 23, "%.3f"),
           spread(r, 24, "%.3f"), m(r, 11) - m(r, 24), m(r, 23) - m(r, 24),
-          (m(r, 23) - m(r, 24) > 0 ? sprintf("%.2fx", (m(r, 11) - m(r, 24)) / (m(r, 23) - m(r, 24))) : "-")
+          (m(r, 23) - m(r, 24) > 0 ? sprintf("%.2fx", (m(r, 11) - m(r, 24)) / (m(r, 23) - m(r, 24))) : "-"),
+          spread(r, 25, "%+.3f"), spread(r, 26, "%+.3f"),
+          (cnt[r, 25] && cnt[r, 26] && m(r, 26) > 0 ? sprintf("%.2fx", m(r, 25) / m(r, 26)) : "-"), spread(r, 27, "%.2f")
       }
     }
     # With the bursts step, the targets are judged from it (below): proxies measured seconds apart.
@@ -134,7 +140,10 @@ if [ $have_bursts = 1 ]; then
   awk -F'\t' '
     FNR == 1 { next }
     FILENAME == ARGV[1] {
-      if ($11 != "-" && $11 != "" && $23 != "-" && $23 != "" && $24 != "-" && $24 != "") {
+      # Against the interleaved baseline where the cold step had one, else the engines measured after (see above).
+      if ($25 != "-" && $25 != "" && $26 != "-" && $26 != "") {
+        cold[$1] += $25; warm[$1] += $26; coldn[$1]++; inter[$1] = ", baseline interleaved"
+      } else if ($11 != "-" && $11 != "" && $23 != "-" && $23 != "" && $24 != "-" && $24 != "") {
         cold[$1] += $11 - $24; warm[$1] += $23 - $24; coldn[$1]++
       }
       next
@@ -192,7 +201,7 @@ if [ $have_bursts = 1 ]; then
         else {
           ca = cold[r] / coldn[r]; wa = warm[r] / coldn[r]
           if (wa <= 0) printf "| 3. cold added p50 at most 1.5x warm | %s | cold %+.3f ms, warm %+.3f ms | undecided |\n", r, ca, wa
-          else printf "| 3. cold added p50 at most 1.5x warm | %s | %.2fx: cold %+.3f ms, warm %+.3f ms (%d rounds, the cold step) | %s |\n", r, ca / wa, ca, wa, coldn[r], verdict(ca / wa <= 1.5)
+          else printf "| 3. cold added p50 at most 1.5x warm | %s | %.2fx: cold %+.3f ms, warm %+.3f ms (%d rounds, the cold step%s) | %s |\n", r, ca / wa, ca, wa, coldn[r], inter[r], verdict(ca / wa <= 1.5)
         }
       }
     }' "$results" "$bursts"

@@ -52,6 +52,11 @@ SEQ_REQUESTS=5000
 COLD_REQUESTS=1000    # the cold step: a fresh proxy's first requests, measured (and as many warm, and direct)
 # The cold step's sequential warm-up of the client (and the engines) through the helper proxy.
 COLD_WARMUP=${COLD_WARMUP:-20000}
+# The cold step's baseline: "interleaved" (the default), after every COLD_DIRECT_EVERY requests through the proxy one
+# straight to the first engine, so that the warm figure and the first requests each have the engines' latency of
+# their own seconds (see InterleavedBaseline); "after", the engines measured only after the first requests.
+COLD_BASELINE=${COLD_BASELINE:-interleaved}
+COLD_DIRECT_EVERY=${COLD_DIRECT_EVERY:-4}
 # The bursts step: bursts per proxy, seconds of saturation in each, sequential requests measured in each.
 BURSTS=${BURSTS:-$([ $quick = 1 ] && echo 3 || echo 6)}
 BURST_SECS=${BURST_SECS:-5}
@@ -299,7 +304,8 @@ failed() { [ -f "$out/json/$1.json" ] && jq -r .requests.failed "$out/json/$1.js
 # up (COLD_WARMUP requests) through the warm helper proxy on helper_port and measures COLD_REQUESTS through it (the
 # warm figure), prints "warmed up" and waits for the proxy's readiness URL (READY_URL); the caller stops the helper
 # and starts the fresh proxy then. The client measures its first COLD_REQUESTS after readiness, then as many to the
-# first engine directly (the baseline of both): all three from one client, one set of engines, seconds apart.
+# first engine directly: all three from one client, one set of engines, seconds apart. With COLD_BASELINE=interleaved
+# the warm figure and the first requests also send one request in COLD_DIRECT_EVERY to the first engine directly.
 # Returns at once for COLD (the client's PID in $seq_pid); waits otherwise.
 sequential() {
   local row=$1 name=$2 cold=${3:-}
@@ -310,6 +316,8 @@ sequential() {
   [ -n "$cold" ] && args=(--urls "http://127.0.0.1:$proxy_port" --warmup-urls "http://127.0.0.1:$helper_port"
                           --await-url "$READY_URL" --warmup-requests "$COLD_WARMUP" --max-requests "$COLD_REQUESTS"
                           --warm-figure --direct-urls "http://127.0.0.1:$e1")
+  [ -n "$cold" ] && [ "$COLD_BASELINE" = interleaved ] &&
+      args+=(--interleaved-direct-url "http://127.0.0.1:$e1" --direct-every "$COLD_DIRECT_EVERY")
   start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
       dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1 --concurrency 1 \
       --warmup-seconds 120 --seconds 120 --output "$out/json/$name.json" "${args[@]}"
@@ -324,7 +332,7 @@ else rows=(direct homing-laa homing-ca homing-rr vertx haproxy nginx); fi
 [ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] &&
     rows=(direct base-laa homing-laa base-ca homing-ca base-rr homing-rr vertx haproxy nginx)
 results="$out/results.tsv"
-printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\n' >"$results"
+printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\tcold_interleaved_added_p50_ms\twarm_interleaved_added_p50_ms\tcold_secs\n' >"$results"
 log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU (saturation: $SAT_CPU); $(nproc) cores; ulimit -n $fd_limit; steps: $STEPS"
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -390,7 +398,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       stop_proxy; stop_engines
     fi
 
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
         "$ready" "$idle" "$rps" "$errs" "$cpu_us" \
         "$(pct "$tag-seq" endToEnd p50Ms)" "$(pct "$tag-seq" endToEnd p99Ms)" "$(failed "$tag-seq")" \
         "$(pct "$tag-cold" endToEnd p50Ms)" "$(pct "$tag-cold" endToEnd p99Ms)" "$(failed "$tag-cold")" \
@@ -398,7 +406,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
         "$(pct "$tag-stream" timeToFirstToken p50Ms)" "$(pct "$tag-stream" timeToFirstToken p99Ms)" \
         "$(pct "$tag-stream" interTokenGap p50Ms)" "$(pct "$tag-stream" interTokenGap p99Ms)" \
         "$(failed "$tag-stream")" "$load_before" "$(pct "$tag-cold" warm.endToEnd p50Ms)" \
-        "$(pct "$tag-cold" direct.endToEnd p50Ms)" >>"$results"
+        "$(pct "$tag-cold" direct.endToEnd p50Ms)" "$(pct "$tag-cold" interleaved addedP50Ms)" \
+        "$(pct "$tag-cold" warm.interleaved addedP50Ms)" "$(pct "$tag-cold" "" elapsedSeconds)" >>"$results"
   done
 done
 

@@ -7,12 +7,14 @@ import dev.homing.bench.live.DriverSummary;
 import dev.homing.bench.live.Endpoint;
 import dev.homing.bench.live.LatencySummary;
 import dev.homing.bench.live.LoadClient;
+import dev.homing.bench.live.LoadRequest;
 import dev.homing.bench.live.LoadTarget;
 import dev.homing.bench.live.Pacing;
 import dev.homing.bench.live.RequestEncoder;
 import dev.homing.bench.live.ResultAggregator;
 import dev.homing.bench.live.RunCaps;
 import dev.homing.bench.live.WorkloadDriver;
+import dev.homing.bench.workload.ChatHistory;
 import dev.homing.bench.workload.GeneratedSharedPrefix;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -25,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -45,7 +48,8 @@ import picocli.CommandLine.Option;
  * measures the warm-up URLs once warm ({@code --warm-figure}, section {@code warm}: a warm proxy of the same kind) just
  * before the wait, and the engines directly at the end ({@code --direct-urls}, section {@code direct}): the first
  * requests, the warm figure and the baseline they are compared with come from one process, one set of engines and
- * one sitting, seconds apart.
+ * one sitting, seconds apart. With {@code --interleaved-direct-url} the warm figure and the first requests each get a
+ * baseline of their own seconds ({@link InterleavedBaseline}): every few requests, one straight to an engine.
  *
  * <p>Against a proxy it takes the proxy's one URL; against the engines directly, every engine's URL. The JSON result
  * uses {@code homing bench}'s field names for what it has ({@code requests}, {@code errors}, {@code throughput},
@@ -118,16 +122,28 @@ public final class RoundRobinLoad implements Callable<Integer> {
             + "(\"direct\"), with lanes of their own.")
     List<String> directUrls;
 
+    @Option(names = "--interleaved-direct-url", description = "With --concurrency 1 and one URL: during the warm "
+            + "figure and the measured part, after every --direct-every requests the same body straight to this URL "
+            + "(sections warm.interleaved and interleaved: the added median against these).")
+    String interleavedDirectUrl;
+
+    @Option(names = "--direct-every", defaultValue = "4",
+            description = "With --interleaved-direct-url: requests to the proxy per direct one (default: "
+                    + "${DEFAULT-VALUE}).")
+    int directEvery;
+
     @Option(names = "--output", required = true, description = "JSON result file.")
     Path output;
 
     /** The measured part, in {@code homing bench}'s shape. */
     record Result(List<String> urls, String pacing, double elapsedSeconds, Requests requests,
                   Map<String, Long> errors, Throughput throughput, LatencySummary timeToFirstToken,
-                  LatencySummary interTokenGap, LatencySummary endToEnd, Later warm, Later direct) {
+                  LatencySummary interTokenGap, LatencySummary endToEnd, InterleavedBaseline.Result interleaved,
+                  Later warm, Later direct) {
 
         /** A later measured part of the same run: its end-to-end latency only (null when not asked for). */
-        record Later(List<String> urls, Requests requests, LatencySummary endToEnd) {
+        record Later(List<String> urls, Requests requests, LatencySummary endToEnd,
+                     InterleavedBaseline.Result interleaved) {
         }
 
         record Requests(long sent, long succeeded, long failed) {
@@ -153,30 +169,42 @@ public final class RoundRobinLoad implements Callable<Integer> {
         if ((rate == null) == (concurrency == null)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "give --rate or --concurrency");
         }
+        if (interleavedDirectUrl != null && (concurrency == null || concurrency != 1 || urls.size() != 1
+                || warmupUrls != null && warmupUrls.size() != 1 || directEvery < 1)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--interleaved-direct-url takes "
+                    + "--concurrency 1, one URL in --urls and --warmup-urls, and --direct-every of at least 1");
+        }
         Vertx vertx = Vertx.vertx();
         try {
-            List<Lane> lanes = lanes(vertx, urls);
-            List<Lane> warmupLanes = warmupUrls == null ? lanes : lanes(vertx, warmupUrls);
+            // With a baseline interleaved, the proxy's lanes (warm and measured) and the engine's client share a context.
+            Context shared = interleavedDirectUrl == null ? null : vertx.getOrCreateContext();
+            List<Lane> lanes = lanes(vertx, urls, shared);
+            List<Lane> warmupLanes = warmupUrls == null ? lanes : lanes(vertx, warmupUrls, shared);
+            LoadClient baselineEngine = interleavedDirectUrl == null ? null : new LoadClient(vertx,
+                    new LoadTarget(interleavedDirectUrl, endpoint, "", 1, IDLE_TIMEOUT));
             if (warmupSeconds > 0) {
                 drive(warmupLanes, new ResultAggregator(), warmupSeconds,
                         warmupRequests != null ? warmupRequests : maxRequests, 1000);
             }
-            Result.Later warm = warmFigure ? measureLater(warmupUrls != null ? warmupUrls : urls, warmupLanes, 3000)
-                    : null;
+            Result.Later warm = warmFigure
+                    ? measureLater(warmupUrls != null ? warmupUrls : urls, warmupLanes, baselineEngine, 3000) : null;
             if (awaitUrl != null) {
                 System.out.println("warmed up");
                 awaitOk(awaitUrl);
             }
             ResultAggregator results = new ResultAggregator();
-            double elapsed = drive(lanes, results, seconds, maxRequests, 1);
+            InterleavedBaseline.Result interleaved = baselineEngine == null ? null
+                    : interleaved(lanes.get(0), baselineEngine, results, 1);
+            double elapsed = interleaved != null ? interleaved.seconds()
+                    : drive(lanes, results, seconds, maxRequests, 1);
             ResultAggregator.Snapshot s = results.snapshot();
-            List<Lane> directLanes = directUrls == null ? List.of() : lanes(vertx, directUrls);
-            Result.Later direct = directUrls == null ? null : measureLater(directUrls, directLanes, 4000);
+            List<Lane> directLanes = directUrls == null ? List.of() : lanes(vertx, directUrls, null);
+            Result.Later direct = directUrls == null ? null : measureLater(directUrls, directLanes, null, 4000);
             Result result = new Result(urls, rate != null ? "open-loop " + rate + "/s" : "closed-loop " + concurrency,
                     elapsed, Result.Requests.of(s), s.errors(),
                     new Result.Throughput(s.succeeded() / Math.max(1e-9, elapsed)),
                     LatencySummary.of(s.ttftMicros()), LatencySummary.of(s.gapMicros()),
-                    LatencySummary.of(s.e2eMicros()), warm, direct);
+                    LatencySummary.of(s.e2eMicros()), interleaved, warm, direct);
             Files.writeString(output, JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
                     .writeValueAsString(result));
             System.out.printf("%s: %d sent, %d succeeded, %d failed, e2e p50 %.2f ms p99 %.2f ms%n", urls, s.sent(),
@@ -188,6 +216,11 @@ public final class RoundRobinLoad implements Callable<Integer> {
                             later.endToEnd().p99Ms());
                 }
             }
+            printInterleaved(urls, interleaved);
+            printInterleaved(warm == null ? null : warm.urls(), warm == null ? null : warm.interleaved());
+            if (baselineEngine != null) {
+                lanes.get(0).context().runOnContext(v -> baselineEngine.close());
+            }
             List<Lane> all = concat(lanes, directLanes);
             for (Lane lane : warmupLanes == lanes ? all : concat(all, warmupLanes)) {
                 lane.context().runOnContext(v -> lane.client().close());
@@ -198,21 +231,68 @@ public final class RoundRobinLoad implements Callable<Integer> {
         }
     }
 
-    private Result.Later measureLater(List<String> laterUrls, List<Lane> laterLanes, long seedBase) throws Exception {
-        ResultAggregator results = new ResultAggregator();
-        drive(laterLanes, results, seconds, maxRequests, seedBase);
-        ResultAggregator.Snapshot s = results.snapshot();
-        return new Result.Later(laterUrls, Result.Requests.of(s), LatencySummary.of(s.e2eMicros()));
+    private static void printInterleaved(List<String> proxyUrls, InterleavedBaseline.Result interleaved) {
+        if (interleaved != null) {
+            System.out.printf("%s against %s interleaved: %d direct, added p50 %.3f ms%n", proxyUrls,
+                    interleaved.directUrl(), interleaved.direct().count(), interleaved.addedP50Ms());
+        }
     }
 
-    /** One lane per URL, or several past {@link #LANE_CONNECTIONS} (each with an equal share of the connections). */
-    private List<Lane> lanes(Vertx vertx, List<String> baseUrls) {
+    /**
+     * A later part, driven as the measured part is, or with a baseline interleaved from {@code baselineEngine} when
+     * that is not null.
+     */
+    private Result.Later measureLater(List<String> laterUrls, List<Lane> laterLanes, LoadClient baselineEngine,
+                                      long seedBase) throws Exception {
+        ResultAggregator results = new ResultAggregator();
+        InterleavedBaseline.Result interleaved = null;
+        if (baselineEngine != null) {
+            interleaved = interleaved(laterLanes.get(0), baselineEngine, results, seedBase);
+        } else {
+            drive(laterLanes, results, seconds, maxRequests, seedBase);
+        }
+        ResultAggregator.Snapshot s = results.snapshot();
+        return new Result.Later(laterUrls, Result.Requests.of(s), LatencySummary.of(s.e2eMicros()), interleaved);
+    }
+
+    /**
+     * Up to --max-requests one at a time through {@code lane}, one after every --direct-every of them straight to
+     * {@code engine}, within --seconds.
+     */
+    private InterleavedBaseline.Result interleaved(Lane lane, LoadClient engine, ResultAggregator proxied, long seed)
+            throws Exception {
+        Duration cap = Duration.ofMillis((long) (seconds * 1000));
+        RequestEncoder encoder = new RequestEncoder(endpoint, "", stream, false);
+        Iterator<LoadRequest> requests = workload(maxRequests, Double.POSITIVE_INFINITY, seed).conversations()
+                .map(c -> new LoadRequest(encoder.encode(ChatHistory.messages(c, 0, List.of()),
+                        c.turns().get(0).maxOutputTokens()), stream, false))
+                .iterator();
+        return InterleavedBaseline.run(lane.context(), lane.client(), engine, interleavedDirectUrl, proxied, requests,
+                        maxRequests, directEvery, System.nanoTime() + cap.toNanos())
+                .toCompletionStage().toCompletableFuture().get(cap.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Groups of 16 short prompts (~60 tokens), at least 256 groups and enough for {@code requests}, one turn each,
+     * at {@code rate} a second.
+     */
+    private GeneratedSharedPrefix workload(long requests, double rate, long seed) {
+        int groups = (int) Math.max(256, Math.min(Integer.MAX_VALUE / 16, requests / 16 + 1));
+        return new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(groups, 16, 32, 16, outputTokens, rate,
+                true, seed));
+    }
+
+    /**
+     * One lane per URL, or several past {@link #LANE_CONNECTIONS} (each with an equal share of the connections), each
+     * on a context of its own, or all on {@code context} when it is not null.
+     */
+    private List<Lane> lanes(Vertx vertx, List<String> baseUrls, Context context) {
         List<Lane> lanes = new ArrayList<>();
         for (String url : baseUrls) {
             int connections = concurrency != null ? Math.max(1, concurrency / baseUrls.size()) : OPEN_LOOP_CONNECTIONS;
             int split = (connections + LANE_CONNECTIONS - 1) / LANE_CONNECTIONS;
             for (int i = 0; i < split; i++) {
-                lanes.add(new Lane(vertx.getOrCreateContext(), new LoadClient(vertx,
+                lanes.add(new Lane(context != null ? context : vertx.getOrCreateContext(), new LoadClient(vertx,
                         new LoadTarget(url, endpoint, "", Math.max(1, connections / split), IDLE_TIMEOUT))));
             }
         }
@@ -254,11 +334,8 @@ public final class RoundRobinLoad implements Callable<Integer> {
         List<Future<DriverSummary>> runs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Lane lane = lanes.get(i);
-            // Groups of 16 short prompts (~60 tokens), at least 256 groups and enough for the request cap; each lane
-            // its own seed, so lanes send different prompts.
-            int groups = (int) Math.max(256, Math.min(Integer.MAX_VALUE / 16, requestCap / n / 16 + 1));
-            GeneratedSharedPrefix workload = new GeneratedSharedPrefix(new GeneratedSharedPrefix.Shape(groups, 16, 32,
-                    16, outputTokens, laneRate, true, seedBase + i));
+            // Each lane its own seed, so lanes send different prompts.
+            GeneratedSharedPrefix workload = workload(requestCap / n, laneRate, seedBase + i);
             DrivePlan plan = new DrivePlan(new RequestEncoder(endpoint, "", stream, false), pacing,
                     new RunCaps(Math.max(1, requestCap / n), cap));
             runs.add(new WorkloadDriver(lane.context(), lane.client(), plan, results).run(workload));

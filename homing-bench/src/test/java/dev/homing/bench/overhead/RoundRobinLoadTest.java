@@ -1,12 +1,16 @@
 package dev.homing.bench.overhead;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.ThrowingConsumer;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
@@ -17,26 +21,75 @@ class RoundRobinLoadTest {
     @TempDir
     Path dir;
 
-    @Test
-    void theColdStepsClientMeasuresTheWarmUpUrlsTheFirstRequestsAndTheEnginesDirectly() throws Exception {
+    /** Three engines standing in for the cold step's helper proxy, measured proxy and engine. */
+    private record ColdStep(SimEngineServer helper, SimEngineServer measured, SimEngineServer direct) {
+
+        /** Runs the cold step's client against them (20 warm-up requests, 30 measured), with {@code extra} flags. */
+        JsonNode run(Path output, String... extra) throws Exception {
+            List<String> args = new ArrayList<>(List.of("--endpoint", "GENERATE", "--no-stream", "--concurrency", "1",
+                    "--warmup-urls", helper.url(), "--warmup-requests", "20", "--warm-figure",
+                    "--await-url", measured.url() + "/health", "--urls", measured.url(), "--max-requests", "30",
+                    "--direct-urls", direct.url(), "--output", output.toString()));
+            args.addAll(List.of(extra));
+            assertThat(new CommandLine(new RoundRobinLoad()).execute(args.toArray(String[]::new))).isZero();
+            return JsonMapper.builder().build().readTree(Files.readString(output));
+        }
+    }
+
+    private static void withColdStep(ThrowingConsumer<ColdStep> test) throws Throwable {
         try (SimEngineServer helper = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000));
              SimEngineServer measured = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000));
              SimEngineServer direct = SimEngineServer.start(SimEngineOptions.defaults().withTimeScale(1000))) {
-            Path output = dir.resolve("cold.json");
-            int exit = new CommandLine(new RoundRobinLoad()).execute("--endpoint", "GENERATE", "--no-stream",
-                    "--concurrency", "1", "--warmup-urls", helper.url(), "--warmup-requests", "20",
-                    "--warm-figure", "--await-url", measured.url() + "/health", "--urls", measured.url(),
-                    "--max-requests", "30", "--direct-urls", direct.url(), "--output", output.toString());
+            test.accept(new ColdStep(helper, measured, direct));
+        }
+    }
 
-            assertThat(exit).isZero();
-            JsonNode result = JsonMapper.builder().build().readTree(Files.readString(output));
+    @Test
+    void theColdStepsClientMeasuresTheWarmUpUrlsTheFirstRequestsAndTheEnginesDirectly() throws Throwable {
+        withColdStep(step -> {
+            JsonNode result = step.run(dir.resolve("cold.json"));
+
             assertThat(result.path("requests").path("succeeded").asLong()).isEqualTo(30);
-            assertThat(result.path("warm").path("urls").get(0).asString()).isEqualTo(helper.url());
+            assertThat(result.path("warm").path("urls").get(0).asString()).isEqualTo(step.helper().url());
             assertThat(result.path("warm").path("requests").path("succeeded").asLong()).isEqualTo(30);
-            assertThat(result.path("direct").path("urls").get(0).asString()).isEqualTo(direct.url());
+            assertThat(result.path("direct").path("urls").get(0).asString()).isEqualTo(step.direct().url());
             assertThat(result.path("direct").path("requests").path("succeeded").asLong()).isEqualTo(30);
             assertThat(result.path("direct").path("endToEnd").path("p50Ms").asDouble()).isPositive();
-        }
+            assertThat(result.path("interleaved").isNull()).isTrue();
+        });
+    }
+
+    @Test
+    void withAnInterleavedBaselineTheWarmFigureAndTheFirstRequestsEachHaveTheirOwn() throws Throwable {
+        withColdStep(step -> {
+            JsonNode result = step.run(dir.resolve("interleaved.json"),
+                    "--interleaved-direct-url", step.direct().url(), "--direct-every", "3");
+
+            assertThat(result.path("requests").path("succeeded").asLong()).isEqualTo(30);
+            assertThat(result.path("endToEnd").path("count").asLong()).isEqualTo(30);
+            JsonNode interleaved = result.path("interleaved");
+            assertThat(interleaved.path("directUrl").asString()).isEqualTo(step.direct().url());
+            assertThat(interleaved.path("every").asInt()).isEqualTo(3);
+            assertThat(interleaved.path("failed").asLong()).isZero();
+            assertThat(interleaved.path("direct").path("count").asLong()).isEqualTo(10);
+            assertThat(interleaved.path("addedP50Ms").asDouble()).isCloseTo(
+                    result.path("endToEnd").path("p50Ms").asDouble()
+                            - interleaved.path("direct").path("p50Ms").asDouble(), within(0.002));
+            JsonNode warm = result.path("warm");
+            assertThat(warm.path("requests").path("succeeded").asLong()).isEqualTo(30);
+            assertThat(warm.path("interleaved").path("direct").path("count").asLong()).isEqualTo(10);
+            assertThat(result.path("direct").path("requests").path("succeeded").asLong()).isEqualTo(30);
+        });
+    }
+
+    @Test
+    void anInterleavedBaselineTakesOneRequestAtATime() {
+        int exit = new CommandLine(new RoundRobinLoad()).execute("--endpoint", "GENERATE", "--concurrency", "4",
+                "--urls", "http://127.0.0.1:9", "--interleaved-direct-url", "http://127.0.0.1:9",
+                "--output", dir.resolve("refused.json").toString());
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(dir.resolve("refused.json")).doesNotExist();
     }
 
     @Test
@@ -52,6 +105,7 @@ class RoundRobinLoadTest {
             assertThat(result.path("requests").path("succeeded").asLong()).isEqualTo(10);
             assertThat(result.path("warm").isNull()).isTrue();
             assertThat(result.path("direct").isNull()).isTrue();
+            assertThat(result.path("interleaved").isNull()).isTrue();
         }
     }
 }

@@ -1,0 +1,133 @@
+package dev.homing.bench.overhead;
+
+import dev.homing.bench.live.LatencySummary;
+import dev.homing.bench.live.LoadClient;
+import dev.homing.bench.live.LoadRequest;
+import dev.homing.bench.live.OutcomeListener;
+import dev.homing.bench.live.RequestOutcome;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.util.Iterator;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One request at a time through a proxy, and after every {@code every}-th of them the same body straight to an
+ * engine: the baseline the proxy's added latency is taken against comes from the same seconds as the proxied requests.
+ * Measured apart (the engines directly after the proxy's first requests, once the proxy was gone), the engines' and
+ * the client's own latency drifted by as much as a proxy adds on a shared machine: HAProxy, which has nothing to warm
+ * up, came out between 0.73x and 1.75x its warm figure over its first requests.
+ *
+ * <p>Why not every request in a pair: the proxy's first N requests would then spread over the time of about 2N, time
+ * a JIT compiling in the background uses; one direct request in four stretches them by about a tenth. The result
+ * says how long the run took.
+ *
+ * <p>The proxied requests go to an {@link OutcomeListener} as a plain run's do (their latency, errors and counts
+ * reported the same way); the result adds the direct ones and the difference of the medians.
+ *
+ * <p>Confined to one Vert.x context, where both clients are used.
+ */
+final class InterleavedBaseline {
+
+    /** An hour, in microseconds: longer latencies are recorded as an hour rather than lost. */
+    private static final long MAX_MICROS = 3_600_000_000L;
+
+    /**
+     * What a run measured.
+     *
+     * @param directUrl the engine's URL
+     * @param every     a direct request after every this many proxied ones
+     * @param failed    direct requests that failed
+     * @param seconds   wall time of the run
+     * @param direct    the direct requests that succeeded
+     * @param addedP50Ms the proxied requests' median less the direct ones', in milliseconds
+     */
+    record Result(String directUrl, int every, long failed, double seconds, LatencySummary direct,
+                  double addedP50Ms) {
+    }
+
+    private final LoadClient proxy;
+    private final LoadClient engine;
+    private final String directUrl;
+    private final OutcomeListener proxied;
+    private final Iterator<LoadRequest> requests;
+    private final long maxRequests;
+    private final int every;
+    private final long deadlineNanos;
+    private final Promise<Result> done = Promise.promise();
+    private final Histogram proxiedMicros = new Histogram(MAX_MICROS, 3);
+    private final Histogram directMicros = new Histogram(MAX_MICROS, 3);
+    private long sent;
+    private long failed;
+    private long startNanos;
+
+    private InterleavedBaseline(LoadClient proxy, LoadClient engine, String directUrl, OutcomeListener proxied,
+                                Iterator<LoadRequest> requests, long maxRequests, int every, long deadlineNanos) {
+        if (every < 1) {
+            throw new IllegalArgumentException("every must be at least 1: " + every);
+        }
+        this.proxy = proxy;
+        this.engine = engine;
+        this.directUrl = directUrl;
+        this.proxied = proxied;
+        this.requests = requests;
+        this.maxRequests = maxRequests;
+        this.every = every;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /**
+     * Sends up to {@code maxRequests} through {@code proxy} (fewer if {@code requests} runs out or
+     * {@code deadlineNanos}, a {@link System#nanoTime} value, passes), and one to {@code engine} after every
+     * {@code every}-th, on {@code context}: where both clients must be used and {@code requests} is read.
+     */
+    static Future<Result> run(Context context, LoadClient proxy, LoadClient engine, String directUrl,
+                              OutcomeListener proxied, Iterator<LoadRequest> requests, long maxRequests, int every,
+                              long deadlineNanos) {
+        InterleavedBaseline run = new InterleavedBaseline(proxy, engine, directUrl, proxied, requests, maxRequests,
+                every, deadlineNanos);
+        context.runOnContext(v -> {
+            run.startNanos = System.nanoTime();
+            run.next();
+        });
+        return run.done.future();
+    }
+
+    private void next() {
+        if (sent == maxRequests || !requests.hasNext() || System.nanoTime() - deadlineNanos > 0) {
+            finish();
+            return;
+        }
+        LoadRequest request = requests.next();
+        sent++;
+        proxied.requestSent();
+        proxy.send(request, System.nanoTime()).onComplete(viaProxy -> {
+            record(viaProxy.result(), proxiedMicros);
+            proxied.record(viaProxy.result());
+            if (sent % every != 0) {
+                next();
+                return;
+            }
+            engine.send(request, System.nanoTime()).onComplete(straight -> {
+                if (!record(straight.result(), directMicros)) {
+                    failed++;
+                }
+                next();
+            });
+        });
+    }
+
+    private static boolean record(RequestOutcome outcome, Histogram micros) {
+        if (outcome.succeeded()) {
+            micros.recordValue(Math.min(MAX_MICROS, outcome.e2eNanos() / 1_000));
+        }
+        return outcome.succeeded();
+    }
+
+    private void finish() {
+        LatencySummary direct = LatencySummary.of(directMicros);
+        double added = proxiedMicros.getTotalCount() == 0 || direct.count() == 0 ? 0
+                : LatencySummary.of(proxiedMicros).p50Ms() - direct.p50Ms();
+        done.complete(new Result(directUrl, every, failed, (System.nanoTime() - startNanos) / 1e9, direct, added));
+    }
+}
