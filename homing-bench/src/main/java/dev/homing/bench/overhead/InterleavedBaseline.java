@@ -3,13 +3,11 @@ package dev.homing.bench.overhead;
 import dev.homing.bench.live.LatencySummary;
 import dev.homing.bench.live.LoadClient;
 import dev.homing.bench.live.LoadRequest;
-import dev.homing.bench.live.OutcomeListener;
-import dev.homing.bench.live.RequestOutcome;
+import dev.homing.bench.live.ResultAggregator;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.Iterator;
-import org.HdrHistogram.Histogram;
 
 /**
  * One request at a time through a proxy, and after every {@code every}-th of them the same body straight to an
@@ -22,15 +20,13 @@ import org.HdrHistogram.Histogram;
  * a JIT compiling in the background uses; one direct request in four stretches them by about a tenth. The result
  * says how long the run took.
  *
- * <p>The proxied requests go to an {@link OutcomeListener} as a plain run's do (their latency, errors and counts
- * reported the same way); the result adds the direct ones and the difference of the medians.
+ * <p>The proxied requests go to the caller's {@link ResultAggregator} as a plain run's do (their latency, errors and
+ * counts reported the same way); the direct ones to one of this run's, and the result adds them and the difference of
+ * the medians.
  *
  * <p>Confined to one Vert.x context, where both clients are used.
  */
 final class InterleavedBaseline {
-
-    /** An hour, in microseconds: longer latencies are recorded as an hour rather than lost. */
-    private static final long MAX_MICROS = 3_600_000_000L;
 
     /**
      * What a run measured.
@@ -49,19 +45,17 @@ final class InterleavedBaseline {
     private final LoadClient proxy;
     private final LoadClient engine;
     private final String directUrl;
-    private final OutcomeListener proxied;
+    private final ResultAggregator proxied;
+    private final ResultAggregator direct = new ResultAggregator();
     private final Iterator<LoadRequest> requests;
     private final long maxRequests;
     private final int every;
     private final long deadlineNanos;
     private final Promise<Result> done = Promise.promise();
-    private final Histogram proxiedMicros = new Histogram(MAX_MICROS, 3);
-    private final Histogram directMicros = new Histogram(MAX_MICROS, 3);
     private long sent;
-    private long failed;
     private long startNanos;
 
-    private InterleavedBaseline(LoadClient proxy, LoadClient engine, String directUrl, OutcomeListener proxied,
+    private InterleavedBaseline(LoadClient proxy, LoadClient engine, String directUrl, ResultAggregator proxied,
                                 Iterator<LoadRequest> requests, long maxRequests, int every, long deadlineNanos) {
         if (every < 1) {
             throw new IllegalArgumentException("every must be at least 1: " + every);
@@ -82,7 +76,7 @@ final class InterleavedBaseline {
      * {@code every}-th, on {@code context}: where both clients must be used and {@code requests} is read.
      */
     static Future<Result> run(Context context, LoadClient proxy, LoadClient engine, String directUrl,
-                              OutcomeListener proxied, Iterator<LoadRequest> requests, long maxRequests, int every,
+                              ResultAggregator proxied, Iterator<LoadRequest> requests, long maxRequests, int every,
                               long deadlineNanos) {
         InterleavedBaseline run = new InterleavedBaseline(proxy, engine, directUrl, proxied, requests, maxRequests,
                 every, deadlineNanos);
@@ -102,32 +96,26 @@ final class InterleavedBaseline {
         sent++;
         proxied.requestSent();
         proxy.send(request, System.nanoTime()).onComplete(viaProxy -> {
-            record(viaProxy.result(), proxiedMicros);
             proxied.record(viaProxy.result());
             if (sent % every != 0) {
                 next();
                 return;
             }
+            direct.requestSent();
             engine.send(request, System.nanoTime()).onComplete(straight -> {
-                if (!record(straight.result(), directMicros)) {
-                    failed++;
-                }
+                direct.record(straight.result());
                 next();
             });
         });
     }
 
-    private static boolean record(RequestOutcome outcome, Histogram micros) {
-        if (outcome.succeeded()) {
-            micros.recordValue(Math.min(MAX_MICROS, outcome.e2eNanos() / 1_000));
-        }
-        return outcome.succeeded();
-    }
-
     private void finish() {
-        LatencySummary direct = LatencySummary.of(directMicros);
-        double added = proxiedMicros.getTotalCount() == 0 || direct.count() == 0 ? 0
-                : LatencySummary.of(proxiedMicros).p50Ms() - direct.p50Ms();
-        done.complete(new Result(directUrl, every, failed, (System.nanoTime() - startNanos) / 1e9, direct, added));
+        ResultAggregator.Snapshot straight = direct.snapshot();
+        LatencySummary directLatency = LatencySummary.of(straight.e2eMicros());
+        LatencySummary proxiedLatency = LatencySummary.of(proxied.snapshot().e2eMicros());
+        double added = proxiedLatency.count() == 0 || directLatency.count() == 0 ? 0
+                : proxiedLatency.p50Ms() - directLatency.p50Ms();
+        done.complete(new Result(directUrl, every, straight.failed(), (System.nanoTime() - startNanos) / 1e9,
+                directLatency, added));
     }
 }

@@ -193,10 +193,9 @@ public final class RoundRobinLoad implements Callable<Integer> {
                 awaitOk(awaitUrl);
             }
             ResultAggregator results = new ResultAggregator();
-            InterleavedBaseline.Result interleaved = baselineEngine == null ? null
-                    : interleaved(lanes.get(0), baselineEngine, results, 1);
-            double elapsed = interleaved != null ? interleaved.seconds()
-                    : drive(lanes, results, seconds, maxRequests, 1);
+            Part measured = measure(lanes, results, baselineEngine, 1);
+            double elapsed = measured.seconds();
+            InterleavedBaseline.Result interleaved = measured.interleaved();
             ResultAggregator.Snapshot s = results.snapshot();
             List<Lane> directLanes = directUrls == null ? List.of() : lanes(vertx, directUrls, null);
             Result.Later direct = directUrls == null ? null : measureLater(directUrls, directLanes, null, 4000);
@@ -238,21 +237,31 @@ public final class RoundRobinLoad implements Callable<Integer> {
         }
     }
 
-    /**
-     * A later part, driven as the measured part is, or with a baseline interleaved from {@code baselineEngine} when
-     * that is not null.
-     */
+    /** A later part, measured as the measured part is (see {@link #measure}). */
     private Result.Later measureLater(List<String> laterUrls, List<Lane> laterLanes, LoadClient baselineEngine,
                                       long seedBase) throws Exception {
         ResultAggregator results = new ResultAggregator();
-        InterleavedBaseline.Result interleaved = null;
-        if (baselineEngine != null) {
-            interleaved = interleaved(laterLanes.get(0), baselineEngine, results, seedBase);
-        } else {
-            drive(laterLanes, results, seconds, maxRequests, seedBase);
-        }
+        Part part = measure(laterLanes, results, baselineEngine, seedBase);
         ResultAggregator.Snapshot s = results.snapshot();
-        return new Result.Later(laterUrls, Result.Requests.of(s), LatencySummary.of(s.e2eMicros()), interleaved);
+        return new Result.Later(laterUrls, Result.Requests.of(s), LatencySummary.of(s.e2eMicros()),
+                part.interleaved());
+    }
+
+    /** How long a measured part took, and its interleaved baseline (null when it had none). */
+    private record Part(double seconds, InterleavedBaseline.Result interleaved) {
+    }
+
+    /**
+     * Drives {@code partLanes} into {@code results}, or, when {@code baselineEngine} is not null, sends through the
+     * first lane with a baseline interleaved from it.
+     */
+    private Part measure(List<Lane> partLanes, ResultAggregator results, LoadClient baselineEngine, long seedBase)
+            throws Exception {
+        if (baselineEngine == null) {
+            return new Part(drive(partLanes, results, seconds, maxRequests, seedBase), null);
+        }
+        InterleavedBaseline.Result interleaved = interleaved(partLanes.get(0), baselineEngine, results, seedBase);
+        return new Part(interleaved.seconds(), interleaved);
     }
 
     /**
