@@ -5,7 +5,7 @@
 # the same cold step; for the cold p99, to the direct row's sequential figure); a ratio to HAProxy pairs the rows of
 # the same round (its spread is over the rounds). Target 3 compares each row's cold and warm figures of one cold step:
 # each figure against the engines measured in its own seconds (columns 25 and 26) where the step interleaved them,
-# else against the engines measured directly at the end of the step.
+# else against the engines measured directly at the end of the step; columns 28-31 split the first requests in four.
 set -euo pipefail
 results=$1 hold=${2:-} bursts=${3:-}
 have_bursts=0
@@ -116,6 +116,22 @@ awk -F'\t' -v bursts=$have_bursts '
           (m(r, 23) - m(r, 24) > 0 ? sprintf("%.2fx", (m(r, 11) - m(r, 24)) / (m(r, 23) - m(r, 24))) : "-"),
           spread(r, 25, "%+.3f"), spread(r, 26, "%+.3f"),
           (cnt[r, 25] && cnt[r, 26] && m(r, 26) > 0 ? sprintf("%.2fx", m(r, 25) / m(r, 26)) : "-"), spread(r, 27, "%.2f")
+      }
+      # Columns 28-31: the first requests in four parts of equal count, each against its own interleaved baseline.
+      quartered = 0
+      for (i = 1; i <= rows; i++) if (cnt[order[i], 28]) quartered = 1
+      if (quartered) {
+        print ""
+        print "The first requests by quarter (interleaved added p50 ms of requests 1-250, 251-500, ... of 1,000), against the warm figure:"
+        print ""
+        print "| Row | First quarter | Second | Third | Fourth | Warm |"
+        print "|---|---|---|---|---|---|"
+        for (i = 1; i <= rows; i++) {
+          r = order[i]
+          if (!cnt[r, 28]) continue
+          printf "| %s | %s | %s | %s | %s | %s |\n", r, spread(r, 28, "%+.3f"), spread(r, 29, "%+.3f"),
+            spread(r, 30, "%+.3f"), spread(r, 31, "%+.3f"), spread(r, 26, "%+.3f")
+        }
       }
     }
     # With the bursts step, the targets are judged from it (below): proxies measured seconds apart.

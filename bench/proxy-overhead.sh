@@ -290,11 +290,11 @@ load() {
       dev.homing.bench.overhead.RoundRobinLoad --urls "$urls" --output "$out/json/$name.json" "$@"
   wait "$last_pid" || true
 }
-# pct NAME SECTION FIELD: one latency figure of a step, in ms (SECTION may be a path such as warm.endToEnd; "-":
-# none); failed NAME: its failed requests ("-": no result).
+# pct NAME SECTION FIELD: one latency figure of a step, in ms (SECTION may be a path such as warm.endToEnd or
+# interleaved.quarters.0; "-": none); failed NAME: its failed requests ("-": no result).
 pct() {
   local x
-  x=$(jq -r --arg s "$2" --arg f "$3" 'getpath(($s | split(".")) + [$f]) // empty' "$out/json/$1.json" 2>/dev/null) || x=""
+  x=$(jq -r --arg s "$2" --arg f "$3" 'getpath(($s | split(".") | map(tonumber? // .)) + [$f]) // empty' "$out/json/$1.json" 2>/dev/null) || x=""
   [ -n "$x" ] && awk -v x="$x" 'BEGIN {printf "%.3f", x}' || echo -
 }
 failed() { [ -f "$out/json/$1.json" ] && jq -r .requests.failed "$out/json/$1.json" 2>/dev/null || echo -; }
@@ -332,7 +332,7 @@ else rows=(direct homing-laa homing-ca homing-rr vertx haproxy nginx); fi
 [ -n "${BASELINE_JAR:-}${BASELINE_HOMING:-}" ] && [ -z "${ROWS:-}" ] &&
     rows=(direct base-laa homing-laa base-ca homing-ca base-rr homing-rr vertx haproxy nginx)
 results="$out/results.tsv"
-printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\tcold_interleaved_added_p50_ms\twarm_interleaved_added_p50_ms\tcold_secs\n' >"$results"
+printf 'row\tround\tready_ms\tidle_rss_mb\tsat_rps\tsat_errors\tproxy_cpu_us_per_req\tseq_p50_ms\tseq_p99_ms\tseq_failed\tcold_p50_ms\tcold_p99_ms\tcold_failed\trate_p50_ms\trate_p99_ms\trate_failed\tttft_p50_ms\tttft_p99_ms\tgap_p50_ms\tgap_p99_ms\tstream_failed\tload_before\tcold_warm_p50_ms\tcold_direct_p50_ms\tcold_interleaved_added_p50_ms\twarm_interleaved_added_p50_ms\tcold_secs\tcold_q1_added_p50_ms\tcold_q2_added_p50_ms\tcold_q3_added_p50_ms\tcold_q4_added_p50_ms\n' >"$results"
 log "output in $out; proxy on core $PROXY_CPU, load and engines on core $LOAD_CPU (saturation: $SAT_CPU); $(nproc) cores; ulimit -n $fd_limit; steps: $STEPS"
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -398,7 +398,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       stop_proxy; stop_engines
     fi
 
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$round" \
         "$ready" "$idle" "$rps" "$errs" "$cpu_us" \
         "$(pct "$tag-seq" endToEnd p50Ms)" "$(pct "$tag-seq" endToEnd p99Ms)" "$(failed "$tag-seq")" \
         "$(pct "$tag-cold" endToEnd p50Ms)" "$(pct "$tag-cold" endToEnd p99Ms)" "$(failed "$tag-cold")" \
@@ -407,7 +407,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
         "$(pct "$tag-stream" interTokenGap p50Ms)" "$(pct "$tag-stream" interTokenGap p99Ms)" \
         "$(failed "$tag-stream")" "$load_before" "$(pct "$tag-cold" warm.endToEnd p50Ms)" \
         "$(pct "$tag-cold" direct.endToEnd p50Ms)" "$(pct "$tag-cold" interleaved addedP50Ms)" \
-        "$(pct "$tag-cold" warm.interleaved addedP50Ms)" "$(pct "$tag-cold" "" elapsedSeconds)" >>"$results"
+        "$(pct "$tag-cold" warm.interleaved addedP50Ms)" "$(pct "$tag-cold" "" elapsedSeconds)" \
+        "$(pct "$tag-cold" interleaved.quarters.0 addedP50Ms)" "$(pct "$tag-cold" interleaved.quarters.1 addedP50Ms)" \
+        "$(pct "$tag-cold" interleaved.quarters.2 addedP50Ms)" "$(pct "$tag-cold" interleaved.quarters.3 addedP50Ms)" \
+        >>"$results"
   done
 done
 

@@ -7,7 +7,9 @@ import dev.homing.bench.live.ResultAggregator;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * One request at a time through a proxy, and after every {@code every}-th of them the same body straight to an
@@ -24,6 +26,10 @@ import java.util.Iterator;
  * counts reported the same way); the direct ones to one of this run's, and the result adds them and the difference of
  * the medians.
  *
+ * <p>The run is also reported in {@link #QUARTERS} parts of equal request counts, each with its own added median:
+ * whether a fresh proxy's excess is in its first few hundred requests (something done once, at the start) or spread
+ * over all of them (code still being compiled) decides where to look.
+ *
  * <p>Confined to one Vert.x context, where both clients are used.
  */
 final class InterleavedBaseline {
@@ -37,16 +43,32 @@ final class InterleavedBaseline {
      * @param seconds   wall time of the run
      * @param direct    the direct requests that succeeded
      * @param addedP50Ms the proxied requests' median less the direct ones', in milliseconds
+     * @param quarters  the same, over each quarter of the proxied requests in turn
      */
     record Result(String directUrl, int every, long failed, double seconds, LatencySummary direct,
-                  double addedP50Ms) {
+                  double addedP50Ms, List<Quarter> quarters) {
     }
+
+    /**
+     * One part of a run: its proxied requests from {@code firstRequest} (0-based) on, the direct ones sent among them.
+     *
+     * @param addedP50Ms the proxied median less the direct one, in milliseconds
+     */
+    record Quarter(long firstRequest, long requests, long directRequests, double proxiedP50Ms, double directP50Ms,
+                   double addedP50Ms) {
+    }
+
+    static final int QUARTERS = 4;
 
     private final LoadClient proxy;
     private final LoadClient engine;
     private final String directUrl;
     private final ResultAggregator proxied;
     private final ResultAggregator direct = new ResultAggregator();
+    /** Per quarter, the proxied requests and the direct ones. */
+    private final ResultAggregator[] quarterProxied = new ResultAggregator[QUARTERS];
+    private final ResultAggregator[] quarterDirect = new ResultAggregator[QUARTERS];
+    private final long quarterSize;
     private final Iterator<LoadRequest> requests;
     private final long maxRequests;
     private final int every;
@@ -68,6 +90,11 @@ final class InterleavedBaseline {
         this.maxRequests = maxRequests;
         this.every = every;
         this.deadlineNanos = deadlineNanos;
+        this.quarterSize = Math.max(1, (maxRequests + QUARTERS - 1) / QUARTERS);
+        for (int q = 0; q < QUARTERS; q++) {
+            quarterProxied[q] = new ResultAggregator();
+            quarterDirect[q] = new ResultAggregator();
+        }
     }
 
     /**
@@ -93,17 +120,22 @@ final class InterleavedBaseline {
             return;
         }
         LoadRequest request = requests.next();
+        int quarter = (int) Math.min(QUARTERS - 1, sent / quarterSize);
         sent++;
         proxied.requestSent();
+        quarterProxied[quarter].requestSent();
         proxy.send(request, System.nanoTime()).onComplete(viaProxy -> {
             proxied.record(viaProxy.result());
+            quarterProxied[quarter].record(viaProxy.result());
             if (sent % every != 0) {
                 next();
                 return;
             }
             direct.requestSent();
+            quarterDirect[quarter].requestSent();
             engine.send(request, System.nanoTime()).onComplete(straight -> {
                 direct.record(straight.result());
+                quarterDirect[quarter].record(straight.result());
                 next();
             });
         });
@@ -112,10 +144,21 @@ final class InterleavedBaseline {
     private void finish() {
         ResultAggregator.Snapshot straight = direct.snapshot();
         LatencySummary directLatency = LatencySummary.of(straight.e2eMicros());
-        LatencySummary proxiedLatency = LatencySummary.of(proxied.snapshot().e2eMicros());
-        double added = proxiedLatency.count() == 0 || directLatency.count() == 0 ? 0
-                : proxiedLatency.p50Ms() - directLatency.p50Ms();
+        List<Quarter> quarters = new ArrayList<>();
+        for (int q = 0; q < QUARTERS; q++) {
+            LatencySummary viaProxy = LatencySummary.of(quarterProxied[q].snapshot().e2eMicros());
+            LatencySummary straightOn = LatencySummary.of(quarterDirect[q].snapshot().e2eMicros());
+            if (viaProxy.count() > 0) {
+                quarters.add(new Quarter(q * quarterSize, viaProxy.count(), straightOn.count(), viaProxy.p50Ms(),
+                        straightOn.p50Ms(), added(viaProxy, straightOn)));
+            }
+        }
         done.complete(new Result(directUrl, every, straight.failed(), (System.nanoTime() - startNanos) / 1e9,
-                directLatency, added));
+                directLatency, added(LatencySummary.of(proxied.snapshot().e2eMicros()), directLatency), quarters));
+    }
+
+    /** The proxied median less the direct one; 0 when either has no request. */
+    private static double added(LatencySummary viaProxy, LatencySummary straight) {
+        return viaProxy.count() == 0 || straight.count() == 0 ? 0 : viaProxy.p50Ms() - straight.p50Ms();
     }
 }

@@ -75,6 +75,20 @@ class RoundRobinLoadTest {
             assertThat(interleaved.path("addedP50Ms").asDouble()).isCloseTo(
                     result.path("endToEnd").path("p50Ms").asDouble()
                             - interleaved.path("direct").path("p50Ms").asDouble(), within(0.002));
+            // Quarters of 8, 8, 8 and 6 requests; a direct one after the 3rd, 6th, ... 30th: 2, 3, 3 and 2 of them.
+            JsonNode quarters = interleaved.path("quarters");
+            assertThat(quarters).hasSize(4);
+            long[] first = {0, 8, 16, 24};
+            long[] proxiedCounts = {8, 8, 8, 6};
+            long[] directCounts = {2, 3, 3, 2};
+            for (int q = 0; q < 4; q++) {
+                JsonNode quarter = quarters.get(q);
+                assertThat(quarter.path("firstRequest").asLong()).isEqualTo(first[q]);
+                assertThat(quarter.path("requests").asLong()).isEqualTo(proxiedCounts[q]);
+                assertThat(quarter.path("directRequests").asLong()).isEqualTo(directCounts[q]);
+                assertThat(quarter.path("addedP50Ms").asDouble()).isCloseTo(quarter.path("proxiedP50Ms").asDouble()
+                        - quarter.path("directP50Ms").asDouble(), within(0.002));
+            }
             JsonNode warm = result.path("warm");
             assertThat(warm.path("requests").path("succeeded").asLong()).isEqualTo(30);
             assertThat(warm.path("interleaved").path("direct").path("count").asLong()).isEqualTo(10);
