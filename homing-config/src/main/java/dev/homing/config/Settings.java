@@ -149,12 +149,12 @@ public final class Settings {
                     + "where the kernel lets the process set a ring up, else epoll, else the JDK's NIO, and logs why "
                     + "it fell back; a transport named explicitly must start, or the gateway does not")));
 
-    public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 10)
+    public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 30)
             .label("SECONDS").check(atLeast(0))
             .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "
                     + "gateway in this process until the JIT has compiled their way; 0 skips it.", "it stops as soon "
-                    + "as compiling takes under 5% of a second (one or two cores take all 10): without it the first "
-                    + "thousand requests pay several times the warm added latency")
+                    + "as compiling takes under 5% of a second (measured: 17 to 30 s on one core, 23 s on two): "
+                    + "without it the first thousand requests pay several times the warm added latency")
             .gateway(SERVER, homing("before the port opens, short requests of every route go through a throwaway "
                     + "gateway in the same process, in front of a stub worker on loopback, in bursts with pauses "
                     + "that leave the cores to the JIT, until compiling takes under 5% of a "
