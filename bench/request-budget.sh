@@ -15,6 +15,9 @@
 # tools.profiler:async-profiler on Maven Central; PROFILE_INTERVAL, 1ms), split by stage with bench/profile-stages.awk.
 # The profile costs the epoll transport more than io_uring (its signals cut into more system calls: at 200us the
 # epoll build's CPU a request tripled), so the budget's figures come from a run without it.
+# SEQUENTIAL=N: the measured window is one sequential client instead (RoundRobinLoad, small non-streaming /generate
+# answers of one token, SEQ_WARMUP requests then N measured, the gateway's CPU taken over both), then the same client
+# straight to the engine: the budget of a request that has the gateway to itself, and its added p50 (sequential.tsv).
 # Every process started here is stopped by PID on exit.
 set -euo pipefail
 
@@ -56,6 +59,22 @@ pids+=($!)
 wait_ok "http://127.0.0.1:$engine_port/health" 60
 results="$out/budget.tsv"
 printf 'build\tround\trequests_per_s\tprocess_us_per_req\tevent_loop_us_per_req\tevent_loop_bytes_per_req\n' >"$results"
+SEQ_WARMUP=${SEQ_WARMUP:-3000}
+# sequential URL NAME: the sequential client against URL; sets $seq_requests (every request it sent) and writes
+# json/NAME.json.
+sequential() {
+  mkdir -p "$out/json"
+  taskset -c "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+      dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1 --concurrency 1 \
+      --warmup-seconds 120 --seconds 120 --urls "$1" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQUENTIAL" \
+      --output "$out/json/$2.json" >"$out/logs/$2.log" 2>&1
+  seq_requests=$((SEQ_WARMUP + SEQUENTIAL))
+}
+p50() { jq -r .endToEnd.p50Ms "$out/json/$1.json"; }
+if [ -n "${SEQUENTIAL:-}" ]; then
+  results="$out/sequential.tsv"
+  printf 'build\tround\tproxied_p50_ms\tdirect_p50_ms\tadded_p50_ms\tprocess_us_per_req\tevent_loop_us_per_req\tevent_loop_bytes_per_req\n' >"$results"
+fi
 hz=$(getconf CLK_TCK)
 for ((round = 1; round <= ROUNDS; round++)); do
   for build in "${builds[@]}"; do
@@ -74,18 +93,32 @@ for ((round = 1; round <= ROUNDS; round++)); do
     # The options in quotes: jcmd would read an unquoted "a=b" as an argument of its own named a.
     [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \
         "\"start,event=cpu,interval=${PROFILE_INTERVAL:-1ms},threads\"" >/dev/null
-    taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${MEASURE_SECS}s" -s "$repo/bench/chat-post.lua" \
-        "http://127.0.0.1:$port/v1/chat/completions" >"$out/logs/$label-$round.wrk"
+    if [ -n "${SEQUENTIAL:-}" ]; then
+      sequential "http://127.0.0.1:$port" "$label-$round"
+    else
+      taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${MEASURE_SECS}s" -s "$repo/bench/chat-post.lua" \
+          "http://127.0.0.1:$port/v1/chat/completions" >"$out/logs/$label-$round.wrk"
+    fi
     [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \
         "\"stop,file=$out/$label-$round.collapsed\"" >/dev/null
     ticks1=$(process_ticks "$gateway")
     read -r cpu1 bytes1 <<<"$(event_loop "$gateway")"
     stop "$gateway"
-    requests=$(awk '/requests in/ {print $1}' "$out/logs/$label-$round.wrk")
-    awk -v l="$label" -v r="$round" -v n="$requests" -v s="$MEASURE_SECS" -v t=$((ticks1 - ticks0)) -v hz="$hz" \
-        -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
-        'BEGIN { printf "%s\t%s\t%.0f\t%.1f\t%.1f\t%.0f\n", l, r, n / s, t / hz * 1e6 / n, (c1 - c0) * 1e3 / n,
-                 (b1 - b0) / n }' >>"$results"
+    if [ -n "${SEQUENTIAL:-}" ]; then
+      # The engine directly, seconds after: the added p50 is against the engine's latency of the same minute.
+      proxied=$(p50 "$label-$round"); n=$seq_requests
+      sequential "http://127.0.0.1:$engine_port" "direct-$label-$round"
+      awk -v l="$label" -v r="$round" -v p="$proxied" -v d="$(p50 "direct-$label-$round")" -v n="$n" \
+          -v t=$((ticks1 - ticks0)) -v hz="$hz" -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
+          'BEGIN { printf "%s\t%s\t%.3f\t%.3f\t%+.3f\t%.1f\t%.1f\t%.0f\n", l, r, p, d, p - d, t / hz * 1e6 / n,
+                   (c1 - c0) * 1e3 / n, (b1 - b0) / n }' >>"$results"
+    else
+      requests=$(awk '/requests in/ {print $1}' "$out/logs/$label-$round.wrk")
+      awk -v l="$label" -v r="$round" -v n="$requests" -v s="$MEASURE_SECS" -v t=$((ticks1 - ticks0)) -v hz="$hz" \
+          -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
+          'BEGIN { printf "%s\t%s\t%.0f\t%.1f\t%.1f\t%.0f\n", l, r, n / s, t / hz * 1e6 / n, (c1 - c0) * 1e3 / n,
+                   (b1 - b0) / n }' >>"$results"
+    fi
     if [ "${PROFILE:-0}" = 1 ]; then
       grep '^\[vert.x-eventloop-thread' "$out/$label-$round.collapsed" | awk -f "$repo/bench/profile-stages.awk" |
           sort -t% -k1 -rn >"$out/$label-$round.stages"

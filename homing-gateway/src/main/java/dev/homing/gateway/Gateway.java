@@ -266,7 +266,10 @@ public final class Gateway implements AutoCloseable {
         // every answer be written on the connection's event loop, which the gateway does: whatever completes
         // elsewhere (an admission permit, a released hold, a connection from another loop, a timeout) hops back to
         // the request's context first.
+        // The gateway serves no WebSockets: without their compression extensions Vert.x leaves their handler out of
+        // every connection's pipeline, where it looked at each request's headers and each write on the way.
         HttpServerOptions options = new HttpServerOptions().setTcpNoDelay(true).setDecompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false).setPerMessageWebSocketCompressionSupported(false)
                 .setStrictThreadMode(true)
                 .setHttp2ClearTextEnabled(!config.get(Settings.DISABLE_H2C))
                 .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(HTTP2_MAX_STREAMS));

@@ -4,6 +4,7 @@ import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.OneWorkerGateway;
 import dev.homing.gateway.testing.RunningGateway;
+import io.prometheus.metrics.config.PrometheusProperties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,12 @@ class GatewayMetricsTest {
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
         scrape = gateway.scrapeMetrics();
         workerUrl = setup.worker().url();
+    }
+
+    /** No span is ever current on the gateway's threads: exemplar sampling would be work for nothing. */
+    @Test
+    void exemplarsAreOffByTheBundledClientSettings() {
+        assertThat(PrometheusProperties.get().getDefaultMetricProperties().getExemplarsEnabled()).isFalse();
     }
 
     @Test
