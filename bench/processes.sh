@@ -1,6 +1,6 @@
 # Sourced by the bench scripts. Every process a script starts goes into pids (by PID) and is stopped on exit; stop
 # ends one of them early; wait_ok polls a URL, ready a gateway's readiness; scratch_dir, out_dir and log are the
-# scripts' common set-up; needs_homing checks for jq and the built jar.
+# scripts' common set-up; needs_homing checks for jq and the built jar; SEQUENTIAL_CLIENT is the latency steps' client.
 pids=()
 scratch=()
 cleanup() {
@@ -41,6 +41,11 @@ ready() {
 
 # log MESSAGE...: one line on stderr, after the time of day.
 log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# The sequential client of the latency steps (a main class and its arguments, for the JVM to run from homing.jar): one
+# request at a time, small non-streaming /generate answers of one token; add --urls, the counts and --output.
+SEQUENTIAL_CLIENT=(dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1
+                   --concurrency 1 --warmup-seconds 120 --seconds 120)
 
 # needs_homing REPO: jq is there and the jar built (building it if not); sets homing to the launcher.
 needs_homing() {

@@ -319,8 +319,7 @@ sequential() {
   [ -n "$cold" ] && [ "$COLD_BASELINE" = interleaved ] &&
       args+=(--interleaved-direct-url "http://127.0.0.1:$e1" --direct-every "$COLD_DIRECT_EVERY")
   start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
-      dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1 --concurrency 1 \
-      --warmup-seconds 120 --seconds 120 --output "$out/json/$name.json" "${args[@]}"
+      "${SEQUENTIAL_CLIENT[@]}" --output "$out/json/$name.json" "${args[@]}"
   seq_pid=$last_pid
   [ -n "$cold" ] || wait "$seq_pid" || true
 }

@@ -60,15 +60,12 @@ wait_ok "http://127.0.0.1:$engine_port/health" 60
 results="$out/budget.tsv"
 printf 'build\tround\trequests_per_s\tprocess_us_per_req\tevent_loop_us_per_req\tevent_loop_bytes_per_req\n' >"$results"
 SEQ_WARMUP=${SEQ_WARMUP:-3000}
-# sequential URL NAME: the sequential client against URL; sets $seq_requests (every request it sent) and writes
-# json/NAME.json.
+# sequential URL NAME: the sequential client against URL, its figures in json/NAME.json.
 sequential() {
   mkdir -p "$out/json"
   taskset -c "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
-      dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1 --concurrency 1 \
-      --warmup-seconds 120 --seconds 120 --urls "$1" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQUENTIAL" \
+      "${SEQUENTIAL_CLIENT[@]}" --urls "$1" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQUENTIAL" \
       --output "$out/json/$2.json" >"$out/logs/$2.log" 2>&1
-  seq_requests=$((SEQ_WARMUP + SEQUENTIAL))
 }
 p50() { jq -r .endToEnd.p50Ms "$out/json/$1.json"; }
 if [ -n "${SEQUENTIAL:-}" ]; then
@@ -104,21 +101,21 @@ for ((round = 1; round <= ROUNDS; round++)); do
     ticks1=$(process_ticks "$gateway")
     read -r cpu1 bytes1 <<<"$(event_loop "$gateway")"
     stop "$gateway"
+    # The leading columns: the sequential client's p50s, proxied and straight to the engine seconds after (the added
+    # p50 is against the engine's latency of the same minute); wrk's requests a second. Then the budget a request.
     if [ -n "${SEQUENTIAL:-}" ]; then
-      # The engine directly, seconds after: the added p50 is against the engine's latency of the same minute.
-      proxied=$(p50 "$label-$round"); n=$seq_requests
+      n=$((SEQ_WARMUP + SEQUENTIAL))
       sequential "http://127.0.0.1:$engine_port" "direct-$label-$round"
-      awk -v l="$label" -v r="$round" -v p="$proxied" -v d="$(p50 "direct-$label-$round")" -v n="$n" \
-          -v t=$((ticks1 - ticks0)) -v hz="$hz" -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
-          'BEGIN { printf "%s\t%s\t%.3f\t%.3f\t%+.3f\t%.1f\t%.1f\t%.0f\n", l, r, p, d, p - d, t / hz * 1e6 / n,
-                   (c1 - c0) * 1e3 / n, (b1 - b0) / n }' >>"$results"
+      lead=$(awk -v p="$(p50 "$label-$round")" -v d="$(p50 "direct-$label-$round")" \
+          'BEGIN { printf "%.3f\t%.3f\t%+.3f", p, d, p - d }')
     else
-      requests=$(awk '/requests in/ {print $1}' "$out/logs/$label-$round.wrk")
-      awk -v l="$label" -v r="$round" -v n="$requests" -v s="$MEASURE_SECS" -v t=$((ticks1 - ticks0)) -v hz="$hz" \
-          -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
-          'BEGIN { printf "%s\t%s\t%.0f\t%.1f\t%.1f\t%.0f\n", l, r, n / s, t / hz * 1e6 / n, (c1 - c0) * 1e3 / n,
-                   (b1 - b0) / n }' >>"$results"
+      n=$(awk '/requests in/ {print $1}' "$out/logs/$label-$round.wrk")
+      lead=$(awk -v n="$n" -v s="$MEASURE_SECS" 'BEGIN { printf "%.0f", n / s }')
     fi
+    awk -v l="$label" -v r="$round" -v lead="$lead" -v n="$n" -v t=$((ticks1 - ticks0)) -v hz="$hz" \
+        -v c0="$cpu0" -v c1="$cpu1" -v b0="$bytes0" -v b1="$bytes1" \
+        'BEGIN { printf "%s\t%s\t%s\t%.1f\t%.1f\t%.0f\n", l, r, lead, t / hz * 1e6 / n, (c1 - c0) * 1e3 / n,
+                 (b1 - b0) / n }' >>"$results"
     if [ "${PROFILE:-0}" = 1 ]; then
       grep '^\[vert.x-eventloop-thread' "$out/$label-$round.collapsed" | awk -f "$repo/bench/profile-stages.awk" |
           sort -t% -k1 -rn >"$out/$label-$round.stages"
