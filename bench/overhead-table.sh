@@ -51,18 +51,19 @@ awk -F'\t' -v bursts=$have_bursts '
   # requests of a fresh proxy against a warm one, both of the same cold step): the ratio of the means over the rounds where both were measured, since
   # the added figure of one round can be near zero or below it in the noise. Undecided when the mean denominator is
   # not above zero.
-  function quotient(kind, row, limit,   i, r, a, b, sa, sb, k, what) {
+  # PEER: the HAProxy row of the p50 comparison (haproxy, or haproxy-busy for a row that busy-polls too).
+  function quotient(kind, row, limit, peer,   i, r, a, b, sa, sb, k, what) {
     sa = 0; sb = 0; k = 0
     for (i = 1; i <= nr; i++) {
       r = rounds[i]
       a = kind == "p50" ? added(row, r, 8) : coldadded(row, r, 11, 25)
-      b = kind == "p50" ? added("haproxy", r, 8) : coldadded(row, r, 23, 26)
+      b = kind == "p50" ? added(peer, r, 8) : coldadded(row, r, 23, 26)
       if (a == "" || b == "") continue
       sa += a; sb += b; k++
     }
     if (!k) return "- | not measured"
     what = sprintf("%s %+.3f ms, %s %+.3f ms (%d rounds%s)", kind == "p50" ? row : "cold", sa / k,
-                   kind == "p50" ? "HAProxy" : "warm", sb / k, k, kind == "cold" && cnt[row, 25] ? ", baseline interleaved" : "")
+                   kind == "p50" ? peer : "warm", sb / k, k, kind == "cold" && cnt[row, 25] ? ", baseline interleaved" : "")
     if (sb <= 0) return what " | undecided"
     return sprintf("%.2fx: %s | %s", sa / sb, what, sa / sb <= limit ? "**met**" : "**missed**")
   }
@@ -141,11 +142,13 @@ awk -F'\t' -v bursts=$have_bursts '
     print "|---|---|---|---|"
     for (i = 1; i <= rows; i++) {
       r = order[i]
-      if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx" || r ~ /^vertx/) continue
+      if (r == "direct" || r ~ /^haproxy/ || r == "nginx" || r ~ /^vertx/) continue
       printf "| 1. saturation at least 0.8x HAProxy | %s | %s |\n", r, judge("sat", r, 0.8, 1, "%.2fx")
-      printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %s |\n", r, quotient("p50", r, 1.5)
+      printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %s |\n", r, quotient("p50", r, 1.5, "haproxy")
+      if (r ~ /-busy$/ && cnt["haproxy-busy", 8])
+        printf "| 2. the same, against HAProxy busy-polling | %s | %s |\n", r, quotient("p50", r, 1.5, "haproxy-busy")
       printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s |\n", r, judge("p99", r, 1.0, 0, "%+.2f ms")
-      printf "| 3. cold added p50 at most 1.5x warm | %s | %s |\n", r, quotient("cold", r, 1.5)
+      printf "| 3. cold added p50 at most 1.5x warm | %s | %s |\n", r, quotient("cold", r, 1.5, "")
     }
   }' "$results"
 
@@ -204,13 +207,17 @@ if [ $have_bursts = 1 ]; then
       hadd = mean("added", "haproxy", 0)
       for (i = 1; i <= rows; i++) {
         r = order[i]
-        if (r == "direct" || r == "haproxy" || r == "haproxy-hash" || r == "nginx" || r ~ /^vertx/) continue
+        if (r == "direct" || r ~ /^haproxy/ || r == "nginx" || r ~ /^vertx/) continue
         x = stat("ratio", r, 3, "%.2fx")
         printf "| 1. saturation at least 0.8x HAProxy | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M >= 0.8)
         a = mean("added", r, 0)
         if (a == "" || hadd == "") printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | - | not measured |\n", r
         else if (hadd <= 0) printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %+.3f ms, HAProxy %+.3f ms | undecided |\n", r, a, hadd
         else printf "| 2. added p50 at most 1.5x HAProxy'"'"'s | %s | %.2fx: %+.3f ms, HAProxy %+.3f ms | %s |\n", r, a / hadd, a, hadd, verdict(a / hadd <= 1.5)
+        # A row that busy-polls is also set beside HAProxy doing the same (the haproxy-busy row), if it ran.
+        hbusy = r ~ /-busy$/ ? mean("added", "haproxy-busy", 0) : ""
+        if (a != "" && hbusy != "" && hbusy > 0)
+          printf "| 2. the same, against HAProxy busy-polling | %s | %.2fx: %+.3f ms, haproxy-busy %+.3f ms | %s |\n", r, a / hbusy, a, hbusy, verdict(a / hbusy <= 1.5)
         x = stat("over", r, 0, "%+.2f ms")
         printf "| 2. p99 at most HAProxy'"'"'s + 1 ms | %s | %s | %s |\n", r, x, M == "" ? "not measured" : verdict(M <= 1)
         if (!coldn[r]) printf "| 3. cold added p50 at most 1.5x warm | %s | - | not measured |\n", r

@@ -5,7 +5,8 @@ pids=()
 scratch=()
 cleanup() {
   local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # SIGCONT after SIGTERM: a process a bench stopped (SIGSTOP) between its turns ends too.
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; kill -CONT "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   for pid in "${scratch[@]}"; do rm -rf "$pid"; done
 }
@@ -16,6 +17,7 @@ trap 'exit 130' INT TERM
 stop() {
   local pid kept=()
   kill "$1" 2>/dev/null || true
+  kill -CONT "$1" 2>/dev/null || true
   wait "$1" 2>/dev/null || true
   for pid in "${pids[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done
   pids=("${kept[@]}")

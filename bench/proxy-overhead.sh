@@ -61,6 +61,7 @@ COLD_DIRECT_EVERY=${COLD_DIRECT_EVERY:-4}
 BURSTS=${BURSTS:-$([ $quick = 1 ] && echo 3 || echo 6)}
 BURST_SECS=${BURST_SECS:-5}
 BURST_SEQ=${BURST_SEQ:-2000}
+BUSY_POLL_US=${BUSY_POLL_US:-200}   # the -busy rows' --busy-poll-us
 RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
 HOLD_TOKENS=40        # output of a held stream: one token a second, so a stream lasts about 40 s, longer than
@@ -154,13 +155,15 @@ start_proxy() {
     direct) ready_ms=""; return ;;
     homing-*|base-*)
       # -laa: no --policy, so the row runs whatever the build's default is (load_aware_affinity). A row name ending
-      # in -epoll (homing-laa-epoll, say) runs the same gateway with --io-transport epoll.
-      local policy=() urls=""
-      case ${row%-epoll} in
+      # in -epoll (homing-laa-epoll, say) runs the same gateway with --io-transport epoll; one ending in -busy, with
+      # --io-transport epoll --busy-poll-us BUSY_POLL_US (the peer of the haproxy-busy row).
+      local policy=() urls="" base=${row%-epoll}
+      case ${base%-busy} in
         *-ca) policy=(--policy cache_aware) ;;
         *-rr) policy=(--policy round_robin) ;;
       esac
       [[ $row == *-epoll ]] && policy+=(--io-transport epoll)
+      [[ $row == *-busy ]] && policy+=(--io-transport epoll --busy-poll-us "$BUSY_POLL_US")
       for port in "${ports[@]}"; do urls+="${urls:+,}http://127.0.0.1:$port"; done
       local opts=${GATEWAY_JAVA_OPTS:-}
       # JFR=1: record the gateway for the profile (jfr print --events jdk.ExecutionSample FILE).
@@ -186,13 +189,16 @@ start_proxy() {
           dev.homing.bench.overhead.PlainVertxProxy --port "$proxy_port" --upstream-ports "$(IFS=,; echo "${ports[*]}")" \
           --io-transport "$transport"
       ;;
-    haproxy|haproxy-hash)
-      local servers=""
+    haproxy|haproxy-hash|haproxy-busy)
+      local servers="" busy=""
       for port in "${ports[@]}"; do servers+="  server e$port 127.0.0.1:$port"$'\n'; done
       # The best affinity a plain proxy offers: a consistent hash of a session header the client sends.
       local balance="  balance roundrobin"
       [ "$row" = haproxy-hash ] && balance=$'  balance hdr(X-Session-Id)\n  hash-type consistent'
-      PORT=$proxy_port MAXCONN=$max_conns BALANCE=$balance SERVERS=$servers render haproxy.cfg.in >"$out/conf/$row.cfg"
+      # haproxy-busy: HAProxy's own busy polling, the peer of Homing's -busy rows.
+      [ "$row" = haproxy-busy ] && busy="  busy-polling"
+      PORT=$proxy_port MAXCONN=$max_conns BALANCE=$balance SERVERS=$servers BUSY=$busy render haproxy.cfg.in \
+          >"$out/conf/$row.cfg"
       start "$row" "$PROXY_CPU" haproxy -db -f "$out/conf/$row.cfg"
       ;;
     nginx)
@@ -413,6 +419,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
 done
 
+# HAProxy's busy polling never sleeps, idle or not: beside the other rows on their shared core it would take half of
+# it. So the bursts step stops it (SIGSTOP) outside its own turns; its connections wait in the kernel meanwhile.
+pause() { [ "$1" != haproxy-busy ] || kill -STOP "${burst_pid[$1]}"; }
+resume() { [ "$1" != haproxy-busy ] || kill -CONT "${burst_pid[$1]}"; }
+
 # Bursts (step bursts): every proxy runs at once on its core, in front of the same engines, and the load goes to one
 # after the other in short bursts, the order turning at each burst, so that a proxy and HAProxy are measured seconds
 # apart rather than minutes: the other engineers' builds on a shared machine move the figures from one minute to the
@@ -430,9 +441,11 @@ if has_step bursts; then
     start_proxy "$row" $e1 $e2
     burst_pid[$row]=$proxy_pid; burst_port[$row]=$proxy_port
     saturate "$row" "burst-warm-$row" "$SAT_WARM_SECS" $e1 $e2
+    pause "$row"
   done
-  # use ROW: the load steps go to that row's proxy.
-  use() { proxy_pid=${burst_pid[$1]}; proxy_port=${burst_port[$1]}; }
+  # use ROW: the load steps go to that row's proxy. done_with ROW: its turn is over.
+  use() { proxy_pid=${burst_pid[$1]}; proxy_port=${burst_port[$1]}; resume "$1"; }
+  done_with() { pause "$1"; }
   # turned K: the rows, starting at the K-th.
   turned() { local k=$(($1 % ${#rows[@]})); echo "${rows[@]:k}" "${rows[@]:0:k}"; }
   declare -A burst_line
@@ -441,6 +454,7 @@ if has_step bursts; then
       use "$row"
       burst_line[$b,$row]="$(awk '{print $1}' /proc/loadavg)"
       saturate "$row" "burst-$b-$row" "$BURST_SECS" $e1 $e2
+      done_with "$row"
       read -r rps errs cpu_us <<<"$sat_result"
       burst_line[$b,$row]="$rps	$cpu_us	${burst_line[$b,$row]}"
     done
@@ -450,6 +464,7 @@ if has_step bursts; then
     for row in $(turned "$b"); do
       use "$row"
       SEQ_WARMUP=$BURST_SEQ SEQ_REQUESTS=$BURST_SEQ sequential "$row" "burst-seq-$b-$row"
+      done_with "$row"
       read -r rps cpu_us load_b <<<"${burst_line[$b,$row]}"
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$row" "$rps" "$cpu_us" "$(pct "burst-seq-$b-$row" endToEnd p50Ms)" \
           "$(pct "burst-seq-$b-$row" endToEnd p99Ms)" "$load_b" >>"$bursts"

@@ -149,6 +149,16 @@ public final class Settings {
                     + "where the kernel lets the process set a ring up, else epoll, else the JDK's NIO, and logs why "
                     + "it fell back; a transport named explicitly must start, or the gateway does not")));
 
+    public static final Setting<Integer> BUSY_POLL_US = declare(Setting.of("busy-poll-us", INTEGER, 0)
+            .label("MICROS").check(between(0, 1_000_000))
+            .help("After I/O, each event loop polls without sleeping for up to this long before it blocks (Homing): "
+                    + "a request that finds the gateway idle is read at once instead of after its thread wakes; 0: "
+                    + "never.", "off, as HAProxy's busy-polling: the spin costs up to this much CPU per idle gap, "
+                    + "throttled time under a CPU quota; best with --io-transport epoll (docs/BENCHMARKS.md)")
+            .gateway(SERVER, homing("after each turn that handled I/O, an event loop polls its sockets without "
+                    + "sleeping for up to this many microseconds before it blocks, yielding the core on each empty "
+                    + "turn; off (0) by default")));
+
     public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 30)
             .label("SECONDS").check(atLeast(0))
             .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "

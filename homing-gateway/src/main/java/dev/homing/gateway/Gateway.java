@@ -164,7 +164,8 @@ public final class Gateway implements AutoCloseable {
                 IoTransports.named(config.get(Settings.IO_TRANSPORT)), ClientDeadlines.Settings.ofSeconds(
                         config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS),
                         config.get(Settings.CLIENT_BODY_TIMEOUT_SECS),
-                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals);
+                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals,
+                config.get(Settings.BUSY_POLL_US));
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(transport).build();
         HttpClient client = vertx.createHttpClient(
@@ -240,13 +241,15 @@ public final class Gateway implements AutoCloseable {
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
                     metricsServer, pods, tracing, replicas);
-            LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets, metrics port {}), {} worker(s) "
+            LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets{}, metrics port {}), {} worker(s) "
                             + "registering", config.tls() ? "https" : "http", config.get(Settings.HOST),
                     first.actualPort(),
                     config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
                             + " / " + config.policyNames().get(WorkerRole.DECODE)
                             : "policy " + config.get(Settings.POLICY),
-                    transport.baseName(), metricsServer == null ? "off" : metricsServer.port(),
+                    transport.baseName(), config.get(Settings.BUSY_POLL_US) > 0
+                            ? " busy-polling " + config.get(Settings.BUSY_POLL_US) + " us after I/O" : "",
+                    metricsServer == null ? "off" : metricsServer.port(),
                     config.workers().size());
             return gateway;
         } catch (RuntimeException e) {

@@ -31,11 +31,15 @@ public final class ClientDeadlinesTransport implements Transport {
     private final Transport base;
     private final Hooked implementation;
 
-    /** {@code base} (from {@link IoTransports#named}), with the deadlines hooked into its server bootstraps. */
-    public ClientDeadlinesTransport(Transport base, ClientDeadlines.Settings settings, EdgeRefusals refusals) {
+    /**
+     * {@code base} (from {@link IoTransports#named}), with the deadlines hooked into its server bootstraps and its
+     * event loops spinning for {@code busyPollMicros} after I/O ({@link BusyPollingIoHandler}; 0: never).
+     */
+    public ClientDeadlinesTransport(Transport base, ClientDeadlines.Settings settings, EdgeRefusals refusals,
+                                    long busyPollMicros) {
         this.base = base;
-        this.implementation = new Hooked(base.implementation(), IoTransports.ioHandlerFactory(base), settings,
-                refusals);
+        this.implementation = new Hooked(base.implementation(),
+                BusyPollingIoHandler.factory(IoTransports.ioHandlerFactory(base), busyPollMicros), settings, refusals);
     }
 
     @Override
@@ -87,7 +91,7 @@ public final class ClientDeadlinesTransport implements Transport {
 
     /**
      * The base transport, delegated to in everything but the server bootstrap and its event loops' I/O handlers
-     * ({@code ioHandlers}, from {@link IoTransports#ioHandlerFactory}; the event loop groups are built from them by
+     * ({@code ioHandlers}, from {@link IoTransports#ioHandlerFactory}, spinning or not; the event loop groups are built from them by
      * the interface's default, as every Vert.x transport builds its own).
      */
     private record Hooked(io.vertx.core.spi.transport.Transport base, IoHandlerFactory ioHandlers,

@@ -58,11 +58,22 @@ class IoTransportsTest {
     @ParameterizedTest
     @ValueSource(strings = {"io_uring", "epoll", "nio"})
     void theGatewayServesOnEveryTransportThatStartsHere(String name) {
+        servesOn(name, 0, " sockets, metrics port");
+    }
+
+    /** The same with the event loops spinning after I/O: each transport's handler, run without blocking, serves. */
+    @ParameterizedTest
+    @ValueSource(strings = {"io_uring", "epoll", "nio"})
+    void theGatewayServesOnEveryTransportWhileBusyPolling(String name) {
+        servesOn(name, 500, " sockets busy-polling 500 us after I/O, metrics port");
+    }
+
+    private static void servesOn(String name, int busyPollMicros, String logged) {
         assumeTrue(IoTransports.problem(name) == null, name + " does not start on this machine");
         FakeWorker worker = FakeWorker.start("m");
         try (LogCapture log = LogCapture.infoOf(dev.homing.gateway.Gateway.class);
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
-                     .with(Settings.IO_TRANSPORT, name))) {
+                     .with(Settings.IO_TRANSPORT, name).with(Settings.BUSY_POLL_US, busyPollMicros))) {
             HttpResponse<String> whole = gateway.post("/v1/chat/completions", CHAT + "false}");
             HttpResponse<String> stream = gateway.post("/v1/chat/completions", CHAT + "true}");
             HttpResponse<String> overHttp2 = gateway.sendOverHttp2(HttpRequest.newBuilder(
@@ -74,7 +85,7 @@ class IoTransportsTest {
             assertThat(stream.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
             assertThat(overHttp2.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
             assertThat(log.messages()).anyMatch(line -> line.contains("(policy load_aware_affinity, " + name
-                    + " sockets, metrics port"));
+                    + logged));
             gateway.awaitNothingInFlight();
         } finally {
             worker.close();
