@@ -61,7 +61,7 @@ COLD_DIRECT_EVERY=${COLD_DIRECT_EVERY:-4}
 BURSTS=${BURSTS:-$([ $quick = 1 ] && echo 3 || echo 6)}
 BURST_SECS=${BURST_SECS:-5}
 BURST_SEQ=${BURST_SEQ:-2000}
-BUSY_POLL_US=${BUSY_POLL_US:-200}   # the -busy rows' --busy-poll-us
+BUSY_POLL_US=${BUSY_POLL_US:-1000}   # the -busy rows' --busy-poll-us
 RATE=${RATE:-200}     # the moderate open-loop rate, requests per second: far below every row's saturation
 STREAM_RATE=20        # streams started per second in the 200-token stream step (about 10 open at once)
 HOLD_TOKENS=40        # output of a held stream: one token a second, so a stream lasts about 40 s, longer than
@@ -443,9 +443,8 @@ if has_step bursts; then
     saturate "$row" "burst-warm-$row" "$SAT_WARM_SECS" $e1 $e2
     pause "$row"
   done
-  # use ROW: the load steps go to that row's proxy. done_with ROW: its turn is over.
+  # use ROW: the load steps go to that row's proxy (pause ROW once its turn is over).
   use() { proxy_pid=${burst_pid[$1]}; proxy_port=${burst_port[$1]}; resume "$1"; }
-  done_with() { pause "$1"; }
   # turned K: the rows, starting at the K-th.
   turned() { local k=$(($1 % ${#rows[@]})); echo "${rows[@]:k}" "${rows[@]:0:k}"; }
   declare -A burst_line
@@ -454,7 +453,7 @@ if has_step bursts; then
       use "$row"
       burst_line[$b,$row]="$(awk '{print $1}' /proc/loadavg)"
       saturate "$row" "burst-$b-$row" "$BURST_SECS" $e1 $e2
-      done_with "$row"
+      pause "$row"
       read -r rps errs cpu_us <<<"$sat_result"
       burst_line[$b,$row]="$rps	$cpu_us	${burst_line[$b,$row]}"
     done
@@ -464,7 +463,7 @@ if has_step bursts; then
     for row in $(turned "$b"); do
       use "$row"
       SEQ_WARMUP=$BURST_SEQ SEQ_REQUESTS=$BURST_SEQ sequential "$row" "burst-seq-$b-$row"
-      done_with "$row"
+      pause "$row"
       read -r rps cpu_us load_b <<<"${burst_line[$b,$row]}"
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$row" "$rps" "$cpu_us" "$(pct "burst-seq-$b-$row" endToEnd p50Ms)" \
           "$(pct "burst-seq-$b-$row" endToEnd p99Ms)" "$load_b" >>"$bursts"

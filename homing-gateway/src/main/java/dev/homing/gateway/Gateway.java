@@ -160,12 +160,12 @@ public final class Gateway implements AutoCloseable {
         ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
         ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
+        int busyPollMicros = config.get(Settings.BUSY_POLL_US);
         ClientDeadlinesTransport transport = new ClientDeadlinesTransport(
                 IoTransports.named(config.get(Settings.IO_TRANSPORT)), ClientDeadlines.Settings.ofSeconds(
                         config.get(Settings.CLIENT_HEADER_TIMEOUT_SECS),
                         config.get(Settings.CLIENT_BODY_TIMEOUT_SECS),
-                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals,
-                config.get(Settings.BUSY_POLL_US));
+                        config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)), refusals, busyPollMicros);
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(false))
                 .withTransport(transport).build();
         HttpClient client = vertx.createHttpClient(
@@ -247,8 +247,7 @@ public final class Gateway implements AutoCloseable {
                     config.prefillDecode() ? "prefill/decode, policies " + config.policyNames().get(WorkerRole.PREFILL)
                             + " / " + config.policyNames().get(WorkerRole.DECODE)
                             : "policy " + config.get(Settings.POLICY),
-                    transport.baseName(), config.get(Settings.BUSY_POLL_US) > 0
-                            ? " busy-polling " + config.get(Settings.BUSY_POLL_US) + " us after I/O" : "",
+                    transport.baseName(), busyPollMicros > 0 ? " busy-polling " + busyPollMicros + " us after I/O" : "",
                     metricsServer == null ? "off" : metricsServer.port(),
                     config.workers().size());
             return gateway;

@@ -91,8 +91,8 @@ public final class ClientDeadlinesTransport implements Transport {
 
     /**
      * The base transport, delegated to in everything but the server bootstrap and its event loops' I/O handlers
-     * ({@code ioHandlers}, from {@link IoTransports#ioHandlerFactory}, spinning or not; the event loop groups are built from them by
-     * the interface's default, as every Vert.x transport builds its own).
+     * ({@code ioHandlers}, from {@link IoTransports#ioHandlerFactory}, spinning or not; the event loop groups are
+     * built from them by the interface's default, as every Vert.x transport builds its own).
      */
     private record Hooked(io.vertx.core.spi.transport.Transport base, IoHandlerFactory ioHandlers,
                           ClientDeadlines.Settings settings, EdgeRefusals refusals)
