@@ -34,8 +34,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * machine: its {@link Phase} says what it waits for. It installs the client's close handler once, at its start, and
  * every event (the client leaving, the admission queue, the body, the prefill wait, the worker's answer, the timers)
  * is dispatched by phase; an event its phase does not expect is dropped. The access-log line and the request's
- * metrics are written once, on the way into {@link Phase#DONE}. The request's attempts at workers are
- * {@link UpstreamLeg}s, each with its core {@link Placement}; a retry is a transition to a new leg, not a callback.
+ * metrics are written once, on the way into {@link Phase#DONE} (for an answer relayed whole, just after: see step
+ * 10). The request's attempts at workers are {@link UpstreamLeg}s, each with its core {@link Placement}; a retry is a
+ * transition to a new leg, not a callback.
  *
  * <p>The streaming path. Everything of one exchange runs on the client connection's event loop, so an exchange
  * needs no locks.
@@ -67,9 +68,11 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>A slow client fills its write queue: the worker's response is paused, Netty stops reading that socket, and
  *       TCP flow control pushes back to the engine. Gateway memory per stream stays bounded by the write queue.
  *   <li>The client drains: the worker's response resumes.
- *   <li>The worker's response ends: the engine's usage is read from the answer's tail ({@link UsageTail}), the leg
- *       ends with it (the policy hears what the engine really cached), the exchange is {@code DONE}, and then the
- *       client's response ends. A worker that breaks off a stream gets the stream ended with an SSE error event, so
+ *   <li>The worker's response ends: the exchange is {@code DONE} and the client's response ends. Then, in a task
+ *       the event loop runs once this turn's writes are on their way, the engine's usage is read from the answer's
+ *       tail ({@link UsageTail}), the leg ends with it (the policy hears what the engine really cached), and the
+ *       record and metrics are written: none of it delays the answer's last bytes (a prefill/decode pair does it
+ *       all before ending). A worker that breaks off a stream gets the stream ended with an SSE error event, so
  *       the client sees an error, not a short answer.
  *   <li>The client goes away, in any phase: the leg ends without blame, the upstream request is reset so the engine
  *       sees the connection close and stops generating, and the exchange is {@code DONE}, recorded as 499.
@@ -96,13 +99,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * log probabilities the decode answer waits for the prefill's and is relayed with its input log probabilities merged
  * in ({@link LogprobMerge}).
  *
- * <p>Invariants: the exchange enters {@code DONE} once, and only there are its record written and its admission
- * permit released; every leg ends exactly once before the exchange is done or moves to another leg (a prefill leg
- * whose decode partner answered whole may end after, on its own, see {@link PrefillSide}); the request
- * timer runs exactly while {@link Phase#underRequestTimeout} holds and a phase's own timer exactly while
- * {@link Phase#hasPhaseTimer} holds. Guarded by the phase check at the top of every event, by {@link #moveTo}
- * (which cancels a phase's timer on the way out and refuses to leave {@code DONE}), and by the legs' placements,
- * which refuse a second ending.
+ * <p>Invariants: the exchange enters {@code DONE} once, and only there (for an answer relayed whole, in the task just
+ * after) are its record written and its admission permit released; every leg ends exactly once, when the exchange is
+ * done (as late as that task) or moves to another leg (a prefill leg whose decode partner answered whole may end
+ * after, on its own, see {@link PrefillSide}); the request timer runs exactly while {@link Phase#underRequestTimeout}
+ * holds and a phase's own timer exactly while {@link Phase#hasPhaseTimer} holds. Guarded by the phase check at the
+ * top of every event, by {@link #moveTo} (which cancels a phase's timer on the way out and refuses to leave
+ * {@code DONE}), and by the legs' placements, which refuse a second ending.
  */
 final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamLeg.Listener, SseRelay.Listener,
         PrefillSide.Listener {
@@ -301,9 +304,11 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
                 decision.textChars() > 0 ? decision.matchRatio() : -1);
         trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
-        proxy.metrics().routed(pool.model(), leg.worker().url(), route.path(), sniffed.stream(), pool.policy().name(),
-                decision);
+        String worker = leg.worker().url();
         hold(leg.placement().hold());
+        // Counted once the request is on its way (see relayEnded: on io_uring the send waits for this turn's end).
+        context.runOnContext(v -> proxy.metrics().routed(pool.model(), worker, route.path(), sniffed.stream(),
+                pool.policy().name(), decision));
     }
 
     /** Sends the request now, or holds it first when its placement asks (a prefill of its prefix is under way). */
@@ -738,6 +743,27 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     @Override
     public void relayEnded() {
+        if (prefill != null) {
+            settleAnswer();
+            // Done before ending: on HTTP/2 ending the response closes the stream, which runs the close handler at
+            // once, and that must not read as a client disconnect.
+            finish(answerStatus, answerErrorCode(), null);
+            endResponse();
+            return;
+        }
+        // The answer's bytes are written (a chunk at a time, as they came): what is left is bookkeeping, done once
+        // they are on their way. On io_uring a turn's writes reach the kernel only after the turn's I/O handlers
+        // return, so bookkeeping here would delay the client's last bytes by as much; the loop runs the task after.
+        Phase from = enterDone();
+        endResponse();
+        context.runOnContext(v -> {
+            settleAnswer();
+            settle(from, answerStatus, answerErrorCode(), null);
+        });
+    }
+
+    /** The worker's whole answer: the engine's usage read from its tail, the leg ended with it. */
+    private void settleAnswer() {
         UsageTail.Usage usage = null;
         if (answerStatus / 100 == 2) {
             usage = relay.usage();
@@ -758,9 +784,13 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             // The decode answer is whole: its prefill partner, if its own answer is still on its way, ends alone.
             prefill.detach();
         }
-        // Done before ending: on HTTP/2 ending the response closes the stream, which runs the close handler at once,
-        // and that must not read as a client disconnect.
-        finish(answerStatus, answerStatus >= 400 ? "upstream_" + answerStatus : null, null);
+    }
+
+    private String answerErrorCode() {
+        return answerStatus >= 400 ? "upstream_" + answerStatus : null;
+    }
+
+    private void endResponse() {
         if (closeDelimited) {
             // Even on a keep-alive HTTP/1.0 connection: the close is all that tells the client the answer is whole.
             response.end().onComplete(v -> request.connection().close());
@@ -894,10 +924,15 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     /**
-     * Enters DONE, once: stops the timers and the relay, gives the admission permit and the body's memory back, and
-     * writes the record and the routed request's metrics ({@code errorType} null: no error).
+     * Enters DONE, once, and settles what it owes ({@code errorType} null: no error); see {@link #enterDone} and
+     * {@link #settle}.
      */
     private void finish(int status, String errorCode, String errorType) {
+        settle(enterDone(), status, errorCode, errorType);
+    }
+
+    /** Enters DONE, once: stops the timers and the relay; returns the phase it left. */
+    private Phase enterDone() {
         Phase from = phase;
         moveTo(Phase.DONE);
         if (from.underRequestTimeout() && requestTimeout != null) {
@@ -906,6 +941,14 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (from == Phase.RELAYING && relay != null) {
             relay.stop();
         }
+        return from;
+    }
+
+    /**
+     * What DONE owes, left {@code from}: the admission permit and the body's memory back, the record and the routed
+     * request's metrics written.
+     */
+    private void settle(Phase from, int status, String errorCode, String errorType) {
         proxy.admission().release(permit);
         if (body != null) {
             body.release();

@@ -9,9 +9,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class GatewayMetricsTest {
 
@@ -26,6 +28,9 @@ class GatewayMetricsTest {
         RunningGateway gateway = setup.gateway();
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
+        // A request's record is written just after its answer's last bytes go out, not before.
+        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0 && gateway.metric(
+                "smg_http_requests_total{method=\"POST\",path=\"/v1/chat/completions\"}") == 2);
         scrape = gateway.scrapeMetrics();
         workerUrl = setup.worker().url();
     }
