@@ -112,6 +112,8 @@ homing="$repo/bin/homing"
 # A JVM with the flags bin/homing gives the gateway, but no start-up cache: the base-* rows from a jar, the vertx row.
 plain_java=("$HOMING_JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
             -XX:+UseCompactObjectHeaders)
+grep -qs '\[madvise\]\|\[always\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+    plain_java+=(-XX:+UseTransparentHugePages)
 "$homing" --version >/dev/null   # a first run records the start-up cache (once per build): not in a timed step
 # 10,000 streams through a proxy hold 10,000 client sockets in it plus its upstream ones, and 10,000 in the client.
 # Raise the soft limit as far as allowed (a container may cap the hard limit); the proxies are told the result.
