@@ -8,6 +8,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
@@ -349,7 +350,15 @@ public final class WorkerLifecycle {
         if (hops != null) {
             options.putHeader(HopLimit.HEADER, hops);
         }
-        return client.request(options)
+        Future<HttpClientRequest> connected;
+        try {
+            connected = client.request(options);
+        } catch (IllegalStateException e) {
+            // The gateway is stopping and its client is closed (Vert.x throws rather than fail the future): a call
+            // still on its way, a registration's last step say, fails like any other.
+            return Future.failedFuture(e);
+        }
+        return connected
                 .compose(req -> req.send())
                 .compose(resp -> resp.body().map(body -> check(resp, body)));
     }
