@@ -306,8 +306,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
         String worker = leg.worker().url();
         hold(leg.placement().hold());
-        // Counted once the request is on its way (see relayEnded: on io_uring the send waits for this turn's end).
-        context.runOnContext(v -> proxy.metrics().routed(pool.model(), worker, route.path(), sniffed.stream(),
+        afterWrites(() -> proxy.metrics().routed(pool.model(), worker, route.path(), sniffed.stream(),
                 pool.policy().name(), decision));
     }
 
@@ -751,15 +750,22 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             endResponse();
             return;
         }
-        // The answer's bytes are written (a chunk at a time, as they came): what is left is bookkeeping, done once
-        // they are on their way. On io_uring a turn's writes reach the kernel only after the turn's I/O handlers
-        // return, so bookkeeping here would delay the client's last bytes by as much; the loop runs the task after.
+        // The answer's bytes are written (a chunk at a time, as they came): what is left is bookkeeping.
         Phase from = enterDone();
         endResponse();
-        context.runOnContext(v -> {
+        afterWrites(() -> {
             settleAnswer();
             settle(from, answerStatus, answerErrorCode(), null);
         });
+    }
+
+    /**
+     * Runs {@code bookkeeping} once this turn's writes are on their way: on io_uring a turn's writes reach the kernel
+     * only after its I/O handlers return, so work done here would delay them by as much; the loop runs its tasks
+     * after. The client of this connection is read again only in a later turn, so it never sees the work undone.
+     */
+    private void afterWrites(Runnable bookkeeping) {
+        context.runOnContext(v -> bookkeeping.run());
     }
 
     /** The worker's whole answer: the engine's usage read from its tail, the leg ended with it. */
