@@ -19,29 +19,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The training run of the JDK's ahead-of-time cache (JEP 483, 514, 515), which {@code bin/homing} records once per
- * build with {@code -XX:AOTCacheOutput} and passes to every later run with {@code -XX:AOTCache}: the cache then holds
- * the classes, already parsed and linked, that the gateway and a simulated engine load while starting (about 6,000),
- * and the method profiles of their first requests. picocli's classes stay out (the JDK does not cache classes of its
- * old class-file version), so the command line is left to the real runs.
+ * The training run of the JDK's ahead-of-time cache (JEP 483, 514), which {@code bin/homing} records once per build
+ * with {@code -XX:AOTCacheOutput} and passes to every later run with {@code -XX:AOTCache}: the cache then holds the
+ * classes, already parsed and linked, that the gateway and a simulated engine load while starting and serving (about
+ * 6,000). picocli's classes stay out (the JDK does not cache classes of its old class-file version), so the command
+ * line is left to the real runs. The training's method profiles are left out too ({@code bin/homing} records with
+ * {@code -XX:-AOTRecordTraining}): on JDK 25 a run that replays them keeps thousands of methods the training never
+ * compiled with C2, the request path's among them, in C1's code however hot they get (docs/BENCHMARKS.md,
+ * "Nineteenth sitting").
  *
  * <p>In this JVM, on loopback: two simulated engines, and a gateway in front of them started as {@code homing launch}
  * starts it (its flags, its logging set-up); waits for {@code /readiness}, sends chat completions (plain and
  * streamed), reads {@code /v1/models} and {@code /metrics}, then drives the proxy path for a few thousand requests
  * ({@link #PROXY_PATH_REQUESTS}), and stops everything. The JVM writes the cache when it exits.
  *
- * <p>Why the second part: a method's profile is only worth caching once the method has run often enough for the JIT
- * to profile it. Twenty requests load the classes but leave the request path interpreted; a few thousand let the
- * training profile and compile it, so a fresh gateway's first requests are compiled from the cached profiles rather
- * than profiled again from nothing.
+ * <p>Why the second part: it sends what the start-up warm-up sends (every route, plain and streamed, HTTP/1.1 and
+ * h2c), so the classes of every request's way are in the cache, not only those of a plain chat completion.
  */
 public final class StartupTraining {
 
     /** Requests of each kind, one at a time: every class of a request's way is loaded. */
     private static final int REQUESTS = 20;
     /**
-     * Requests of the proxy path, as {@link ProxyWarmup#drive} sends them: past the JIT's thresholds for the whole
-     * request path, in a second or two.
+     * Requests of the proxy path, as {@link ProxyWarmup#drive} sends them, in a second or two: every kind of request
+     * it mixes (route, streaming, protocol) many times over.
      */
     static final int PROXY_PATH_REQUESTS = 4_000;
     /** As {@code homing launch} logs by default, so the cache holds what logging a request loads. */

@@ -22,8 +22,10 @@ class DockerfileTest {
 
     private static final Path DOCKERFILE = Path.of("..", "deploy", "Dockerfile");
     private static final Path LAUNCHER = Path.of("..", "bin", "homing");
-    /** {@code flags=(...)} and {@code flags+=(...)} in bin/homing. */
-    private static final Pattern LAUNCHER_FLAGS = Pattern.compile("flags\\+?=\\(([^)]*)\\)");
+    /** {@code flags=(...)} and {@code flags+=(...)} in bin/homing: what every run of the JVM gets. */
+    private static final Pattern LAUNCHER_FLAGS = Pattern.compile("(?<!record_)flags\\+?=\\(([^)]*)\\)");
+    /** {@code record_flags=(...)} in bin/homing: what the run that records the start-up cache gets besides. */
+    private static final Pattern RECORD_FLAGS = Pattern.compile("record_flags=\\(([^)]*)\\)");
 
     private static List<String> lines() {
         try {
@@ -78,15 +80,7 @@ class DockerfileTest {
 
     @Test
     void theImageRunsTheJvmWithTheFlagsOfBinHoming() throws IOException {
-        List<String> launcherFlags = new ArrayList<>();
-        Matcher matcher = LAUNCHER_FLAGS.matcher(Files.readString(LAUNCHER));
-        while (matcher.find()) {
-            for (String flag : matcher.group(1).trim().split("\\s+")) {
-                if (flag.startsWith("-") && !flag.contains("$")) {
-                    launcherFlags.add(flag);
-                }
-            }
-        }
+        List<String> launcherFlags = launcherFlags(LAUNCHER_FLAGS);
 
         List<String> imageFlags = new ArrayList<>(jvmFlags());
         imageFlags.addAll(Arrays.asList(entrypoint().split("[\\s\"]+")));
@@ -94,6 +88,32 @@ class DockerfileTest {
         assertThat(launcherFlags).contains("--enable-native-access=ALL-UNNAMED", "-XX:+UseCompactObjectHeaders",
                 "-XX:AOTMode=auto");
         assertThat(imageFlags).containsAll(launcherFlags);
+    }
+
+    @Test
+    void theImageRecordsItsStartUpCacheAsBinHomingDoes() throws IOException {
+        List<String> recordFlags = launcherFlags(RECORD_FLAGS);
+        String recording = String.join(" ", finalStage()).replace("\\", " ");
+        recording = recording.substring(recording.indexOf("RUN java $HOMING_JVM_FLAGS"));
+        recording = recording.substring(0, recording.indexOf("StartupTraining"));
+
+        assertThat(recordFlags).contains("-XX:-AOTRecordTraining");
+        assertThat(recording).contains("-XX:AOTCacheOutput=");
+        assertThat(Arrays.asList(recording.split("\\s+"))).containsAll(recordFlags);
+    }
+
+    /** The literal JVM flags of bin/homing's arrays that {@code pattern} finds. */
+    private static List<String> launcherFlags(Pattern pattern) throws IOException {
+        List<String> flags = new ArrayList<>();
+        Matcher matcher = pattern.matcher(Files.readString(LAUNCHER));
+        while (matcher.find()) {
+            for (String flag : matcher.group(1).trim().split("\\s+")) {
+                if (flag.startsWith("-") && !flag.contains("$")) {
+                    flags.add(flag);
+                }
+            }
+        }
+        return flags;
     }
 
     private static String entrypoint() {
