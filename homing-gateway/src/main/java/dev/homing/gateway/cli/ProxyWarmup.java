@@ -32,10 +32,10 @@ import java.util.function.BooleanSupplier;
  * <p>Why: the JDK's start-up cache holds classes but no compiled code (nor, as bin/homing records it, profiles), so
  * a fresh gateway ran its first thousand requests interpreted or in C1 code while C2 compiled on the same cores, at
  * several times the warm added latency (docs/BENCHMARKS.md, "Sixth run"). Compiled code belongs to the process, not
- * to the gateway that ran it, so the real gateway's first client finds it. A fixed number of requests does not do: the JIT went quiet after
- * 32,000 of them (18 s) on one core and after 103,000 (23 s) on two. Hence a default cap of 30 s: cut at 10, the
- * warm-up left the first thousand requests at 1.7x to 1.9x the warm added median on one core, against 1.4x at 30
- * (docs/BENCHMARKS.md, "Fifteenth sitting").
+ * to the gateway that ran it, so the real gateway's first client finds it. A fixed number of requests does not do:
+ * the JIT went quiet after 32,000 of them (18 s) on one core and after 103,000 (23 s) on two. Hence a default cap of
+ * 30 s: cut at 10, the warm-up left the first thousand requests at 1.7x to 1.9x the warm added median on one core,
+ * against 1.4x at 30 (docs/BENCHMARKS.md, "Fifteenth sitting").
  *
  * <p>Why it pauses ({@link #BURST_MILLIS} of requests, then {@link #PAUSE_MILLIS} of none, over and over): the JIT
  * moves a method from C1's code to C2's only while C2's queue is short, and a warm-up sending flat out on one core
