@@ -162,14 +162,16 @@ public final class Settings {
     public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 30)
             .label("SECONDS").check(atLeast(0))
             .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "
-                    + "gateway in this process until the JIT has compiled their way; 0 skips it.", "it stops as soon "
-                    + "as compiling takes under 5% of a second (measured: 17 to 30 s on one core, 23 s on two): "
-                    + "without it the first thousand requests pay several times the warm added latency")
+                    + "gateway in this process until the JIT has compiled their way; 0 skips it.", "each of its two "
+                    + "rounds stops as soon as compiling takes under 5% of a second (measured: 17 to 30 s on one "
+                    + "core, 23 s on two): without it the first thousand requests pay several times the warm added "
+                    + "latency")
             .gateway(SERVER, homing("before the port opens, short requests of every route go through a throwaway "
-                    + "gateway in the same process, in front of a stub worker on loopback, in bursts with pauses "
-                    + "that leave the cores to the JIT, until compiling takes under 5% of a "
-                    + "second or this many seconds have passed, so the first clients find the request path compiled; "
-                    + "nothing of it is counted or logged; 0 skips it")));
+                    + "gateway in the same process, in front of two stub workers on loopback, in bursts with pauses "
+                    + "that leave the cores to the JIT, until compiling takes under 5% of a second or two thirds of "
+                    + "this many seconds have passed; then the same through a second, fresh throwaway gateway for the "
+                    + "rest, so that code the first one's close and a new gateway's first requests throw away is "
+                    + "compiled again before the first clients come; nothing of it is counted or logged; 0 skips it")));
 
     public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
             .label("URL").arity("0..*").check(each(WorkerUrls::problem))

@@ -46,6 +46,15 @@ import java.util.function.BooleanSupplier;
  * <p>Why the requests vary ({@link WarmupRequests}): compiled code is thrown away when real traffic takes a branch
  * or brings a type the warm-up never showed.
  *
+ * <p>Why two rounds, each on a gateway of its own: closing the first gateway takes branches no request did (channels
+ * closing, event loops shutting down), and a fresh gateway's first requests take more (empty caches, a tenant and
+ * workers never seen, threads with no thread-locals yet). C2's code had those branches as traps, so the close threw
+ * away the compiled code of 32 methods of the request path (the event loop's task queue, the HTTP encoder, the
+ * io_uring read), and the real gateway's start and first requests that of 56 more; its first 250 requests added 5x
+ * the warm median while they were compiled again. Compiled a second time, a method keeps the branches that trapped,
+ * so the second round pays for both, and the real gateway starts on code that has them: 16 methods lost their code
+ * after the port opened (docs/BENCHMARKS.md, "Twentieth sitting").
+ *
  * <p>Why before the port opens rather than behind a closed {@code /readiness}: nothing the real gateway serves, counts
  * or logs can be the warm-up's, and no client request competes with it for the cores. The throwaway gateway has its
  * own registry, metrics and port (no metrics port, no tracing, no replicas, no discovery), and the loggers are held
@@ -62,6 +71,8 @@ public final class ProxyWarmup {
      * compiled it: 1.61x the warm added latency in two sittings, where cache_aware came out 1.10x and 1.36x.
      */
     private static final int WORKERS = 2;
+    /** The share of {@code --warmup-secs} the first round may take; the second round has the rest. */
+    private static final double FIRST_ROUND_SHARE = 2.0 / 3;
     /** Requests in flight at once: enough to exercise the pool and batched reads, few enough for one core. */
     private static final int IN_FLIGHT = 16;
     /** How long the lanes send before they pause, and how long they pause (see the class comment). */
@@ -75,8 +86,20 @@ public final class ProxyWarmup {
     public record Answered(int requests, int overH2c) {
     }
 
-    /** What a warm-up did: requests answered, and whether the JIT had gone quiet (else the time was up). */
-    record Outcome(Answered answered, boolean settled) {
+    /**
+     * What one round of a warm-up did: requests answered, whether the JIT had gone quiet (else the round's time was
+     * up), and how long it took, start and close of its gateway included.
+     */
+    record Round(Answered answered, boolean settled, long millis) {
+        @Override
+        public String toString() {
+            return answered.requests() + " requests (" + answered.overH2c() + " over h2c) in " + millis + " ms ("
+                    + (settled ? "compiled" : "its time was up before the JIT went quiet") + ")";
+        }
+    }
+
+    /** What a warm-up did: its two rounds. */
+    record Outcome(Round first, Round second) {
     }
 
     /** The warm-up {@code config} asks for, logged once it is over (or skipped, and why). Never throws. */
@@ -101,24 +124,33 @@ public final class ProxyWarmup {
         if (outcome == null) {
             LOG.warn("proxy warm-up skipped after {} ms: {}", millis, problem);
         } else {
-            LOG.info("proxy path warmed up: {} requests ({} over h2c) in {} ms ({})", outcome.answered().requests(),
-                    outcome.answered().overH2c(), millis,
-                    outcome.settled() ? "compiled" : "--warmup-secs reached before the JIT went quiet");
+            LOG.info("proxy path warmed up: {} ms in two rounds, the first {}, the second {}", millis, outcome.first(),
+                    outcome.second());
         }
     }
 
     /**
      * Starts a throwaway gateway with {@code policy} and {@code ioTransport} (serving h2c or not, as the real one
-     * will) in front of {@link #WORKERS} warm-up workers, sends it requests until the JIT goes quiet or {@code limit}
-     * is over, and closes them all.
+     * will) in front of {@link #WORKERS} warm-up workers, sends it requests until the JIT goes quiet or its share of
+     * {@code limit} is over, and closes them all; then the same again, on a fresh gateway, for the rest of
+     * {@code limit} (see the class comment).
      *
      * @throws IllegalStateException if a part does not start or a request fails
      */
     static Outcome run(String policy, boolean h2c, String ioTransport, Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
+        long start = System.nanoTime();
+        Round first = round(policy, h2c, ioTransport, start + (long) (FIRST_ROUND_SHARE * limit.toNanos()));
+        return new Outcome(first, round(policy, h2c, ioTransport, start + limit.toNanos()));
+    }
+
+    /** One round of {@link #run}: a throwaway gateway and its workers, driven until {@code deadline} at most. */
+    private static Round round(String policy, boolean h2c, String ioTransport, long deadline) {
+        long start = System.nanoTime();
         Vertx vertx = Vertx.vertx();
         Gateway gateway = null;
         List<WarmupWorker> workers = new ArrayList<>();
+        JitQuiet quiet = new JitQuiet();
+        Answered answered;
         try {
             for (int i = 0; i < WORKERS; i++) {
                 workers.add(await(WarmupWorker.start(vertx), deadline));
@@ -136,9 +168,7 @@ public final class ProxyWarmup {
             for (WarmupWorker worker : workers) {
                 await(gateway.addWorker(WorkerSpec.of(worker.url(), null)).activated(), deadline);
             }
-            JitQuiet quiet = new JitQuiet();
-            Answered answered = drive(vertx, gateway.port(), h2c, Integer.MAX_VALUE, deadline, quiet);
-            return new Outcome(answered, quiet.wentQuiet());
+            answered = drive(vertx, gateway.port(), h2c, Integer.MAX_VALUE, deadline, quiet);
         } finally {
             if (gateway != null) {
                 gateway.close(Duration.ZERO);
@@ -147,6 +177,7 @@ public final class ProxyWarmup {
             vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS)
                     .exceptionally(e -> null).join();
         }
+        return new Round(answered, quiet.wentQuiet(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     /**
