@@ -52,6 +52,35 @@ class WarmupRequestsTest {
     }
 
     @Test
+    void longerPromptsCarryLineBreaksQuotesAndCharactersOfTwoToFourBytesEscapedAsJsonWants() {
+        List<String> bodies = FIRST_THOUSAND.stream().map(WarmupRequests.Request::body).filter(b -> b != null)
+                .toList();
+        List<String> prompts = bodies.stream().map(WarmupRequestsTest::promptOf).toList();
+
+        for (String text : List.of("\n", "\"quoted\"", "caf\u00e9", "\u6771\u4eac", "\ud83d\ude42")) {
+            assertThat(prompts).as("a prompt with " + text).anySatisfy(prompt -> assertThat(prompt).contains(text));
+        }
+        assertThat(bodies).anySatisfy(body -> assertThat(body).contains("\\n", "\\\"quoted\\\""));
+        assertThat(prompts).as("short prompts stay plain words")
+                .anySatisfy(prompt -> assertThat(prompt).matches("[A-Za-z0-9 :.,]+"));
+    }
+
+    @Test
+    void everyOtherProbeClosesItsConnectionAsAProbeDoes() {
+        List<WarmupRequests.Request> gets = FIRST_THOUSAND.stream()
+                .filter(request -> request.options().getMethod() == HttpMethod.GET).toList();
+
+        assertThat(gets).anySatisfy(get -> assertThat(connection(get)).isEqualTo("close"))
+                .anySatisfy(get -> assertThat(connection(get)).isNull());
+        assertThat(FIRST_THOUSAND).filteredOn(request -> request.options().getMethod() == HttpMethod.POST)
+                .allSatisfy(post -> assertThat(connection(post)).isNull());
+    }
+
+    private static String connection(WarmupRequests.Request request) {
+        return request.options().getHeaders() == null ? null : request.options().getHeaders().get("connection");
+    }
+
+    @Test
     void theSameNumberIsTheSameRequest() {
         assertThat(WarmupRequests.number(123).body()).isEqualTo(WarmupRequests.number(123).body());
         assertThat(WarmupRequests.number(123).options().getHeaders().names())
