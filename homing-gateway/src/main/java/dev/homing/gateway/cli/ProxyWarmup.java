@@ -53,7 +53,7 @@ import java.util.function.BooleanSupplier;
  * io_uring read), and the real gateway's start and first requests that of 56 more; its first 250 requests added 5x
  * the warm median while they were compiled again. Compiled a second time, a method keeps the branches that trapped,
  * so the second round pays for both, and the real gateway starts on code that has them: 16 methods lost their code
- * after the port opened (docs/BENCHMARKS.md, "Twentieth sitting").
+ * from the second close on (docs/BENCHMARKS.md, "Twentieth sitting").
  *
  * <p>Why before the port opens rather than behind a closed {@code /readiness}: nothing the real gateway serves, counts
  * or logs can be the warm-up's, and no client request competes with it for the cores. The throwaway gateway has its
