@@ -163,9 +163,9 @@ public final class Settings {
             .label("SECONDS").check(atLeast(0))
             .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "
                     + "gateway in this process until the JIT has compiled their way; 0 skips it.", "each of its two "
-                    + "rounds stops as soon as compiling takes under 5% of a second (measured: 17 to 30 s on one "
-                    + "core, 23 s on two): without it the first thousand requests pay several times the warm added "
-                    + "latency")
+                    + "rounds stops as soon as compiling takes under 5% of a second (on one busy core neither did, "
+                    + "and the warm-up took all 30 s): without it the first thousand requests pay several times the "
+                    + "warm added latency")
             .gateway(SERVER, homing("before the port opens, short requests of every route go through a throwaway "
                     + "gateway in the same process, in front of two stub workers on loopback, in bursts with pauses "
                     + "that leave the cores to the JIT, until compiling takes under 5% of a second or two thirds of "
