@@ -149,7 +149,7 @@ public final class ProxyWarmup {
         Vertx vertx = Vertx.vertx();
         Gateway gateway = null;
         List<WarmupWorker> workers = new ArrayList<>();
-        JitQuiet quiet = new JitQuiet();
+        JitQuiet quiet;
         Answered answered;
         try {
             for (int i = 0; i < WORKERS; i++) {
@@ -168,6 +168,7 @@ public final class ProxyWarmup {
             for (WarmupWorker worker : workers) {
                 await(gateway.addWorker(WorkerSpec.of(worker.url(), null)).activated(), deadline);
             }
+            quiet = new JitQuiet();
             answered = drive(vertx, gateway.port(), h2c, Integer.MAX_VALUE, deadline, quiet);
         } finally {
             if (gateway != null) {
