@@ -762,7 +762,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     /**
      * Runs {@code bookkeeping} once this turn's writes are on their way: on io_uring a turn's writes reach the kernel
      * only after its I/O handlers return, so work done here would delay them by as much; the loop runs its tasks
-     * after. The client of this connection is read again only in a later turn, so it never sees the work undone.
+     * after. The client of this connection is read again only in a later turn, so it never sees the work undone; a
+     * request on another connection, served by another event loop, can be routed within that turn and see the worker
+     * still one request busier, as it could see any load a moment old.
      */
     private void afterWrites(Runnable bookkeeping) {
         context.runOnContext(v -> bookkeeping.run());
