@@ -3,6 +3,7 @@ package dev.homing.gateway.cli;
 import dev.homing.config.Settings;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
+import dev.homing.gateway.http.IoTransports;
 import dev.homing.gateway.logging.LogSetup;
 import dev.homing.gateway.workers.WorkerSpec;
 import io.vertx.core.Future;
@@ -146,7 +147,10 @@ public final class ProxyWarmup {
     /** One round of {@link #run}: a throwaway gateway and its workers, driven until {@code deadline} at most. */
     private static Round round(String policy, boolean h2c, String ioTransport, long deadline) {
         long start = System.nanoTime();
-        Vertx vertx = Vertx.vertx();
+        // The workers and the client on the gateway's transport too: on another (Vert.x's default is NIO), C2 spent a
+        // share of the warm-up compiling socket code the real gateway never runs, and Netty's shared channel code
+        // compiled with both transports' classes inlined.
+        Vertx vertx = Vertx.builder().withTransport(IoTransports.named(ioTransport)).build();
         Gateway gateway = null;
         List<WarmupWorker> workers = new ArrayList<>();
         JitQuiet quiet;
