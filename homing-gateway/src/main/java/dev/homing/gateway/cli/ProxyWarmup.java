@@ -110,12 +110,16 @@ public final class ProxyWarmup {
             return;
         }
         long start = System.nanoTime();
+        String transport = config.get(Settings.IO_TRANSPORT);
+        // auto makes its choice, and logs a fallback (io_uring refused in a container), once a process at its first
+        // use: here, not in the first round behind the quieted loggers. The config has checked the name.
+        IoTransports.named(transport);
         Outcome outcome = null;
         String problem = null;
         LogSetup.Quiet quiet = LogSetup.quiet();
         try {
-            outcome = run(config.get(Settings.POLICY), !config.get(Settings.DISABLE_H2C),
-                    config.get(Settings.IO_TRANSPORT), Duration.ofSeconds(seconds));
+            outcome = run(config.get(Settings.POLICY), !config.get(Settings.DISABLE_H2C), transport,
+                    Duration.ofSeconds(seconds));
         } catch (RuntimeException e) {
             problem = e.getMessage();
         } finally {
