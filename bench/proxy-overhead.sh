@@ -67,6 +67,13 @@ STREAM_RATE=20        # streams started per second in the 200-token stream step 
 HOLD_TOKENS=40        # output of a held stream: one token a second, so a stream lasts about 40 s, longer than
                       # 10,000 take to open here
 
+# The JVM options of the client and the engines, the instruments (the proxies keep their own). C2 leaves out the
+# branches a method's profile never took and recompiles when one is taken; a fresh proxy's first probes, connections
+# and requests take some (an engine's GET handling and the doubles of its load report, the client's new connection),
+# and perf found the instruments' compiler threads taking most of the core they share through the first second of
+# every proxy's first requests, HAProxy's as much as Homing's (docs/BENCHMARKS.md, "Twenty-second sitting"). With no
+# traps allowed, C2 compiles every branch and keeps its code.
+LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS--XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0}
 # Fast engines: at --time-scale 1000 a prefill or a short decode takes microseconds of real time (the engine's timer
 # counts nanoseconds on the epoll transport, a short /generate answers in about 0.13 ms), so the engines are not the
 # bottleneck of a proxy. Time scale 4 for the 200-token streams makes one decode
@@ -129,7 +136,8 @@ start_engines() {
   engine_pids=()
   local port
   for port in "$@"; do
-    start "engine-$port" "${ENGINE_CPU:-$LOAD_CPU}" "$homing" sim-engine --port "$port" --host 127.0.0.1 "${settings[@]}"
+    HOMING_JAVA_OPTS=$LOAD_JAVA_OPTS start "engine-$port" "${ENGINE_CPU:-$LOAD_CPU}" "$homing" sim-engine \
+        --port "$port" --host 127.0.0.1 "${settings[@]}"
     engine_pids+=("$last_pid")
   done
   for port in "$@"; do wait_ok "http://127.0.0.1:$port/health" 60; done
@@ -294,7 +302,7 @@ load() {
   local row=$1 name=$2; shift 2
   local urls
   urls=$(targets "$row" $e1 $e2 | paste -sd, -)
-  start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+  start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC $LOAD_JAVA_OPTS -cp "$repo/homing-cli/target/homing.jar" \
       dev.homing.bench.overhead.RoundRobinLoad --urls "$urls" --output "$out/json/$name.json" "$@"
   wait "$last_pid" || true
 }
@@ -310,10 +318,12 @@ failed() { [ -f "$out/json/$1.json" ] && jq -r .requests.failed "$out/json/$1.js
 # sequential ROW NAME [COLD]: one client, one request at a time, small non-streaming /generate answers of one token,
 # on the load core. Warm: SEQ_WARMUP requests through the proxy, then SEQ_REQUESTS measured. COLD: the client warms
 # up (COLD_WARMUP requests) through the warm helper proxy on helper_port and measures COLD_REQUESTS through it (the
-# warm figure), prints "warmed up" and waits for the proxy's readiness URL (READY_URL); the caller stops the helper
-# and starts the fresh proxy then. The client measures its first COLD_REQUESTS after readiness, then as many to the
-# first engine directly: all three from one client, one set of engines, seconds apart. With COLD_BASELINE=interleaved
-# the warm figure and the first requests also send one request in COLD_DIRECT_EVERY to the first engine directly.
+# warm figure), prints "warmed up" and waits for the file logs/NAME.go; the caller stops the helper, starts the fresh
+# proxy, waits for its readiness and makes the file then (the client does not poll the proxy itself: that unsettled
+# its own compiled code, see RoundRobinLoad). The client measures its first COLD_REQUESTS after readiness, then as
+# many to the first engine directly: all three from one client, one set of engines, seconds apart. With
+# COLD_BASELINE=interleaved the warm figure and the first requests also send one request in COLD_DIRECT_EVERY to the
+# first engine directly, and the JSON keeps every request's time (interleaved.trace, warm.interleaved.trace).
 # Returns at once for COLD (the client's PID in $seq_pid); waits otherwise.
 sequential() {
   local row=$1 name=$2 cold=${3:-}
@@ -322,11 +332,12 @@ sequential() {
   urls=$(targets "$row" $e1 | paste -sd, -)
   local args=(--urls "$urls" --warmup-requests "$SEQ_WARMUP" --max-requests "$SEQ_REQUESTS")
   [ -n "$cold" ] && args=(--urls "http://127.0.0.1:$proxy_port" --warmup-urls "http://127.0.0.1:$helper_port"
-                          --await-url "$READY_URL" --warmup-requests "$COLD_WARMUP" --max-requests "$COLD_REQUESTS"
+                          --await-file "$out/logs/$name.go" --warmup-requests "$COLD_WARMUP"
+                          --max-requests "$COLD_REQUESTS"
                           --warm-figure --direct-urls "http://127.0.0.1:$e1")
   [ -n "$cold" ] && [ "$COLD_BASELINE" = interleaved ] &&
-      args+=(--interleaved-direct-url "http://127.0.0.1:$e1" --direct-every "$COLD_DIRECT_EVERY")
-  start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC -cp "$repo/homing-cli/target/homing.jar" \
+      args+=(--interleaved-direct-url "http://127.0.0.1:$e1" --direct-every "$COLD_DIRECT_EVERY" --trace)
+  start "$name" "$LOAD_CPU" "$HOMING_JAVA" -XX:+UseSerialGC $LOAD_JAVA_OPTS -cp "$repo/homing-cli/target/homing.jar" \
       "${SEQUENTIAL_CLIENT[@]}" --output "$out/json/$name.json" "${args[@]}"
   seq_pid=$last_pid
   [ -n "$cold" ] || wait "$seq_pid" || true
@@ -377,13 +388,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
       start_proxy "$row" $e1 $e2
       saturate "$row" "$tag-helper" "$SAT_WARM_SECS" $e1 $e2
       helper_pid=$proxy_pid; proxy_port=$measured_port
-      READY_URL="http://127.0.0.1:$proxy_port/health"
-      is_homing "$row" && READY_URL="http://127.0.0.1:$proxy_port/readiness"
       sequential "$row" "$tag-cold" cold
       deadline=$((SECONDS + 300))
       until grep -q 'warmed up' "$out/logs/$tag-cold.log" 2>/dev/null || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
       stop "$helper_pid"
       start_proxy "$row" $e1 $e2
+      touch "$out/logs/$tag-cold.go"   # ready (/readiness for Homing, /health else): the client measures now
       [ "$ready" != - ] || ready=${ready_ms:--}
       wait "$seq_pid" || true
       stop_proxy; stop_engines

@@ -3,6 +3,7 @@ package dev.homing.bench.overhead;
 import dev.homing.bench.live.LatencySummary;
 import dev.homing.bench.live.LoadClient;
 import dev.homing.bench.live.LoadRequest;
+import dev.homing.bench.live.RequestOutcome;
 import dev.homing.bench.live.ResultAggregator;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -30,6 +31,9 @@ import java.util.List;
  * whether a fresh proxy's excess is in its first few hundred requests (something done once, at the start) or spread
  * over all of them (code still being compiled) decides where to look.
  *
+ * <p>A run may also keep every request's time ({@link #trace}): which of the first few hundred requests are slow,
+ * and when, to lay beside a JIT log of the proxy.
+ *
  * <p>Confined to one Vert.x context, where both clients are used.
  */
 final class InterleavedBaseline {
@@ -44,9 +48,20 @@ final class InterleavedBaseline {
      * @param direct    the direct requests that succeeded
      * @param addedP50Ms the proxied requests' median less the direct ones', in milliseconds
      * @param quarters  the same, over each quarter of the proxied requests in turn
+     * @param trace     every request's time, when asked for, else null
      */
     record Result(String directUrl, int every, long failed, double seconds, LatencySummary direct,
-                  double addedP50Ms, List<Quarter> quarters) {
+                  double addedP50Ms, List<Quarter> quarters, Trace trace) {
+    }
+
+    /**
+     * Every request of a run, in order.
+     *
+     * @param startEpochMillis when the run started, by the wall clock (to line up with another process's log)
+     * @param requests         per proxied request: nanoseconds from the start to its sending, its end-to-end time and
+     *                         the end-to-end time of the direct request sent after it (-1: none sent, or it failed)
+     */
+    record Trace(long startEpochMillis, List<long[]> requests) {
     }
 
     /**
@@ -76,9 +91,13 @@ final class InterleavedBaseline {
     private final Promise<Result> done = Promise.promise();
     private long sent;
     private long startNanos;
+    private long startEpochMillis;
+    /** Per proxied request in order: its start and end-to-end time, and the direct request's after it (or -1). */
+    private final List<long[]> trace;
 
     private InterleavedBaseline(LoadClient proxy, LoadClient engine, String directUrl, ResultAggregator proxied,
-                                Iterator<LoadRequest> requests, long maxRequests, int every, long deadlineNanos) {
+                                Iterator<LoadRequest> requests, long maxRequests, int every, long deadlineNanos,
+                                boolean keepTrace) {
         if (every < 1) {
             throw new IllegalArgumentException("every must be at least 1: " + every);
         }
@@ -90,6 +109,7 @@ final class InterleavedBaseline {
         this.maxRequests = maxRequests;
         this.every = every;
         this.deadlineNanos = deadlineNanos;
+        this.trace = keepTrace ? new ArrayList<>() : null;
         this.quarterSize = Math.max(1, (maxRequests + QUARTERS - 1) / QUARTERS);
         for (int q = 0; q < QUARTERS; q++) {
             quarterProxied[q] = new ResultAggregator();
@@ -100,15 +120,17 @@ final class InterleavedBaseline {
     /**
      * Sends up to {@code maxRequests} through {@code proxy} (fewer if {@code requests} runs out or
      * {@code deadlineNanos}, a {@link System#nanoTime} value, passes), and one to {@code engine} after every
-     * {@code every}-th, on {@code context}: where both clients must be used and {@code requests} is read.
+     * {@code every}-th, on {@code context}: where both clients must be used and {@code requests} is read. With
+     * {@code keepTrace} the result holds every request's time.
      */
     static Future<Result> run(Context context, LoadClient proxy, LoadClient engine, String directUrl,
                               ResultAggregator proxied, Iterator<LoadRequest> requests, long maxRequests, int every,
-                              long deadlineNanos) {
+                              long deadlineNanos, boolean keepTrace) {
         InterleavedBaseline run = new InterleavedBaseline(proxy, engine, directUrl, proxied, requests, maxRequests,
-                every, deadlineNanos);
+                every, deadlineNanos, keepTrace);
         context.runOnContext(v -> {
             run.startNanos = System.nanoTime();
+            run.startEpochMillis = System.currentTimeMillis();
             run.next();
         });
         return run.done.future();
@@ -124,9 +146,14 @@ final class InterleavedBaseline {
         sent++;
         proxied.requestSent();
         quarterProxied[quarter].requestSent();
-        proxy.send(request, System.nanoTime()).onComplete(viaProxy -> {
+        long sentNanos = System.nanoTime();
+        proxy.send(request, sentNanos).onComplete(viaProxy -> {
             proxied.record(viaProxy.result());
             quarterProxied[quarter].record(viaProxy.result());
+            long[] traced = trace == null ? null : new long[] {sentNanos - startNanos, timeOf(viaProxy.result()), -1};
+            if (trace != null) {
+                trace.add(traced);
+            }
             if (sent % every != 0) {
                 next();
                 return;
@@ -136,6 +163,9 @@ final class InterleavedBaseline {
             engine.send(request, System.nanoTime()).onComplete(straight -> {
                 direct.record(straight.result());
                 quarterDirect[quarter].record(straight.result());
+                if (traced != null) {
+                    traced[2] = timeOf(straight.result());
+                }
                 next();
             });
         });
@@ -154,7 +184,13 @@ final class InterleavedBaseline {
             }
         }
         done.complete(new Result(directUrl, every, straight.failed(), (System.nanoTime() - startNanos) / 1e9,
-                directLatency, added(LatencySummary.of(proxied.snapshot().e2eMicros()), directLatency), quarters));
+                directLatency, added(LatencySummary.of(proxied.snapshot().e2eMicros()), directLatency), quarters,
+                trace == null ? null : new Trace(startEpochMillis, List.copyOf(trace))));
+    }
+
+    /** A request's end-to-end time in nanoseconds, or -1 when it failed. */
+    private static long timeOf(RequestOutcome outcome) {
+        return outcome.succeeded() ? outcome.e2eNanos() : -1;
     }
 
     /** The proxied median less the direct one; 0 when either has no request. */

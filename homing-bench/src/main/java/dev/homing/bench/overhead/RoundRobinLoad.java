@@ -19,10 +19,6 @@ import dev.homing.bench.workload.GeneratedSharedPrefix;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,8 +39,13 @@ import picocli.CommandLine.Option;
  * one {@link ResultAggregator}, so the percentiles are of the whole), after
  * a warm-up in the same JVM so that neither the client's JIT nor its connection set-up lands in the measured numbers.
  * The warm-up may go to other URLs than the measured part ({@code --warmup-urls}) and the measured part may wait for a
- * URL to answer 200 first ({@code --await-url}): a warm client then measures the first requests of a proxy that
- * starts only once the client is warm (the proxy-overhead benchmark's cold step). For that step the same client also
+ * file to appear first ({@code --await-file}): a warm client then measures the first requests of a proxy that
+ * starts only once the client is warm (the proxy-overhead benchmark's cold step, whose script makes the file once the
+ * proxy is ready). Why a file, not the client polling the proxy's readiness itself: polling, with the JDK's HTTP
+ * client or with Vert.x's, took branches of the socket, event-loop and future code the load had never taken, and C2
+ * threw away the compiled load path; recompiled during the first few hundred measured requests, on the core the
+ * engines share, it slowed those of every proxy, HAProxy's as much as Homing's (docs/BENCHMARKS.md, "Twenty-second
+ * sitting"). A load balancer's readiness probe is another process too. For that step the same client also
  * measures the warm-up URLs once warm ({@code --warm-figure}, section {@code warm}: a warm proxy of the same kind) just
  * before the wait, and the engines directly at the end ({@code --direct-urls}, section {@code direct}): the first
  * requests, the warm figure and the baseline they are compared with come from one process, one set of engines and
@@ -81,9 +82,9 @@ public final class RoundRobinLoad implements Callable<Integer> {
             description = "Base URLs of the warm-up (default: the --urls), with lanes of their own.")
     List<String> warmupUrls;
 
-    @Option(names = "--await-url", description = "After the warm-up, wait until this URL answers 200 (at most "
-            + "120 s), then measure; \"warmed up\" is printed when the wait starts.")
-    String awaitUrl;
+    @Option(names = "--await-file", description = "After the warm-up, wait until this file exists (at most 120 s), "
+            + "then measure; \"warmed up\" is printed when the wait starts.")
+    Path awaitFile;
 
     @Option(names = "--endpoint", defaultValue = "CHAT",
             description = "The endpoint: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
@@ -131,6 +132,10 @@ public final class RoundRobinLoad implements Callable<Integer> {
             description = "With --interleaved-direct-url: requests to the proxy per direct one (default: "
                     + "${DEFAULT-VALUE}).")
     int directEvery;
+
+    @Option(names = "--trace", description = "With --interleaved-direct-url: keep every request's time in the result "
+            + "(sections warm.interleaved.trace and interleaved.trace).")
+    boolean trace;
 
     @Option(names = "--output", required = true, description = "JSON result file.")
     Path output;
@@ -188,9 +193,12 @@ public final class RoundRobinLoad implements Callable<Integer> {
             }
             Result.Later warm = warmFigure
                     ? measureLater(warmupUrls != null ? warmupUrls : urls, warmupLanes, baselineEngine, 3000) : null;
-            if (awaitUrl != null) {
+            if (awaitFile != null) {
+                // The garbage of the warm-up and the warm figure collected now: a young collection (22 ms, measured)
+                // used to land among the first requests measured.
+                System.gc();
                 System.out.println("warmed up");
-                awaitOk(awaitUrl);
+                awaitFile(awaitFile);
             }
             ResultAggregator results = new ResultAggregator();
             Part measured = measure(lanes, results, baselineEngine, 1);
@@ -277,7 +285,7 @@ public final class RoundRobinLoad implements Callable<Integer> {
                         c.turns().get(0).maxOutputTokens()), stream, false))
                 .iterator();
         return InterleavedBaseline.run(lane.context(), lane.client(), engine, interleavedDirectUrl, proxied, requests,
-                        maxRequests, directEvery, System.nanoTime() + cap.toNanos())
+                        maxRequests, directEvery, System.nanoTime() + cap.toNanos(), trace)
                 .toCompletionStage().toCompletableFuture().get(cap.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -314,22 +322,15 @@ public final class RoundRobinLoad implements Callable<Integer> {
         return all;
     }
 
-    /** Polls {@code url} every 10 ms until it answers 200; fails after 120 s. */
-    private static void awaitOk(String url) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest probe = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(1)).build();
+    /** Waits until {@code file} exists, looking every millisecond; fails after 120 s. */
+    private static void awaitFile(Path file) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline) {
-            try {
-                if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
-                }
-            } catch (java.io.IOException e) {
-                // Not listening yet.
+        while (!Files.exists(file)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(file + " did not appear within 120 s");
             }
-            Thread.sleep(10);
+            Thread.sleep(1);
         }
-        throw new IllegalStateException(url + " did not answer 200 within 120 s");
     }
 
     /** Drives every lane at its share for up to {@code capSeconds}; returns the elapsed seconds of the slowest. */

@@ -24,11 +24,15 @@ class RoundRobinLoadTest {
     /** Three engines standing in for the cold step's helper proxy, measured proxy and engine. */
     private record ColdStep(SimEngineServer helper, SimEngineServer measured, SimEngineServer direct) {
 
-        /** Runs the cold step's client against them (20 warm-up requests, 30 measured), with {@code extra} flags. */
+        /**
+         * Runs the cold step's client against them (20 warm-up requests, 30 measured), with {@code extra} flags; the
+         * file it waits for is there from the start.
+         */
         JsonNode run(Path output, String... extra) throws Exception {
+            Path ready = Files.createTempFile(output.getParent(), "ready", ".go");
             List<String> args = new ArrayList<>(List.of("--endpoint", "GENERATE", "--no-stream", "--concurrency", "1",
                     "--warmup-urls", helper.url(), "--warmup-requests", "20", "--warm-figure",
-                    "--await-url", measured.url() + "/health", "--urls", measured.url(), "--max-requests", "30",
+                    "--await-file", ready.toString(), "--urls", measured.url(), "--max-requests", "30",
                     "--direct-urls", direct.url(), "--output", output.toString()));
             args.addAll(List.of(extra));
             assertThat(new CommandLine(new RoundRobinLoad()).execute(args.toArray(String[]::new))).isZero();
@@ -71,6 +75,7 @@ class RoundRobinLoadTest {
             assertThat(interleaved.path("directUrl").asString()).isEqualTo(step.direct().url());
             assertThat(interleaved.path("every").asInt()).isEqualTo(3);
             assertThat(interleaved.path("failed").asLong()).isZero();
+            assertThat(interleaved.path("trace").isNull()).isTrue();
             assertThat(interleaved.path("direct").path("count").asLong()).isEqualTo(10);
             assertThat(interleaved.path("addedP50Ms").asDouble()).isCloseTo(
                     result.path("endToEnd").path("p50Ms").asDouble()
@@ -93,6 +98,33 @@ class RoundRobinLoadTest {
             assertThat(warm.path("requests").path("succeeded").asLong()).isEqualTo(30);
             assertThat(warm.path("interleaved").path("direct").path("count").asLong()).isEqualTo(10);
             assertThat(result.path("direct").path("requests").path("succeeded").asLong()).isEqualTo(30);
+        });
+    }
+
+    @Test
+    void aTraceHoldsEveryRequestInOrderWithTheDirectOneAfterIt() throws Throwable {
+        withColdStep(step -> {
+            JsonNode result = step.run(dir.resolve("traced.json"),
+                    "--interleaved-direct-url", step.direct().url(), "--direct-every", "3", "--trace");
+
+            JsonNode trace = result.path("interleaved").path("trace");
+            assertThat(trace.path("startEpochMillis").asLong()).isPositive();
+            JsonNode requests = trace.path("requests");
+            assertThat(requests).hasSize(30);
+            long previousStart = -1;
+            for (int i = 0; i < 30; i++) {
+                JsonNode request = requests.get(i);
+                assertThat(request.get(0).asLong()).isGreaterThan(previousStart);
+                previousStart = request.get(0).asLong();
+                assertThat(request.get(1).asLong()).isPositive();
+                // A direct request after the 3rd, 6th, ... only.
+                if ((i + 1) % 3 == 0) {
+                    assertThat(request.get(2).asLong()).isPositive();
+                } else {
+                    assertThat(request.get(2).asLong()).isEqualTo(-1);
+                }
+            }
+            assertThat(result.path("warm").path("interleaved").path("trace").path("requests")).hasSize(30);
         });
     }
 
