@@ -31,8 +31,8 @@ import java.util.List;
  * whether a fresh proxy's excess is in its first few hundred requests (something done once, at the start) or spread
  * over all of them (code still being compiled) decides where to look.
  *
- * <p>A run may also keep every request's time ({@link #trace}): which of the first few hundred requests are slow,
- * and when, to lay beside a JIT log of the proxy.
+ * <p>A run may also keep every request's time (the result's {@link Trace}): which of the first few hundred requests
+ * are slow, and when, to lay beside a JIT log or a CPU profile.
  *
  * <p>Confined to one Vert.x context, where both clients are used.
  */
@@ -150,10 +150,7 @@ final class InterleavedBaseline {
         proxy.send(request, sentNanos).onComplete(viaProxy -> {
             proxied.record(viaProxy.result());
             quarterProxied[quarter].record(viaProxy.result());
-            long[] traced = trace == null ? null : new long[] {sentNanos - startNanos, timeOf(viaProxy.result()), -1};
-            if (trace != null) {
-                trace.add(traced);
-            }
+            long[] traced = traced(sentNanos, viaProxy.result());
             if (sent % every != 0) {
                 next();
                 return;
@@ -186,6 +183,16 @@ final class InterleavedBaseline {
         done.complete(new Result(directUrl, every, straight.failed(), (System.nanoTime() - startNanos) / 1e9,
                 directLatency, added(LatencySummary.of(proxied.snapshot().e2eMicros()), directLatency), quarters,
                 trace == null ? null : new Trace(startEpochMillis, List.copyOf(trace))));
+    }
+
+    /** The trace's entry of a proxied request sent at {@code sentNanos}, added to it; null when there is no trace. */
+    private long[] traced(long sentNanos, RequestOutcome outcome) {
+        if (trace == null) {
+            return null;
+        }
+        long[] entry = {sentNanos - startNanos, timeOf(outcome), -1};
+        trace.add(entry);
+        return entry;
     }
 
     /** A request's end-to-end time in nanoseconds, or -1 when it failed. */
