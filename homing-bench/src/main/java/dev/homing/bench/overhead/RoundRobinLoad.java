@@ -179,6 +179,9 @@ public final class RoundRobinLoad implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--interleaved-direct-url takes "
                     + "--concurrency 1, one URL in --urls and --warmup-urls, and --direct-every of at least 1");
         }
+        if (trace && interleavedDirectUrl == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--trace takes --interleaved-direct-url");
+        }
         Vertx vertx = Vertx.vertx();
         try {
             // With a baseline interleaved, the proxy's lanes (warm and measured) and the engine's client share a context.

@@ -129,6 +129,15 @@ class RoundRobinLoadTest {
     }
 
     @Test
+    void aTraceTakesAnInterleavedBaseline() {
+        int exit = new CommandLine(new RoundRobinLoad()).execute("--endpoint", "GENERATE", "--concurrency", "1",
+                "--urls", "http://127.0.0.1:9", "--trace", "--output", dir.resolve("untraceable.json").toString());
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(dir.resolve("untraceable.json")).doesNotExist();
+    }
+
+    @Test
     void anInterleavedBaselineTakesOneRequestAtATime() {
         int exit = new CommandLine(new RoundRobinLoad()).execute("--endpoint", "GENERATE", "--concurrency", "4",
                 "--urls", "http://127.0.0.1:9", "--interleaved-direct-url", "http://127.0.0.1:9",
