@@ -760,11 +760,14 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     /**
-     * Runs {@code bookkeeping} once this turn's writes are on their way: on io_uring a turn's writes reach the kernel
-     * only after its I/O handlers return, so work done here would delay them by as much; the loop runs its tasks
-     * after. The client of this connection is read again only in a later turn, so it never sees the work undone; a
-     * request on another connection, served by another event loop, can be routed within that turn and see the worker
-     * still one request busier, as it could see any load a moment old.
+     * Runs {@code bookkeeping} as a task of the event loop, after the I/O handlers of this turn. On epoll the writes
+     * already left in the handler; on io_uring they wait as submissions that Netty hands to the kernel at the start of
+     * the loop's next I/O turn, which comes after the tasks, so there the task does not put the bytes ahead of the
+     * bookkeeping. (A handler that submitted before the tasks was tried and measured no different: the bookkeeping is
+     * a few microseconds, below what a sequential request's latency resolves; docs/BENCHMARKS.md, "Twenty-third
+     * sitting".) The client of this connection is read again only in a later turn, so it never sees the work undone;
+     * a request on another connection, served by another event loop, can be routed within that turn and see the
+     * worker still one request busier, as it could see any load a moment old.
      */
     private void afterWrites(Runnable bookkeeping) {
         context.runOnContext(v -> bookkeeping.run());
