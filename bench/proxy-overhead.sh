@@ -121,7 +121,7 @@ plain_java=("$HOMING_JAVA" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-
             -XX:+UseCompactObjectHeaders)
 grep -qs '\[madvise\]\|\[always\]' /sys/kernel/mm/transparent_hugepage/enabled &&
     plain_java+=(-XX:+UseTransparentHugePages)
-"$homing" --version >/dev/null   # a first run records the start-up cache (once per build): not in a timed step
+HOMING_AOT=record "$homing" --version >/dev/null   # records the start-up cache if none: not in a timed step
 # 10,000 streams through a proxy hold 10,000 client sockets in it plus its upstream ones, and 10,000 in the client.
 # Raise the soft limit as far as allowed (a container may cap the hard limit); the proxies are told the result.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"

@@ -39,7 +39,7 @@ needs_homing "$repo"
 homing_find_java
 jcmd="$(dirname "$HOMING_JAVA")/jcmd"
 command -v wrk >/dev/null || { echo "needs wrk (Debian: apt-get install wrk)" >&2; exit 1; }
-for build in "${builds[@]}"; do launcher=${build#*=}; "${launcher%%:*}" --version >/dev/null; done
+for build in "${builds[@]}"; do launcher=${build#*=}; HOMING_AOT=record "${launcher%%:*}" --version >/dev/null; done
 
 # event_loop PID: "cpu_ms allocated_bytes" summed over the gateway's event-loop threads.
 event_loop() {

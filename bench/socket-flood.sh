@@ -28,7 +28,7 @@ HOMING_JAVA_OPTS="-Xmx256m" "$launcher" sim-engine --host 127.0.0.1 --port "$eng
 pids+=($!)
 wait_ok "http://127.0.0.1:$engine_port/health" 60
 # The gateway alone under the file limit; bin/homing records its start-up cache first if it has none.
-"$launcher" --version >/dev/null
+HOMING_AOT=record "$launcher" --version >/dev/null
 ( ulimit -n "$FILES"; exec "$launcher" launch --host 127.0.0.1 --port "$port" --prometheus-host 127.0.0.1 \
     --prometheus-port "$metrics_port" --worker-urls "http://127.0.0.1:$engine_port" ) >"$work/gateway.log" 2>&1 &
 gateway=$!

@@ -26,8 +26,8 @@ IDLE_SECS=${IDLE_SECS:-2}
 . "$repo/bench/processes.sh"
 
 logs=$(mktemp -d)
-# A first run records bin/homing's start-up cache (once per build); do it here, outside the timed runs.
-for launcher in "${launchers[@]}"; do "$launcher" --version >/dev/null; done
+# bin/homing records its start-up cache (once per build) in the foreground when asked: here, outside the timed runs.
+for launcher in "${launchers[@]}"; do HOMING_AOT=record "$launcher" --version >/dev/null; done
 for p in $e1 $e2; do
   taskset -c "$LOAD_CPU" "${launchers[0]}" sim-engine --host 127.0.0.1 --port "$p" >"$logs/engine-$p.log" 2>&1 &
   pids+=($!)

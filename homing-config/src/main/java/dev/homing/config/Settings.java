@@ -159,19 +159,20 @@ public final class Settings {
                     + "sleeping for up to this many microseconds before it blocks, yielding the core on each empty "
                     + "turn; off (0) by default")));
 
-    public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 30)
+    public static final Setting<Integer> WARMUP_SECS = declare(Setting.of("warmup-secs", INTEGER, 0)
             .label("SECONDS").check(atLeast(0))
-            .help("Longest warm-up of the proxy path before the port opens (Homing): requests through a throwaway "
-                    + "gateway in this process until the JIT has compiled their way; 0 skips it.", "each of its two "
-                    + "rounds stops as soon as compiling takes under 5% of a second (on one busy core neither did, "
-                    + "and the warm-up took all 30 s): without it the first thousand requests pay several times the "
-                    + "warm added latency")
-            .gateway(SERVER, homing("before the port opens, short requests of every route go through a throwaway "
-                    + "gateway in the same process, in front of two stub workers on loopback, in bursts with pauses "
-                    + "that leave the cores to the JIT, until compiling takes under 5% of a second or two thirds of "
-                    + "this many seconds have passed; then the same through a second, fresh throwaway gateway for the "
-                    + "rest, so that code the first one's close and a new gateway's first requests throw away is "
-                    + "compiled again before the first clients come; nothing of it is counted or logged; 0 skips it")));
+            .help("Longest warm-up of the proxy path at start (Homing): once the ports are bound and before the "
+                    + "workers register, requests go through a throwaway gateway in this process until the JIT has "
+                    + "compiled their way, /readiness answering 503 meanwhile; 0 skips it.", "off: the gateway is "
+                    + "ready within seconds of its start; without a warm-up its first thousand requests pay a fraction "
+                    + "of a millisecond more each while the JIT compiles (docs/BENCHMARKS.md, \"Startup\")")
+            .gateway(SERVER, homing("once the ports are bound and before the workers register (/readiness answers "
+                    + "503 meanwhile), short requests of every route go through a throwaway gateway in the same "
+                    + "process, in front of two stub workers on loopback, in bursts with pauses that leave the cores "
+                    + "to the JIT, until compiling takes under 5% of a second or two thirds of this many seconds have "
+                    + "passed; then the same through a second, fresh throwaway gateway for the rest, so that code the "
+                    + "first one's close and a new gateway's first requests throw away is compiled again before the "
+                    + "first clients come; nothing of it is counted or logged; off (0) by default")));
 
     public static final Setting<List<String>> WORKER_URLS = declare(Setting.of("worker-urls", listOf(TEXT), List.of())
             .label("URL").arity("0..*").check(each(WorkerUrls::problem))

@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
 
 /**
  * A running gateway: the data-plane server, the metrics server, the worker registry and its control plane, on a
@@ -128,7 +129,17 @@ public final class Gateway implements AutoCloseable {
      * @throws IllegalStateException if a port cannot be bound
      */
     public static Gateway start(GatewayConfig config) {
-        return start(config, DiscoverySettings.of(config.values()), InetAddress::getAllByName);
+        return start(config, port -> { });
+    }
+
+    /**
+     * As {@link #start(GatewayConfig)}, running {@code whileBound} on this thread, given the data-plane port, once both
+     * ports are bound and before any worker registers (so a port in use fails the start before it), with
+     * {@code /readiness} answering 503 meanwhile: {@code homing launch}'s proxy warm-up.
+     */
+    public static Gateway start(GatewayConfig config, IntConsumer whileBound) {
+        return start(config, DiscoverySettings.of(config.values()), InetAddress::getAllByName, Tracing.of(config),
+                whileBound);
     }
 
     /**
@@ -156,6 +167,11 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                 WorkerHostAllowList.Resolver resolver, Tracing tracing) {
+        return start(config, discovery, resolver, tracing, port -> { });
+    }
+
+    private static Gateway start(GatewayConfig config, DiscoverySettings discovery,
+                                 WorkerHostAllowList.Resolver resolver, Tracing tracing, IntConsumer whileBound) {
         WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0));
         ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
@@ -217,24 +233,29 @@ public final class Gateway implements AutoCloseable {
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
                     replicas == null ? () -> true : replicas::readyToServe);
-            // Probing the workers first lets their answers arrive while the servers bind: ready sooner.
-            for (WorkerSpec worker : config.workers()) {
-                lifecycle.register(worker);
-            }
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.get(Settings.PORT) == 0 ? -1 : config.get(Settings.PORT);
             List<HttpServer> servers = new ArrayList<>();
             for (int i = 0; i < SERVER_INSTANCES; i++) {
                 HttpServer server = newServer(vertx, config, handler, metrics, refusals);
-                await(server.listen(listenPort, config.get(Settings.HOST)));
+                await(server.listen(listenPort, config.get(Settings.HOST)),
+                        "the data-plane listener (--host/--port)", config.get(Settings.HOST), config.get(Settings.PORT));
                 servers.add(server);
             }
             HttpServer first = servers.getFirst();
             thisGateway.bound(first.actualPort());
             MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
                     : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
-                            config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)));
+                            config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)),
+                            "the metrics listener (--prometheus-host/--prometheus-port)",
+                            config.get(Settings.PROMETHEUS_HOST), config.get(Settings.PROMETHEUS_PORT));
+            handler.warmingUp(true);
+            whileBound.accept(first.actualPort());
+            handler.warmingUp(false);
+            for (WorkerSpec worker : config.workers()) {
+                lifecycle.register(worker);
+            }
             lifecycle.start();
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
@@ -297,6 +318,16 @@ public final class Gateway implements AutoCloseable {
     private static HttpServerOptions clientDeadlines(HttpServerOptions options, GatewayConfig config) {
         return options.setIdleTimeoutUnit(TimeUnit.SECONDS)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.get(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS)));
+    }
+
+    /** {@link #await}s a listener's start; a port that cannot be bound is named with its listener. */
+    private static <T> T await(Future<T> listening, String listener, String host, int port) {
+        try {
+            return await(listening);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("cannot listen on " + host + ":" + port + " for " + listener + ": "
+                    + e.getMessage(), e.getCause());
+        }
     }
 
     private static <T> T await(Future<T> future) {

@@ -77,6 +77,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     private final RequestFraming framing;
     /** What readiness waits for besides a healthy worker: the replica sync's warm start (always true without it). */
     private final BooleanSupplier replicaReady;
+    /** While {@code homing launch} warms its proxy path up, its ports bound and no worker registered yet. */
+    private volatile boolean warmingUp;
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
@@ -223,6 +225,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
      * Ready with a healthy worker (in prefill/decode mode, a healthy prefill and a healthy decode worker) and, with
      * replica sync, once this replica is in step with its siblings.
      */
+    /** Holds {@code /readiness} at 503, "warming up", or lets it go. */
+    void warmingUp(boolean warming) {
+        warmingUp = warming;
+    }
+
     private void readiness(HttpServerResponse response) {
         long healthy = registry.healthyCount();
         boolean staffed = config.prefillDecode()
@@ -240,8 +247,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             }
         } else {
             body.put("status", "not ready");
-            body.put("reason", staffed ? "replica not in step with its siblings yet"
-                    : "insufficient healthy workers");
+            body.put("reason", warmingUp ? "warming up the proxy path (--warmup-secs)"
+                    : staffed ? "replica not in step with its siblings yet" : "insufficient healthy workers");
         }
         JsonResponses.send(response, ready ? 200 : 503, body);
     }

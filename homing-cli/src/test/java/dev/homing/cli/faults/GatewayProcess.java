@@ -54,9 +54,6 @@ final class GatewayProcess {
                 "--prometheus-host", "127.0.0.1", "--prometheus-port", "0",
                 "--worker-startup-check-interval", "1", "--health-check-interval-secs", "1"));
         args.addAll(workerFlags);
-        if (!flags.contains("--warmup-secs")) {
-            args.addAll(List.of("--warmup-secs", "0")); // seconds of CPU each start that no fault test measures
-        }
         args.addAll(flags);
         HomingProcess process = HomingProcess.start("gateway", List.of("-Xmx" + heap), args, dir);
         try {

@@ -138,6 +138,19 @@ final class HomingProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits up to {@code bound} (a bound only a failure reaches) for the process to exit by itself, as a start that
+     * fails does, and returns its exit code.
+     */
+    int awaitOwnExit(Duration bound) throws InterruptedException {
+        killed = true; // an exit the test expects, not a crash
+        if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + " was still running after " + bound + "; the end of its log:\n"
+                    + logTail());
+        }
+        return process.exitValue();
+    }
+
     /** SIGKILL: the process gets no chance to close anything, as when a GPU node dies. Waits until it is gone. */
     void kill() {
         killed = true;

@@ -47,8 +47,8 @@ public final class LaunchCommand implements Callable<Integer> {
         GatewayConfig config = resolved.config();
         LogSetup.apply(config);
         resolved.warnings().forEach(LOG::warn);
-        ProxyWarmup.before(config);
-        return UntilStopped.serve(() -> Gateway.start(config), gateway -> { }, spec.commandLine().getErr(), "homing");
+        return UntilStopped.serve(() -> Gateway.start(config, port -> ProxyWarmup.run(config)), gateway -> { },
+                spec.commandLine().getErr(), "homing");
     }
 
     /**

@@ -21,22 +21,25 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
- * The proxy path, warmed up before {@code homing launch} opens its port ({@code --warmup-secs}): a throwaway gateway
- * in this process, on loopback, in front of {@link #WORKERS} {@link WarmupWorker}s, is sent short requests until the
- * JIT has compiled their way ({@link JitQuiet}), then closed; only then does the real gateway start.
+ * The proxy path, warmed up when {@code homing launch} asks ({@code --warmup-secs}, off by default): once the real
+ * gateway has bound its ports, and before it registers its workers, a throwaway gateway in this process, on loopback,
+ * in front of {@link #WORKERS} {@link WarmupWorker}s, is sent short requests until the JIT has compiled their way
+ * ({@link JitQuiet}) or the time is up, then closed; meanwhile {@code /readiness} answers 503, "warming up".
  *
  * <p>Why: the JDK's start-up cache holds classes but no compiled code (nor, as bin/homing records it, profiles), so
  * a fresh gateway ran its first thousand requests interpreted or in C1 code while C2 compiled on the same cores, at
  * several times the warm added latency (docs/BENCHMARKS.md, "Sixth run"). Compiled code belongs to the process, not
  * to the gateway that ran it, so the real gateway's first client finds it. A fixed number of requests does not do:
- * the JIT went quiet after 32,000 of them (18 s) on one core and after 103,000 (23 s) on two. Hence a default cap of
- * 30 s: cut at 10, the warm-up left the first thousand requests at 1.7x to 1.9x the warm added median on one core,
- * against 1.4x at 30 (docs/BENCHMARKS.md, "Fifteenth sitting").
+ * the JIT went quiet after 32,000 of them (18 s) on one core and after 103,000 (23 s) on two. Why off by default: a
+ * gateway should be ready within seconds of its start (a rollout waits for every replica), and what the warm-up saves
+ * is a fraction of a millisecond on each of the first thousand requests (docs/BENCHMARKS.md, "Startup").
  *
  * <p>Why it pauses ({@link #BURST_MILLIS} of requests, then {@link #PAUSE_MILLIS} of none, over and over): the JIT
  * moves a method from C1's code to C2's only while C2's queue is short, and a warm-up sending flat out on one core
@@ -56,10 +59,11 @@ import java.util.function.BooleanSupplier;
  * so the second round pays for both, and the real gateway starts on code that has them: 16 methods lost their code
  * from the second close on (docs/BENCHMARKS.md, "Twentieth sitting").
  *
- * <p>Why before the port opens rather than behind a closed {@code /readiness}: nothing the real gateway serves, counts
- * or logs can be the warm-up's, and no client request competes with it for the cores. The throwaway gateway has its
- * own registry, metrics and port (no metrics port, no tracing, no replicas, no discovery), and the loggers are held
- * at ERROR while it runs. A warm-up never stops a start: one that fails is logged and skipped.
+ * <p>Why after the ports are bound: a port in use fails the start at once, not after the warm-up. Why before the
+ * workers register: no client request is served meanwhile, so none competes with it for the cores. Nothing the real
+ * gateway serves, counts or logs can be the warm-up's: the throwaway gateway has its own registry, metrics and port
+ * (no metrics port, no tracing, no replicas, no discovery), and what its threads log is dropped. A warm-up never
+ * stops a start: one whose time is up early is cut short, one that fails is logged and skipped.
  */
 public final class ProxyWarmup {
 
@@ -103,8 +107,12 @@ public final class ProxyWarmup {
     record Outcome(Round first, Round second) {
     }
 
-    /** The warm-up {@code config} asks for, logged once it is over (or skipped, and why). Never throws. */
-    static void before(GatewayConfig config) {
+    /**
+     * The warm-up {@code config} asks for, on a thread of its own group whose lines are dropped
+     * ({@link LogSetup#quiet(ThreadGroup)}), logged in one line once it is over (cut short or failed, and why). Never
+     * throws: a warm-up never stops a start.
+     */
+    static void run(GatewayConfig config) {
         int seconds = config.get(Settings.WARMUP_SECS);
         if (seconds == 0) {
             return;
@@ -112,22 +120,28 @@ public final class ProxyWarmup {
         long start = System.nanoTime();
         String transport = config.get(Settings.IO_TRANSPORT);
         // auto makes its choice, and logs a fallback (io_uring refused in a container), once a process at its first
-        // use: here, not in the first round behind the quieted loggers. The config has checked the name.
+        // use: here, not in the first round behind the quieted threads. The config has checked the name.
         IoTransports.named(transport);
+        ThreadGroup group = new ThreadGroup("homing-warmup");
+        FutureTask<Outcome> warmup = new FutureTask<>(() -> run(config.get(Settings.POLICY),
+                !config.get(Settings.DISABLE_H2C), transport, Duration.ofSeconds(seconds), Integer.MAX_VALUE));
         Outcome outcome = null;
         String problem = null;
-        LogSetup.Quiet quiet = LogSetup.quiet();
-        try {
-            outcome = run(config.get(Settings.POLICY), !config.get(Settings.DISABLE_H2C), transport,
-                    Duration.ofSeconds(seconds));
-        } catch (RuntimeException e) {
-            problem = e.getMessage();
-        } finally {
-            quiet.close();
+        try (LogSetup.Quiet quiet = LogSetup.quiet(group)) {
+            new Thread(group, warmup, "homing-warmup").start();
+            outcome = warmup.get();
+        } catch (ExecutionException e) {
+            problem = String.valueOf(e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            problem = "interrupted";
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         if (outcome == null) {
             LOG.warn("proxy warm-up skipped after {} ms: {}", millis, problem);
+        } else if (outcome.first().answered().requests() + outcome.second().answered().requests() == 0) {
+            LOG.info("proxy warm-up cut short after {} ms: its time was up before its throwaway gateways were up "
+                    + "(a busy machine; --warmup-secs gives it longer)", millis);
         } else {
             LOG.info("proxy path warmed up: {} ms in two rounds, the first {}, the second {}", millis, outcome.first(),
                     outcome.second());
@@ -136,28 +150,33 @@ public final class ProxyWarmup {
 
     /**
      * Starts a throwaway gateway with {@code policy} and {@code ioTransport} (serving h2c or not, as the real one
-     * will) in front of {@link #WORKERS} warm-up workers, sends it requests until the JIT goes quiet or its share of
-     * {@code limit} is over, and closes them all; then the same again, on a fresh gateway, for the rest of
-     * {@code limit} (see the class comment).
+     * will) in front of {@link #WORKERS} warm-up workers, sends it requests until the JIT goes quiet, its share of
+     * {@code limit} is over or {@code requestsPerRound} are answered, and closes them all; then the same again, on a
+     * fresh gateway, for the rest of {@code limit} (see the class comment). A round whose time is up before its
+     * gateway and workers are up answers none.
      *
      * @throws IllegalStateException if a part does not start or a request fails
      */
-    static Outcome run(String policy, boolean h2c, String ioTransport, Duration limit) {
+    static Outcome run(String policy, boolean h2c, String ioTransport, Duration limit, int requestsPerRound) {
         long start = System.nanoTime();
-        Round first = round(policy, h2c, ioTransport, start + (long) (FIRST_ROUND_SHARE * limit.toNanos()));
-        return new Outcome(first, round(policy, h2c, ioTransport, start + limit.toNanos()));
+        Round first = round(policy, h2c, ioTransport, start + (long) (FIRST_ROUND_SHARE * limit.toNanos()),
+                requestsPerRound);
+        return new Outcome(first, round(policy, h2c, ioTransport, start + limit.toNanos(), requestsPerRound));
     }
 
     /** One round of {@link #run}: a throwaway gateway and its workers, driven until {@code deadline} at most. */
-    private static Round round(String policy, boolean h2c, String ioTransport, long deadline) {
+    private static Round round(String policy, boolean h2c, String ioTransport, long deadline, int requests) {
         long start = System.nanoTime();
+        if (start >= deadline) {
+            return new Round(new Answered(0, 0), false, 0);
+        }
         // The workers and the client on the gateway's transport too: on another (Vert.x's default is NIO), C2 spent a
         // share of the warm-up compiling socket code the real gateway never runs, and Netty's shared channel code
         // compiled with both transports' classes inlined.
         Vertx vertx = Vertx.builder().withTransport(IoTransports.named(ioTransport)).build();
         Gateway gateway = null;
         List<WarmupWorker> workers = new ArrayList<>();
-        JitQuiet quiet;
+        JitQuiet quiet = new JitQuiet();
         Answered answered;
         try {
             for (int i = 0; i < WORKERS; i++) {
@@ -177,7 +196,10 @@ public final class ProxyWarmup {
                 await(gateway.addWorker(WorkerSpec.of(worker.url(), null)).activated(), deadline);
             }
             quiet = new JitQuiet();
-            answered = drive(vertx, gateway.port(), h2c, Integer.MAX_VALUE, deadline, quiet);
+            answered = drive(vertx, gateway.port(), h2c, requests, deadline, quiet);
+        } catch (TimeUp e) {
+            // On a busy machine the round's time can be up before its gateway and workers are: a short round.
+            answered = new Answered(0, 0);
         } finally {
             if (gateway != null) {
                 gateway.close(Duration.ZERO);
@@ -348,7 +370,14 @@ public final class ProxyWarmup {
         try {
             return future.await(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("timed out");
+            throw new TimeUp();
+        }
+    }
+
+    /** A round's time was up before what it waited for was done. */
+    static final class TimeUp extends IllegalStateException {
+        TimeUp() {
+            super("timed out");
         }
     }
 }

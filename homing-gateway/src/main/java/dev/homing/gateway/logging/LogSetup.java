@@ -6,19 +6,20 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.jul.LevelChangePropagator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.spi.FilterReply;
 import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Applies {@code --log-level}, {@code --log-json} ({@link JsonLineEncoder}) and {@code --log-dir} to Logback at
@@ -57,29 +58,33 @@ public final class LogSetup {
     }
 
     /**
-     * Holds every logger at ERROR until the returned {@link Quiet} is closed, which puts their levels back: for work
-     * at start-up whose lines would only mislead (the proxy warm-up's throwaway gateway). Nothing else may log
-     * meanwhile, as it would be held too.
+     * Drops every line logged from a thread of {@code group} (or of a group within it) until the returned
+     * {@link Quiet} is closed: for work at start-up whose lines would only mislead (the proxy warm-up's throwaway
+     * gateway, whose threads all descend from one group), while the real gateway beside it logs as usual.
      */
-    public static Quiet quiet() {
-        Map<Logger, Level> levels = new LinkedHashMap<>();
-        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            for (Logger logger : context.getLoggerList()) {
-                if (logger.getLevel() != null) {
-                    levels.put(logger, logger.getLevel());
-                    logger.setLevel(Level.ERROR);
-                }
-            }
+    public static Quiet quiet(ThreadGroup group) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+            return () -> { };
         }
-        return new Quiet(levels);
+        TurboFilter filter = new TurboFilter() {
+            @Override
+            public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
+                                      Throwable t) {
+                ThreadGroup current = Thread.currentThread().getThreadGroup();
+                return current != null && group.parentOf(current) ? FilterReply.DENY : FilterReply.NEUTRAL;
+            }
+        };
+        filter.setContext(context);
+        filter.start();
+        context.addTurboFilter(filter);
+        return () -> context.getTurboFilterList().remove(filter);
     }
 
-    /** The levels {@link #quiet()} replaced, put back on close. */
-    public record Quiet(Map<Logger, Level> levels) implements AutoCloseable {
+    /** Ends a {@link #quiet} spell. */
+    @FunctionalInterface
+    public interface Quiet extends AutoCloseable {
         @Override
-        public void close() {
-            levels.forEach(Logger::setLevel);
-        }
+        void close();
     }
 
     /**
