@@ -3,6 +3,7 @@ package dev.homing.gateway;
 import dev.homing.gateway.http.HopLimit;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.metrics.EngineMetricsMerge;
+import dev.homing.gateway.workers.UnexpectedStatus;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -14,6 +15,7 @@ import io.vertx.core.http.HttpServerResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,6 +39,12 @@ final class FanOutRoutes {
         return registry.workers().stream().filter(w -> w.state() == Worker.State.ACTIVE).toList();
     }
 
+    /**
+     * Flushes every active worker's cache: 200 {@code "ok"} when all did, else 502 {@code "partial"} with each
+     * worker's outcome; a worker that answered, but not with 2xx, is quoted: its {@code status_code} and its own
+     * {@code message} (an engine refuses to flush while requests run, and says so), and a top-level
+     * {@code message} names every worker that did not flush and why.
+     */
     void flushCache(HttpServerRequest request) {
         HttpServerResponse response = request.response();
         String hops = HopLimit.next(request.headers());
@@ -45,15 +53,34 @@ final class FanOutRoutes {
         for (Worker w : workers) {
             calls.add(lifecycle.call(w, HttpMethod.POST, "/flush_cache", hops)
                     .map(b -> Map.<String, Object>of("worker", w.url(), "success", true))
-                    .otherwise(err -> Map.of("worker", w.url(), "success", false, "error", String.valueOf(
-                            err.getMessage()))));
+                    .otherwise(err -> notFlushed(w, err)));
         }
         Future.join(calls).onComplete(ar -> {
             List<Map<String, Object>> results = calls.stream().map(Future::result).toList();
-            boolean all = results.stream().allMatch(r -> Boolean.TRUE.equals(r.get("success")));
-            JsonResponses.send(response, all ? 200 : 502,
-                    Map.of("status", all ? "ok" : "partial", "workers", results));
+            List<String> failures = results.stream().filter(r -> !Boolean.TRUE.equals(r.get("success")))
+                    .map(r -> r.get("worker") + ": " + r.getOrDefault("message", r.get("error"))).toList();
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("status", failures.isEmpty() ? "ok" : "partial");
+            if (!failures.isEmpty()) {
+                body.put("message", failures.size() + " of " + results.size() + " workers did not flush their"
+                        + " cache: " + String.join("; ", failures));
+            }
+            body.put("workers", results);
+            JsonResponses.send(response, failures.isEmpty() ? 200 : 502, body);
         });
+    }
+
+    /** A worker's failed flush: what went wrong, and when the worker answered, its status and its own words. */
+    private static Map<String, Object> notFlushed(Worker w, Throwable err) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("worker", w.url());
+        result.put("success", false);
+        result.put("error", String.valueOf(err.getMessage()));
+        if (err instanceof UnexpectedStatus answered) {
+            result.put("status_code", answered.status());
+            result.put("message", answered.workerMessage());
+        }
+        return result;
     }
 
     void loads(HttpServerRequest request) {

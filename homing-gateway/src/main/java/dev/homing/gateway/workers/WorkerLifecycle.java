@@ -365,7 +365,7 @@ public final class WorkerLifecycle {
 
     private static Buffer check(HttpClientResponse resp, Buffer body) {
         if (resp.statusCode() / 100 != 2) {
-            throw new IllegalStateException("HTTP " + resp.statusCode());
+            throw new UnexpectedStatus(resp.statusCode(), body);
         }
         return body;
     }
