@@ -5,6 +5,7 @@ import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.Cors;
+import dev.homing.gateway.http.ExpectContinue;
 import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.HopLimit;
 import dev.homing.gateway.http.JsonResponses;
@@ -29,6 +30,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 
 import java.net.URLDecoder;
@@ -117,6 +119,17 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         HttpServerResponse response = req.response();
         response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
         HttpMethod method = req.method();
+        ApiError expectation = ExpectContinue.refusal(req);
+        if (expectation != null) {
+            response.endHandler(v -> complete(record, response));
+            if (req.version() == HttpVersion.HTTP_2) {
+                fail(req, expectation);
+            } else {
+                // A body sent along without waiting would be read as the next request.
+                expectation.sendAndClose(req);
+            }
+            return;
+        }
         ApiError loop = HopLimit.refusal(req.headers());
         if (loop != null) {
             response.endHandler(v -> complete(record, response));

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * chunk: Vert.x hands the handler a heap buffer of its own). A chunked body is reserved twice as it comes, for its
  * pieces and for the one buffer they are joined into at its end, when the pieces are let go. Nothing is copied more
  * than once. A refusal is answered by the caller; then an HTTP/1.x connection is closed, so the rest of the body is
- * never read, and an HTTP/2 stream is reset once answered ({@link Http2Deadlines}).
+ * never read, and an HTTP/2 stream is reset once answered ({@link Http2Deadlines}). A client that waits for
+ * {@code 100 Continue} ({@link ExpectContinue}) gets it once the declared length is accepted, as the read starts.
  *
  * <p>HTTP/1.x connections have their body deadline in {@link ClientDeadlines}; an HTTP/2 stream's is here: while
  * its body is read, a pause between chunks longer than the body timeout ends it with 408 {@code client_body_timeout}.
@@ -164,6 +165,8 @@ public final class BodyReader {
             } else {
                 pieces = new ArrayList<>();
             }
+            // Nothing left to refuse it for without reading it: a client waiting for a 100 sends its body now.
+            ExpectContinue.beforeBody(req);
             req.handler(this::chunk);
             req.endHandler(v -> end());
             // The client left or reset the stream half way: its bytes are given back at once.

@@ -12,12 +12,15 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslHandler;
@@ -45,7 +48,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *            close (just close when the response has already started); a pause the gateway itself causes (it
  *            stopped reading: a request waiting for admission, backpressure) does not count. The gateway closing
  *            the connection in this phase (a refused upload) lingers: {@link LingeringClose}
- *   WAITING  a request is read and its response has not ended: no deadline (--request-timeout-secs bounds it)
+ *   WAITING  a request is read and its response has not ended: no deadline (--request-timeout-secs bounds it);
+ *            also an HTTP/1.1 request whose client waits for its 100 Continue before it sends its body
  *   IDLE     no request open: closed after the keep-alive timeout, without an answer
  * </pre>
  *
@@ -55,6 +59,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * first undecoded frame this handler sees to {@link Http2Deadlines}, which keeps the same timeouts for streams, from
  * the connection's start. Both time their phases with a {@link PhaseTimer}: a deadline that passes is checked again
  * against the state of the moment, so progress only moves a timestamp, never a timer.
+ *
+ * <p>A request that expects {@code 100-continue} ({@link ExpectContinue}) has its body timed from the 100, as the
+ * client holds it back till then. Answered without a 100, the client will not send the body the connection still
+ * owes, so the answer says {@code Connection: close} and the connection is closed once it is written.
  *
  * <p>Placement relies on how Vert.x builds its server pipeline, which Vert.x 5 offers no public hook for: its HTTP
  * codec goes right before its chunked writer or else its idle-state handler (found by their Netty types, as Vert.x
@@ -92,6 +100,10 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     private long headsRead;
     private long responsesStarted;
     private boolean readingBody;
+    /** The request being read expects 100-continue, has had no 100 and sent no body byte yet. */
+    private boolean awaitingContinue;
+    /** The answer being written ends with the connection: its request's body will never come. */
+    private boolean closeAfterAnswer;
     private boolean headStarted = true;
     private boolean headBytes;
     private long headStartNanos = System.nanoTime();
@@ -154,7 +166,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             }
             stepAside();
         } else if (!off) {
-            if (msg instanceof HttpRequest) {
+            if (msg instanceof HttpRequest request) {
                 if (headsRead == 0) {
                     dropIdleHandler(ctx.pipeline());
                 }
@@ -163,9 +175,11 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
                 openExchanges++;
                 headsRead++;
                 readingBody = true;
+                awaitingContinue = HttpUtil.is100ContinueExpected(request);
                 lastBodyNanos = System.nanoTime();
             }
             if (msg instanceof HttpContent) {
+                awaitingContinue = false;
                 lastBodyNanos = System.nanoTime();
                 if (msg instanceof LastHttpContent) {
                     readingBody = false;
@@ -213,14 +227,31 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         boolean interim = msg instanceof HttpResponse r && r.status().codeClass() == HttpStatusClass.INFORMATIONAL;
-        if (!interim && !off) {
-            if (msg instanceof HttpResponse) {
+        if (interim && !off && awaitingContinue && readingBody) {
+            // The client sends its body from now on.
+            awaitingContinue = false;
+            lastBodyNanos = System.nanoTime();
+            timer.update();
+        } else if (!interim && !off) {
+            if (msg instanceof HttpResponse response) {
                 responsesStarted++;
+                if (awaitingContinue && readingBody) {
+                    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                    closeAfterAnswer = true;
+                }
             }
             if (msg instanceof LastHttpContent && openExchanges > 0 && --openExchanges == 0) {
                 idleSinceNanos = System.nanoTime();
             }
             timer.update();
+            if (msg instanceof LastHttpContent && closeAfterAnswer) {
+                closeAfterAnswer = false;
+                ChannelPromise written = promise.unvoid();
+                super.write(ctx, msg, written);
+                // Through this handler's close: the client may send the body after all, so it lingers.
+                written.addListener(done -> ctx.channel().close());
+                return;
+            }
         }
         super.write(ctx, msg, promise);
     }
@@ -280,7 +311,7 @@ public final class ClientDeadlines extends ChannelDuplexHandler {
             if (off) {
                 return Phase.OFF;
             }
-            if (readingBody) {
+            if (readingBody && !awaitingContinue) {
                 return Phase.BODY;
             }
             if (openExchanges > 0) {
