@@ -484,7 +484,16 @@ public final class Settings {
             .check(atLeast(1)).help("Attempts per request in all, the first included.", "the reference's; a failed "
                     + "worker is avoided, so five attempts outlast a fleet's usual failures")
             .gateway(RETRIES, same("attempts in all, the first included; a retry prefers a worker that has not "
-                    + "failed this request")));
+                    + "failed this request; a request a worker received whole and never answered is retried at "
+                    + "most `--retry-max-delivered` times")));
+    public static final Setting<Integer> RETRY_MAX_DELIVERED = declare(Setting.of("retry-max-delivered", INTEGER, 1)
+            .check(atLeast(0)).help("Retries of a request a worker received whole but never answered, each on a "
+                    + "worker it never reached (0: never sent twice).", "the engine may be running it: one more "
+                    + "try on another worker rides out an engine that died, and a request that kills its engine "
+                    + "takes down two at most, never the whole fleet; nginx and HAProxy resend none by default")
+            .gateway(RETRIES, homing("retries of a request a worker received whole, its connection then closed or "
+                    + "reset with no answer (the engine may be running it), each on a worker it never reached; "
+                    + "0 never sends a request twice; within `--retry-max-retries`")));
     public static final Setting<Long> RETRY_INITIAL_BACKOFF_MS = declare(Setting.of("retry-initial-backoff-ms", LONG,
             50L).check(atLeast(0)).help("First backoff.", REFERENCE).gateway(RETRIES, same()));
     public static final Setting<Long> RETRY_MAX_BACKOFF_MS = declare(Setting.of("retry-max-backoff-ms", LONG, 30_000L)

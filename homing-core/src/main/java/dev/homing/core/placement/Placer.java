@@ -28,8 +28,8 @@ import java.util.function.LongSupplier;
  * </ol>
  * A retry is a placement of its own ({@link #placeAgain}): the failed attempt has ended (its placement told the
  * policy and gave its count back), and the new one avoids the workers that failed the request, unless no other is
- * available: then it may go back to one of them rather than fail. It is never held: the awaited prefill has had its
- * chance.
+ * available: then it may go back to one of them rather than fail, but never to a barred one (the driver's: a worker
+ * that may be running the request already). It is never held: the awaited prefill has had its chance.
  *
  * <p>Invariant: every choice the policy makes is answered once, as a {@link Placement} that will end, or, refused by
  * the driver, with {@code onCompleted} at once; the policy is asked at most once more per worker, so a step ends.
@@ -109,14 +109,17 @@ public final class Placer {
 
     /**
      * Places {@code request} again after failed attempts, avoiding the ids in {@code failed} unless no other worker
-     * is available; never held. Not found when no worker is available at all.
+     * is available, and those in {@code barred} always; never held. Not found when no worker is available at all
+     * outside {@code barred}.
      */
     public <W extends PlacementTarget, P> Placed<W, P> placeAgain(List<W> workers, RoutingRequest request,
-                                                                  Set<String> failed,
+                                                                  Set<String> failed, Set<String> barred,
                                                                   Admission<? super W, P> admission) {
-        Placed<W, P> placed = placeAvoiding(workers, request, failed, admission, false);
-        return placed.found() || failed.isEmpty() ? placed
-                : placeAvoiding(workers, request, Set.of(), admission, false);
+        Set<String> avoid = new HashSet<>(failed);
+        avoid.addAll(barred);
+        Placed<W, P> placed = placeAvoiding(workers, request, avoid, admission, false);
+        return placed.found() || barred.containsAll(avoid) ? placed
+                : placeAvoiding(workers, request, barred, admission, false);
     }
 
     private <W extends PlacementTarget, P> Placed<W, P> placeAvoiding(List<W> workers, RoutingRequest request,

@@ -41,7 +41,11 @@ class PlacerTest {
     }
 
     private Placer.Placed<TestWorker, String> placeAgain(Set<String> failed) {
-        return placer.placeAgain(workers, RoutingRequest.ofText("hello"), failed, admission);
+        return placeAgain(failed, Set.of());
+    }
+
+    private Placer.Placed<TestWorker, String> placeAgain(Set<String> failed, Set<String> barred) {
+        return placer.placeAgain(workers, RoutingRequest.ofText("hello"), failed, barred, admission);
     }
 
     private static List<Boolean> availability(List<WorkerView> views) {
@@ -105,6 +109,17 @@ class PlacerTest {
     }
 
     @Test
+    void aRetryNeverGoesBackToABarredWorkerEvenWhenNoOtherIsAvailable() {
+        admission.closed.add("w2");
+
+        Placer.Placed<TestWorker, String> placed = placeAgain(Set.of("w0", "w1"), Set.of("w0"));
+
+        assertThat(placed.worker()).as("back to the failed worker that is not barred").isSameAs(workers.get(1));
+        assertThat(availability(policy.views.get(1))).containsExactly(false, true, false);
+        assertThat(placeAgain(Set.of("w0", "w1"), Set.of("w0", "w1")).found()).isFalse();
+    }
+
+    @Test
     void withNoWorkerAvailableNothingIsPlacedAndThePolicyIsAskedOnce() {
         admission.closed.addAll(Set.of("w0", "w1", "w2"));
 
@@ -133,8 +148,8 @@ class PlacerTest {
         Placer holdingPlacer = new Placer(holding, () -> 0L);
 
         Placement first = holdingPlacer.place(workers, RoutingRequest.ofText("x"), admission).placement();
-        Placement retry = holdingPlacer.placeAgain(workers, RoutingRequest.ofText("x"), Set.of("w1"), admission)
-                .placement();
+        Placement retry = holdingPlacer.placeAgain(workers, RoutingRequest.ofText("x"), Set.of("w1"), Set.of(),
+                admission).placement();
 
         assertThat(first.phase()).isEqualTo(Placement.Phase.HELD);
         assertThat(retry.phase()).isEqualTo(Placement.Phase.PLACED);

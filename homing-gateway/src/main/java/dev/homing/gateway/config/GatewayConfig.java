@@ -73,7 +73,7 @@ public record GatewayConfig(Config values) {
     public RetryPolicy retryPolicy() {
         RetryPolicy policy = new RetryPolicy(get(Settings.RETRY_MAX_RETRIES), get(Settings.RETRY_INITIAL_BACKOFF_MS),
                 get(Settings.RETRY_BACKOFF_MULTIPLIER), get(Settings.RETRY_MAX_BACKOFF_MS),
-                get(Settings.RETRY_JITTER_FACTOR));
+                get(Settings.RETRY_JITTER_FACTOR), get(Settings.RETRY_MAX_DELIVERED));
         return get(Settings.DISABLE_RETRIES) ? policy.disabled() : policy;
     }
 

@@ -9,6 +9,7 @@ import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.CircuitBreakers;
+import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -75,6 +76,7 @@ public final class GatewayMetrics {
     private final Counter retries;
     private final LabelCache<CounterDataPoint> rateLimit;
     private final Counter retriesExhausted;
+    private final Counter retryGiveUps;
     private final Histogram retryBackoff;
     private final Counter breakerTransitions;
     private final LabelCache<CounterDataPoint> breakerOutcomes;
@@ -157,12 +159,19 @@ public final class GatewayMetrics {
                         + "it is the realised cache hit rate").labelNames("model", "worker").register(registry));
         rateLimit = cache(Counter.builder().name("smg_http_rate_limit_total")
                 .help("Admission decisions on inference requests").labelNames("result").register(registry));
+        // The reference's family with a reason of Homing's: not_delivered, retryable_status, delivered_no_answer.
         retries = Counter.builder().name("smg_worker_retries_total")
-                .help("Attempts retried after a worker failure").labelNames("worker_type", "endpoint")
-                .register(registry);
+                .help("Attempts retried after a worker failure, by why: not_delivered (the request never went out "
+                        + "whole), retryable_status, delivered_no_answer (received whole, no answer)")
+                .labelNames("worker_type", "endpoint", "reason").register(registry);
         retriesExhausted = Counter.builder().name("smg_worker_retries_exhausted_total")
                 .help("Requests that failed after their last allowed attempt").labelNames("worker_type", "endpoint")
                 .register(registry);
+        retryGiveUps = Counter.builder().name("homing_retry_give_ups_total")
+                .help("Requests answered with a retryable failure that was not retried, by why: retries_exhausted, "
+                        + "delivered_retries_exhausted (--retry-max-delivered), no_other_worker (every available "
+                        + "worker may be running it), no_available_workers, response_started")
+                .labelNames("endpoint", "reason").register(registry);
         retryBackoff = Histogram.builder().name("smg_worker_retry_backoff_seconds")
                 .help("Backoff before each retry, by retry number").labelNames("attempt").classicOnly()
                 .classicUpperBounds(buckets).register(registry);
@@ -274,18 +283,25 @@ public final class GatewayMetrics {
     }
 
     /** A failed attempt is tried again after {@code delayMillis}; {@code retry} counts from 0. */
-    public void retried(String endpoint, int retry, long delayMillis) {
-        retries.labelValues(WORKER_TYPE, endpoint).inc();
-        retryBackoff.labelValues(String.valueOf(retry + 1)).observe(delayMillis / 1000.0);
+    public void retried(String endpoint, RetryState.RetryAfter retry) {
+        retries.labelValues(WORKER_TYPE, endpoint, retry.reason().label()).inc();
+        retryBackoff.labelValues(String.valueOf(retry.retry() + 1)).observe(retry.delayMillis() / 1000.0);
+    }
+
+    /**
+     * A retryable failure is the request's last word, for {@code reason}; the reference's exhausted count goes on
+     * counting the requests that ran out of attempts.
+     */
+    public void retryGaveUp(String endpoint, RetryState.GiveUpReason reason) {
+        retryGiveUps.labelValues(endpoint, reason.label()).inc();
+        if (reason == RetryState.GiveUpReason.RETRIES_EXHAUSTED) {
+            retriesExhausted.labelValues(WORKER_TYPE, endpoint).inc();
+        }
     }
 
     /** An admission decision: {@code allowed}, {@code queued} (it waits first) or {@code rejected} (429 or 408). */
     public void rateLimit(String result) {
         rateLimit.get(result).inc();
-    }
-
-    public void retriesExhausted(String endpoint) {
-        retriesExhausted.labelValues(WORKER_TYPE, endpoint).inc();
     }
 
     /**

@@ -26,6 +26,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -59,7 +60,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       nothing has reached the client yet: its answer is drained and dropped, the leg ends (its outcome goes to
  *       the worker's circuit breaker, its placement gives its count back and tells the policy), and after the
  *       backoff of {@link RetryState} ({@code RETRY_BACKOFF}) the request is placed again, avoiding the workers that
- *       failed it, and this step repeats. No worker available at all: 503 at once.
+ *       failed it, and this step repeats. No worker available at all: 503 at once. A worker that received the body
+ *       whole and closed or reset with no answer may be running the request: it is retried only on a worker that
+ *       never had it so, at most {@code --retry-max-delivered} times, else the client gets that failure (502).
  *   <li>{@code RELAYING}: the worker's status and headers are copied (minus hop-by-hop); a streaming answer's head
  *       is written at once, so the client sees its stream start before the first token, a sized answer's goes out
  *       with its first chunk (one write, not two). From here nothing is retried.
@@ -353,7 +356,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return false;
         }
         retry = proxy.retryPolicy().start();
-        if (!placePair(Set.of(), true)) {
+        if (!placePair(Set.of(), Set.of(), true)) {
             return false;
         }
         proxy.metrics().routedRequest(pool.model(), route.path(), sniffed.stream());
@@ -361,21 +364,23 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     }
 
     /**
-     * Places a prefill/decode pair, avoiding {@code failed} workers while others are available: the prefill leg by
-     * its pool's policy (on a first placement it may be held for an earlier prefill of its prefix), the decode leg by
-     * its own, never held (a decode engine is handed the prefix, it does not compute it). Gives the pair its
-     * bootstrap room and each leg its body. Returns false after answering 503 when either role has no worker.
+     * Places a prefill/decode pair, avoiding {@code failed} workers while others are available and {@code barred}
+     * ones always: the prefill leg by its pool's policy (on a first placement it may be held for an earlier prefill
+     * of its prefix), the decode leg by its own, never held (a decode engine is handed the prefix, it does not
+     * compute it). Gives the pair its bootstrap room and each leg its body. Returns false after answering 503 when
+     * either role has no worker.
      */
-    private boolean placePair(Set<String> failed, boolean first) {
+    private boolean placePair(Set<String> failed, Set<String> barred, boolean first) {
         Placer.Placed<Worker, BreakerLease> prefillPlaced = first ? prefillPool.place(routing, proxy.breakers())
-                : prefillPool.placeAgain(routing, failed, proxy.breakers());
+                : prefillPool.placeAgain(routing, failed, barred, proxy.breakers());
         if (!prefillPlaced.found()) {
             answer(new ApiError(503, "server_selection_failed",
                     "No available servers: no available prefill workers (all circuits open or unhealthy)"));
             return false;
         }
         UpstreamLeg prefillLeg = new UpstreamLeg(prefillPool.model(), prefillPlaced, context, proxy.metrics(), trace);
-        Placer.Placed<Worker, BreakerLease> decodePlaced = pool.placeAgain(routing, failed, proxy.breakers());
+        Placer.Placed<Worker, BreakerLease> decodePlaced = pool.placeAgain(routing, failed, barred,
+                proxy.breakers());
         if (!decodePlaced.found()) {
             prefillLeg.dropped();
             answer(new ApiError(503, "server_selection_failed",
@@ -675,16 +680,21 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
     /**
      * As {@link #retryElsewhere}, for a failure of the attempt at {@code failedWorkerId} (a pair's decode or prefill
-     * worker): {@code endLegs} ends the attempt's legs but the prefill one, which goes with it.
+     * worker): {@code endLegs} ends the attempt's legs but the prefill one, which goes with it. A request the worker
+     * received whole and never answered may be running there: {@link RetryState} bars the attempt's workers that
+     * had it and allows it elsewhere at most {@code --retry-max-delivered} times.
      */
     private boolean retryPair(String failedWorkerId, UpstreamOutcome outcome, int status, Runnable endLegs) {
-        RetryState.Decision decision = retry.failed(failedWorkerId, outcome, status, ThreadLocalRandom.current());
-        if (!(decision instanceof RetryState.RetryAfter after)) {
-            if (decision instanceof RetryState.GiveUp(String reason) && reason.equals("retries_exhausted")) {
-                proxy.metrics().retriesExhausted(route.path());
+        RetryState.Decision decision = retry.failed(
+                new RetryState.Failure(failedWorkerId, outcome, status, deliveredUnanswered()),
+                this::availableBesides, ThreadLocalRandom.current());
+        if (decision instanceof RetryState.GiveUp(RetryState.GiveUpReason reason)) {
+            if (reason != RetryState.GiveUpReason.NOT_RETRYABLE) {
+                proxy.metrics().retryGaveUp(route.path(), reason);
             }
             return false;
         }
+        RetryState.RetryAfter after = (RetryState.RetryAfter) decision;
         if (prefill != null && phase == Phase.RELAYING) {
             // The relay stops first: resetting a leg fails its answer at once, and the relay must not hear of it.
             unsendHead();
@@ -693,10 +703,34 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (prefill != null) {
             prefill.drop();
         }
-        proxy.metrics().retried(route.path(), after.retry(), after.delayMillis());
+        proxy.metrics().retried(route.path(), after);
         moveTo(Phase.RETRY_BACKOFF);
         phaseTimer = proxy.vertx().setTimer(after.delayMillis(), id -> attemptAgain());
         return true;
+    }
+
+    /**
+     * The current attempt's workers that received the request whole and have not answered it whole (the decode leg
+     * never has while its pair can fail).
+     */
+    private Set<String> deliveredUnanswered() {
+        if (prefill == null) {
+            return leg.delivered() ? Set.of(leg.worker().id()) : Set.of();
+        }
+        Set<String> workers = new HashSet<>(2);
+        if (leg.delivered()) {
+            workers.add(leg.worker().id());
+        }
+        if (prefill.deliveredUnanswered()) {
+            workers.add(prefill.worker().id());
+        }
+        return workers;
+    }
+
+    /** Whether a worker outside {@code workerIds} could take the request now, in each role of a pair. */
+    private boolean availableBesides(Set<String> workerIds) {
+        return pool.availableBesides(workerIds, proxy.breakers())
+                && (prefillPool == null || prefillPool.availableBesides(workerIds, proxy.breakers()));
     }
 
     private void attemptAgain() {
@@ -704,15 +738,18 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             return;
         }
         if (prefill != null) {
-            if (placePair(retry.excludedWorkerIds(), false)) {
+            if (placePair(retry.excludedWorkerIds(), retry.barredWorkerIds(), false)) {
                 send();
+            } else {
+                proxy.metrics().retryGaveUp(route.path(), RetryState.GiveUpReason.NO_AVAILABLE_WORKERS);
             }
             return;
         }
         Placer.Placed<Worker, BreakerLease> next = pool.placeAgain(routing, retry.excludedWorkerIds(),
-                proxy.breakers());
+                retry.barredWorkerIds(), proxy.breakers());
         if (!next.found()) {
             // Every worker is down or its circuit open: say so now rather than wait out more backoff.
+            proxy.metrics().retryGaveUp(route.path(), RetryState.GiveUpReason.NO_AVAILABLE_WORKERS);
             noWorker("No available workers (all circuits open or unhealthy)");
             return;
         }

@@ -120,6 +120,11 @@ final class PrefillSide implements UpstreamLeg.Listener {
         return state;
     }
 
+    /** The prefill worker received the request whole and has not answered it whole: it may be running it. */
+    boolean deliveredUnanswered() {
+        return leg.delivered() && state != State.ANSWERED;
+    }
+
     /** When the leg went out, on the nano clock. */
     long sentNanos() {
         return sentNanos;

@@ -64,6 +64,8 @@ final class UpstreamLeg {
     private HttpClientRequest request;
     /** When the leg last asked for a connection, for the time to the worker's first byte. */
     private long connectingSinceNanos;
+    /** The request's body was written whole to the worker, or its head came back: the engine may be running it. */
+    private boolean delivered;
 
     /**
      * @param context the exchange's event loop
@@ -94,6 +96,14 @@ final class UpstreamLeg {
 
     boolean isOver() {
         return placement.phase() == Placement.Phase.ENDED;
+    }
+
+    /**
+     * Whether the worker received the request whole (its last byte handed to the connection's socket) or answered
+     * with a head: from then a failure with no answer means the engine may be running it.
+     */
+    boolean delivered() {
+        return delivered;
     }
 
     /** Nanoseconds since the leg last asked for a connection. */
@@ -163,11 +173,15 @@ final class UpstreamLeg {
                 }
                 return;
             }
-            req.send(body).onComplete(sent -> {
+            // The body's write and the head apart (send() is the two, its write's outcome dropped): the write's
+            // success is what says the worker may be running the request.
+            req.end(body).onSuccess(written -> delivered = true);
+            req.response().onComplete(sent -> {
                 if (isOver()) {
                     return;
                 }
                 if (sent.succeeded()) {
+                    delivered = true;
                     span.answered(sent.result().statusCode());
                     listener.headArrived(this, sent.result());
                 } else {

@@ -4,7 +4,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * When and after how long a failed attempt is tried again: {@code --retry-max-retries} attempts in all, with
- * exponential backoff {@code min(initial x multiplier^retry, max)} and a random jitter of +-{@code jitter} of that.
+ * exponential backoff {@code min(initial x multiplier^retry, max)} and a random jitter of +-{@code jitter} of that;
+ * of them at most {@code --retry-max-delivered} retries of a request a worker received whole and never answered.
  * Immutable and thread-safe; it schedules nothing (the proxy owns the timer) and draws randomness from the caller's
  * generator, so tests can fix it.
  *
@@ -13,8 +14,10 @@ import java.util.random.RandomGenerator;
  * @param multiplier    growth of the delay per retry
  * @param maxMillis     cap on one delay
  * @param jitter        fraction of the delay added or removed at random, 0..1
+ * @param maxDelivered  retries of a request that was delivered whole and never answered (see {@link RetryState})
  */
-public record RetryPolicy(int maxAttempts, double initialMillis, double multiplier, double maxMillis, double jitter) {
+public record RetryPolicy(int maxAttempts, double initialMillis, double multiplier, double maxMillis, double jitter,
+                          int maxDelivered) {
 
     public RetryPolicy {
         if (maxAttempts < 1) {
@@ -26,11 +29,14 @@ public record RetryPolicy(int maxAttempts, double initialMillis, double multipli
         if (jitter < 0 || jitter > 1) {
             throw new IllegalArgumentException("retry jitter must be 0..1, got " + jitter);
         }
+        if (maxDelivered < 0) {
+            throw new IllegalArgumentException("--retry-max-delivered must be >= 0, got " + maxDelivered);
+        }
     }
 
     /** {@code --disable-retries}: one attempt. */
     public RetryPolicy disabled() {
-        return new RetryPolicy(1, initialMillis, multiplier, maxMillis, jitter);
+        return new RetryPolicy(1, initialMillis, multiplier, maxMillis, jitter, maxDelivered);
     }
 
     /** The delay before retry number {@code retry} (0 for the first retry), before jitter. */

@@ -15,7 +15,9 @@
  *
  * <h2>No worker available</h2>
  * A retry first selects among the workers that have not failed this request; if none is available it may go back to
- * one that failed (after the backoff); if the pool has no available worker at all, the request ends at once with
+ * one that failed (after the backoff), but never to one that received the request whole and gave no answer: that one
+ * may be running it ({@link dev.homing.gateway.resilience.RetryState}; with no other worker the request ends with
+ * that failure at once); if the pool has no available worker at all, the request ends at once with
  * 503 {@code no_available_workers} ({@link dev.homing.gateway.resilience.RetryState#noWorkerAvailable()}) rather than
  * sleeping through the backoff sequence. This is the reference's 0.4 s storm of 503s (its issue #13894) turned into
  * an immediate, honest answer: the client's own retry is the better wait.

@@ -69,10 +69,23 @@ public final class ModelPool {
         return placer.place(workers, request, new BreakerAdmission(breakers));
     }
 
-    /** Places a request again after failed attempts, avoiding {@code failedWorkerIds} while another is available. */
+    /**
+     * Places a request again after failed attempts, avoiding {@code failedWorkerIds} while another is available and
+     * {@code barredWorkerIds} always.
+     */
     public Placer.Placed<Worker, BreakerLease> placeAgain(RoutingRequest request, Set<String> failedWorkerIds,
-                                                          CircuitBreakers breakers) {
-        return placer.placeAgain(workers, request, failedWorkerIds, new BreakerAdmission(breakers));
+                                                          Set<String> barredWorkerIds, CircuitBreakers breakers) {
+        return placer.placeAgain(workers, request, failedWorkerIds, barredWorkerIds, new BreakerAdmission(breakers));
+    }
+
+    /** Whether a worker outside {@code workerIds} is available and its circuit takes requests now. */
+    public boolean availableBesides(Set<String> workerIds, CircuitBreakers breakers) {
+        for (Worker worker : workers) {
+            if (worker.available() && !workerIds.contains(worker.id()) && breakers.of(worker.id()).allowsRequests()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -186,14 +186,15 @@ class LaunchCommandTest {
     void retryAndCircuitBreakerFlagsReachTheConfig() {
         GatewayConfig config = LaunchCommand.parse("--retry-max-retries", "3", "--retry-initial-backoff-ms", "10",
                 "--retry-max-backoff-ms", "100", "--retry-backoff-multiplier", "2", "--retry-jitter-factor", "0",
-                "--cb-failure-threshold", "4", "--cb-success-threshold", "2", "--cb-timeout-duration-secs", "15");
+                "--retry-max-delivered", "0", "--cb-failure-threshold", "4", "--cb-success-threshold", "2", "--cb-timeout-duration-secs", "15");
 
-        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 2, 100, 0));
+        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 2, 100, 0, 0));
         assertThat(config.circuitBreakerSettings())
                 .isEqualTo(new CircuitBreaker.Settings(4, 2, 15, TimeUnit.SECONDS, false));
         assertThat(LaunchCommand.parse("--disable-retries").retryPolicy().maxAttempts()).isEqualTo(1);
         assertThat(LaunchCommand.parse("--disable-circuit-breaker").circuitBreakerSettings().disabled()).isTrue();
         assertRejected("--retry-max-retries", "--retry-max-retries", "0");
+        assertRejected("--retry-max-delivered", "--retry-max-delivered", "-1");
     }
 
     @Test
@@ -272,7 +273,7 @@ class LaunchCommandTest {
 
         GatewayConfig config = LaunchCommand.parse("--config", file.toString());
 
-        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 1.5, 30_000, 0.2));
+        assertThat(config.retryPolicy()).isEqualTo(new RetryPolicy(3, 10, 1.5, 30_000, 0.2, 1));
         assertThat(config.circuitBreakerSettings().failureThreshold()).isEqualTo(4);
     }
 

@@ -62,7 +62,7 @@ class DashboardTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 2);
             // Bounded: the policy reaches the failing worker within a few distinct requests.
             for (int i = 0; i < 20 && gateway.metric("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","
-                    + "worker_type=\"regular\"}") == 0; i++) {
+                    + "reason=\"retryable_status\",worker_type=\"regular\"}") == 0; i++) {
                 gateway.post("/v1/chat/completions", "{\"model\":\"sim-model\",\"max_tokens\":4,"
                         + "\"messages\":[{\"role\":\"user\",\"content\":\"question number " + i + "\"}]}");
             }

@@ -146,6 +146,40 @@ class PrefillDecodePairTest {
     }
 
     @Test
+    void aPairWhoseDecodeReadTheRequestAndClosedGoesOnceMoreAndNeverToThatDecodeAgain() {
+        FakeWorker firstDecode = decode();
+        FakeWorker secondDecode = decode();
+        firstDecode.behaviour(Behaviour.CLOSE_AFTER_BODY);
+        secondDecode.behaviour(Behaviour.CLOSE_AFTER_BODY);
+        RunningGateway gateway = gateway(List.of(prefill(8998), prefill(8999)), List.of(firstDecode, secondDecode),
+                c -> c.with(Settings.RETRY_INITIAL_BACKOFF_MS, 1L));
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
+
+        assertThat(response.statusCode()).isEqualTo(502);
+        assertThat(JSON.readTree(response.body()).path("error").path("code").asString())
+                .isEqualTo("call_upstream_failed");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        assertThat(firstDecode.received()).as("deliveries to the first decode").hasSize(1);
+        assertThat(secondDecode.received()).as("deliveries to the second decode").hasSize(1);
+    }
+
+    @Test
+    void aPairWhosePrefillReadTheRequestAndClosedIsNeverSentToThatPrefillAgain() {
+        FakeWorker firstPrefill = prefill(8998, Behaviour.CLOSE_AFTER_BODY);
+        FakeWorker secondPrefill = prefill(8999, Behaviour.CLOSE_AFTER_BODY);
+        RunningGateway gateway = gateway(List.of(firstPrefill, secondPrefill), List.of(decode(), decode()),
+                c -> c.with(Settings.RETRY_INITIAL_BACKOFF_MS, 1L));
+
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
+
+        assertThat(response.statusCode()).isEqualTo(502);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        assertThat(firstPrefill.received()).as("deliveries to the first prefill").hasSize(1);
+        assertThat(secondPrefill.received()).as("deliveries to the second prefill").hasSize(1);
+    }
+
+    @Test
     void whenEveryPrefillFailsTheClientGetsThePrefillsErrorAndNothingStaysCounted() {
         FakeWorker failing = prefill(8998, Behaviour.FAIL_500);
         RunningGateway gateway = gateway(List.of(failing), List.of(decode()),

@@ -91,7 +91,7 @@ class RetryAndBreakerWiringTest {
 
         assertThat(failing.received()).isNotEmpty();
         assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","
-                + "worker_type=\"regular\"} " + failing.received().size() + ".0");
+                + "reason=\"retryable_status\",worker_type=\"regular\"} " + failing.received().size() + ".0");
         gateway.awaitNothingInFlight();
     }
 
@@ -122,8 +122,11 @@ class RetryAndBreakerWiringTest {
         assertThat(first.received().size() + second.received().size()).isEqualTo(3);
         assertThat(first.received()).as("a retry avoids the worker that just failed").isNotEmpty();
         assertThat(second.received()).isNotEmpty();
-        assertThat(gateway.scrapeMetrics()).contains("smg_worker_retries_exhausted_total{endpoint="
+        String metrics = gateway.scrapeMetrics();
+        assertThat(metrics).contains("smg_worker_retries_exhausted_total{endpoint="
                 + "\"/v1/chat/completions\",worker_type=\"regular\"} 1.0");
+        assertThat(metrics).contains("homing_retry_give_ups_total{endpoint=\"/v1/chat/completions\","
+                + "reason=\"retries_exhausted\"} 1.0");
         gateway.awaitNothingInFlight();
     }
 

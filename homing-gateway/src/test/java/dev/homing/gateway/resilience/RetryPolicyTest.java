@@ -75,7 +75,7 @@ class RetryPolicyTest {
 
     @Test
     void noJitterGivesTheBaseDelayExactly() {
-        RetryPolicy exact = new RetryPolicy(5, 50, 1.5, 30_000, 0);
+        RetryPolicy exact = new RetryPolicy(5, 50, 1.5, 30_000, 0, 1);
         assertThat(exact.delayMillis(2, new SplittableRandom(1))).isEqualTo(113);
     }
 
@@ -86,7 +86,7 @@ class RetryPolicyTest {
 
     @Test
     void zeroAttemptsIsRefused() {
-        assertThatThrownBy(() -> new RetryPolicy(0, 50, 1.5, 30_000, 0.2))
+        assertThatThrownBy(() -> new RetryPolicy(0, 50, 1.5, 30_000, 0.2, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--retry-max-retries");
     }
 }

@@ -2,6 +2,10 @@ package dev.homing.gateway.resilience;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,7 +14,28 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RetryStateTest {
 
     private final SplittableRandom random = new SplittableRandom(1);
-    private final RetryPolicy exact = new RetryPolicy(5, 50, 1.5, 30_000, 0);
+    private final RetryPolicy exact = new RetryPolicy(5, 50, 1.5, 30_000, 0, 1);
+    /** Every worker's availability the rule asked about, as the workers it was to be outside of. */
+    private final List<Set<String>> asked = new ArrayList<>();
+    private boolean otherWorkerAvailable = true;
+
+    /** A failure the worker gave before it had the request whole, or with {@code status}. */
+    private RetryState.Decision fail(RetryState state, String worker, UpstreamOutcome outcome, int status) {
+        return state.failed(new RetryState.Failure(worker, outcome, status, Set.of()), this::elsewhere, random);
+    }
+
+    /** {@code worker} had the request whole (with {@code alsoDelivered}, a pair's other leg) and closed unanswered. */
+    private RetryState.Decision closedAfterDelivery(RetryState state, String worker, String... alsoDelivered) {
+        Set<String> delivered = new HashSet<>(List.of(alsoDelivered));
+        delivered.add(worker);
+        return state.failed(new RetryState.Failure(worker, UpstreamOutcome.CONNECTION_FAILED, 0, delivered),
+                this::elsewhere, random);
+    }
+
+    private boolean elsewhere(Set<String> workerIds) {
+        asked.add(workerIds);
+        return otherWorkerAvailable;
+    }
 
     @Test
     void fiveAttemptsGiveFourRetriesWithGrowingDelays() {
@@ -18,14 +43,14 @@ class RetryStateTest {
         long[] delays = new long[4];
         for (int i = 0; i < 4; i++) {
             state.attemptStarted();
-            RetryState.Decision d = state.failed("w", UpstreamOutcome.SERVER_ERROR, 500, random);
+            RetryState.Decision d = fail(state, "w", UpstreamOutcome.SERVER_ERROR, 500);
             delays[i] = ((RetryState.RetryAfter) d).delayMillis();
         }
         state.attemptStarted();
 
         assertThat(delays).containsExactly(50, 75, 113, 169);
-        assertThat(state.failed("w", UpstreamOutcome.SERVER_ERROR, 500, random))
-                .isEqualTo(new RetryState.GiveUp("retries_exhausted"));
+        assertThat(fail(state, "w", UpstreamOutcome.SERVER_ERROR, 500))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.RETRIES_EXHAUSTED));
     }
 
     @Test
@@ -33,8 +58,8 @@ class RetryStateTest {
         RetryState state = exact.disabled().start();
         state.attemptStarted();
 
-        assertThat(state.failed("w", UpstreamOutcome.CONNECTION_FAILED, 0, random))
-                .isEqualTo(new RetryState.GiveUp("retries_exhausted"));
+        assertThat(fail(state, "w", UpstreamOutcome.CONNECTION_FAILED, 0))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.RETRIES_EXHAUSTED));
     }
 
     @Test
@@ -42,7 +67,7 @@ class RetryStateTest {
         for (int status : new int[] {408, 429, 500, 502, 503, 504}) {
             RetryState state = exact.start();
             state.attemptStarted();
-            assertThat(state.failed("w", UpstreamOutcome.ofStatus(status), status, random))
+            assertThat(fail(state, "w", UpstreamOutcome.ofStatus(status), status))
                     .as("status %d", status).isInstanceOf(RetryState.RetryAfter.class);
         }
     }
@@ -52,8 +77,8 @@ class RetryStateTest {
         for (int status : new int[] {400, 401, 404, 413, 422, 501, 505}) {
             RetryState state = exact.start();
             state.attemptStarted();
-            assertThat(state.failed("w", UpstreamOutcome.ofStatus(status), status, random))
-                    .as("status %d", status).isEqualTo(new RetryState.GiveUp("not_retryable"));
+            assertThat(fail(state, "w", UpstreamOutcome.ofStatus(status), status))
+                    .as("status %d", status).isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.NOT_RETRYABLE));
         }
     }
 
@@ -62,8 +87,8 @@ class RetryStateTest {
         RetryState state = exact.start();
         state.attemptStarted();
 
-        assertThat(state.failed("w", UpstreamOutcome.CONNECTION_FAILED, 0, random))
-                .isEqualTo(new RetryState.RetryAfter(50, 0));
+        assertThat(fail(state, "w", UpstreamOutcome.CONNECTION_FAILED, 0))
+                .isEqualTo(new RetryState.RetryAfter(50, 0, RetryState.RetryReason.NOT_DELIVERED));
     }
 
     @Test
@@ -75,13 +100,13 @@ class RetryStateTest {
         state.firstByteSent();
 
         assertThat(state.mayRetry()).isFalse();
-        assertThat(state.failed("w", UpstreamOutcome.CONNECTION_FAILED, 0, random))
-                .isEqualTo(new RetryState.GiveUp("response_started"));
+        assertThat(fail(state, "w", UpstreamOutcome.CONNECTION_FAILED, 0))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.RESPONSE_STARTED));
     }
 
     @Test
     void mayRetryIsFalseOnTheLastAttempt() {
-        RetryState state = new RetryPolicy(2, 50, 1.5, 30_000, 0).start();
+        RetryState state = new RetryPolicy(2, 50, 1.5, 30_000, 0, 1).start();
         state.attemptStarted();
         assertThat(state.mayRetry()).isTrue();
         state.attemptStarted();
@@ -92,9 +117,9 @@ class RetryStateTest {
     void workersThatFailedTheRequestAreExcludedFromTheNextSelection() {
         RetryState state = exact.start();
         state.attemptStarted();
-        state.failed("http://a:1", UpstreamOutcome.SERVER_ERROR, 500, random);
+        fail(state, "http://a:1", UpstreamOutcome.SERVER_ERROR, 500);
         state.attemptStarted();
-        state.failed("http://b:1", UpstreamOutcome.CONNECTION_FAILED, 0, random);
+        fail(state, "http://b:1", UpstreamOutcome.CONNECTION_FAILED, 0);
 
         assertThat(state.excludedWorkerIds()).containsExactlyInAnyOrder("http://a:1", "http://b:1");
     }
@@ -103,9 +128,92 @@ class RetryStateTest {
     void anEmptyPoolEndsTheRequestAtOnceInsteadOfBackingOff() {
         RetryState state = exact.start();
         state.attemptStarted();
-        state.failed("w", UpstreamOutcome.CONNECTION_FAILED, 0, random);
+        fail(state, "w", UpstreamOutcome.CONNECTION_FAILED, 0);
 
-        assertThat(state.noWorkerAvailable()).isEqualTo(new RetryState.GiveUp("no_available_workers"));
+        assertThat(state.noWorkerAvailable()).isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.NO_AVAILABLE_WORKERS));
+    }
+
+    @Test
+    void aRetryableStatusIsRetriedForThatReasonAndBarsNoWorker() {
+        RetryState state = exact.start();
+        state.attemptStarted();
+
+        assertThat(fail(state, "w", UpstreamOutcome.BUSY, 503))
+                .isEqualTo(new RetryState.RetryAfter(50, 0, RetryState.RetryReason.RETRYABLE_STATUS));
+        assertThat(state.barredWorkerIds()).isEmpty();
+    }
+
+    @Test
+    void aRequestDeliveredWithoutAnAnswerIsRetriedOnceAndNeverWhereItMayBeRunning() {
+        RetryState state = exact.start();
+        state.attemptStarted();
+
+        assertThat(closedAfterDelivery(state, "a"))
+                .isEqualTo(new RetryState.RetryAfter(50, 0, RetryState.RetryReason.DELIVERED_NO_ANSWER));
+        assertThat(asked).containsExactly(Set.of("a"));
+        assertThat(state.barredWorkerIds()).containsExactly("a");
+        state.attemptStarted();
+        assertThat(closedAfterDelivery(state, "b"))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.DELIVERED_RETRIES_EXHAUSTED));
+        assertThat(state.barredWorkerIds()).containsExactlyInAnyOrder("a", "b");
+    }
+
+    @Test
+    void withNoOtherWorkerADeliveredRequestIsGivenUpAtOnce() {
+        RetryState state = exact.start();
+        state.attemptStarted();
+        otherWorkerAvailable = false;
+
+        assertThat(closedAfterDelivery(state, "a"))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.NO_OTHER_WORKER));
+    }
+
+    @Test
+    void withNoResendAllowedADeliveredRequestIsNeverRetried() {
+        RetryState state = new RetryPolicy(5, 50, 1.5, 30_000, 0, 0).start();
+        state.attemptStarted();
+
+        assertThat(closedAfterDelivery(state, "a"))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.DELIVERED_RETRIES_EXHAUSTED));
+        assertThat(asked).isEmpty();
+    }
+
+    @Test
+    void failuresBeforeDeliveryAndStatusesKeepThePlainBudgetBesideADeliveredRetry() {
+        RetryState state = exact.start();
+        state.attemptStarted();
+        assertThat(closedAfterDelivery(state, "a")).isInstanceOf(RetryState.RetryAfter.class);
+        state.attemptStarted();
+        assertThat(fail(state, "b", UpstreamOutcome.CONNECTION_FAILED, 0)).isInstanceOf(RetryState.RetryAfter.class);
+        state.attemptStarted();
+        assertThat(fail(state, "c", UpstreamOutcome.BUSY, 429)).isInstanceOf(RetryState.RetryAfter.class);
+
+        assertThat(state.barredWorkerIds()).containsExactly("a");
+        assertThat(state.excludedWorkerIds()).containsExactlyInAnyOrder("a", "b", "c");
+    }
+
+    @Test
+    void aPairThatMayBeRunningBarsBothLegsThatHadItButNotTheOneThatAnswered() {
+        RetryState state = exact.start();
+        state.attemptStarted();
+
+        assertThat(closedAfterDelivery(state, "decode-1", "prefill-1")).isInstanceOf(RetryState.RetryAfter.class);
+        assertThat(asked).containsExactly(Set.of("decode-1", "prefill-1"));
+        state.attemptStarted();
+        // The prefill answered 503 while its decode partner had the request: nothing runs, nothing is barred.
+        state.failed(new RetryState.Failure("prefill-2", UpstreamOutcome.BUSY, 503, Set.of("decode-2")),
+                this::elsewhere, random);
+
+        assertThat(state.barredWorkerIds()).containsExactlyInAnyOrder("decode-1", "prefill-1");
+    }
+
+    @Test
+    void aDisabledPolicyGivesUpOnADeliveredRequestAsOnAnyOther() {
+        RetryState state = exact.disabled().start();
+        state.attemptStarted();
+
+        assertThat(closedAfterDelivery(state, "a"))
+                .isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.RETRIES_EXHAUSTED));
     }
 
     @Test

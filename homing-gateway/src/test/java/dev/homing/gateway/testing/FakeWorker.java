@@ -49,7 +49,9 @@ public final class FakeWorker implements AutoCloseable {
         /** Streams as fast as the connection takes it (bounded to 256 MiB), noting when its write queue fills. */
         FLOOD,
         /** A prefill that hands its room over, sends a first chunk, then drops the connection after 300 ms. */
-        BREAK_AFTER_HANDOFF
+        BREAK_AFTER_HANDOFF,
+        /** Reads the whole request, then closes the connection without a word: an engine that died running it. */
+        CLOSE_AFTER_BODY
     }
 
     /** One request as the worker saw it. */
@@ -219,6 +221,7 @@ public final class FakeWorker implements AutoCloseable {
                 resp.write(STREAM_EVENTS.getFirst()).onComplete(done -> req.connection().close());
             }
             case HANG, BREAK_AFTER_HANDOFF -> { }
+            case CLOSE_AFTER_BODY -> req.connection().close();
             case SLOW -> TestVertx.get().setTimer(300, id -> resp.putHeader("content-type", "application/json")
                     .end(answer()));
             case ENDLESS_STREAM -> endless(resp);
