@@ -16,7 +16,26 @@ public final class WorkerUrls {
     public record Prefill(String url, Integer bootstrapPort) {
     }
 
+    private static final int MAX_PORT = 65_535;
+
     private WorkerUrls() {
+    }
+
+    /** What is wrong with the host and port of a URL whose authority {@link URI} could not read as host:port. */
+    private static String authorityProblem(String url, String authority) {
+        if (authority == null || authority.isEmpty()) {
+            return "'" + url + "' has no host";
+        }
+        int colon = authority.lastIndexOf(':');
+        if (colon > authority.lastIndexOf(']')) {
+            String port = authority.substring(colon + 1);
+            if (!port.chars().allMatch(Character::isDigit)) {
+                return "'" + url + "': port '" + port + "' is not a number 1.." + MAX_PORT;
+            }
+            authority = authority.substring(0, colon);
+        }
+        return authority.isEmpty() ? "'" + url + "' has no host"
+                : "'" + url + "': '" + authority + "' is not a valid host name or IP address";
     }
 
     /** The problem with {@code url} in words, or null if it is a usable worker URL (a rank suffix allowed). */
@@ -27,7 +46,7 @@ public final class WorkerUrls {
         }
         URI uri = uri(at < 0 ? url : url.substring(0, at));
         if (uri == null) {
-            return "'" + url + "' is not a URL";
+            return "'" + url + "' is not a URL; write http://host:port";
         }
         String scheme = uri.getScheme();
         if ("grpc".equals(scheme)) {
@@ -40,7 +59,10 @@ public final class WorkerUrls {
             return "'" + url + "' must start with http://";
         }
         if (uri.getHost() == null) {
-            return "'" + url + "' has no host";
+            return authorityProblem(url, uri.getRawAuthority());
+        }
+        if (uri.getPort() == 0 || uri.getPort() > MAX_PORT) {
+            return "'" + url + "': port " + uri.getPort() + " is out of range 1.." + MAX_PORT;
         }
         if (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/")
                 || uri.getRawQuery() != null) {

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -53,6 +54,27 @@ class WorkerApiTest {
         assertThat(setup.gateway().post("/workers", "{\"url\":\"ftp://x\"}").statusCode()).isEqualTo(400);
         assertThat(setup.gateway().post("/workers", "{\"nope\":1}").statusCode()).isEqualTo(400);
         assertThat(setup.gateway().post("/workers", "not json").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void aMalformedWorkerUrlIsRefusedWith400SayingWhatIsWrongAndNeverAJavaName() {
+        Map<String, String> wrongs = Map.of(
+                "http://127.0.0.1:99999", "port 99999 is out of range 1..65535",
+                "http://127.0.0.1:0", "port 0 is out of range 1..65535",
+                "http://127.0.0.1:-1", "port '-1' is not a number 1..65535",
+                "http://127.0.0.1:abc", "port 'abc' is not a number 1..65535",
+                "127.0.0.1:8000", "is not a URL; write http://host:port",
+                "http://bad_host:8000", "'bad_host' is not a valid host name or IP address",
+                "http://256.1.1.1:8000", "'256.1.1.1' is not a valid host name or IP address",
+                "http://:8000", "has no host",
+                "garbage", "must start with http://");
+        wrongs.forEach((url, why) -> {
+            HttpResponse<String> response = setup.gateway().post("/workers", "{\"url\":\"" + url + "\"}");
+
+            assertThat(response.statusCode()).as(url).isEqualTo(400);
+            assertThat(response.body()).as(url).contains("\"type\":\"invalid_request_error\"").contains(why)
+                    .doesNotContain("Exception").doesNotContain("java.");
+        });
     }
 
     @Test
