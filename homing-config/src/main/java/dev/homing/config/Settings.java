@@ -181,6 +181,16 @@ public final class Settings {
             .gateway(Group.WORKERS, different("same; a refused connection moves the request to another worker "
                     + "(the worker never saw it)")));
 
+    public static final Setting<Integer> MAX_WORKERS = declare(Setting.of("max-workers", INTEGER, 2_048)
+            .label("N").check(between(1, 1_000_000))
+            .help("Most workers registered at once, pending ones included (Homing): POST /workers past it is "
+                    + "refused with 429, more --worker-urls than this is a start-up error.", "a fleet of hundreds "
+                    + "of engines, or 256 engines of 8 ranks each with --dp-aware; a pending worker is probed "
+                    + "until it answers and costs memory, so a runaway client or script adding workers stops here")
+            .gateway(Group.WORKERS, homing("most workers registered at once (pending, active and draining): "
+                    + "`POST /workers` past it answers 429 `too_many_workers`, discovery leaves further pods out "
+                    + "with a warning, and more workers on the command line than this is a start-up error")));
+
     public static final Setting<String> POLICY = declare(Setting.of("policy", TEXT, LoadAwareAffinityPolicy.NAME)
             .check(oneOf(PolicyFactory.NAMES))
             .help("Routing policy: " + String.join(", ", PolicyFactory.NAMES) + ". The default is Homing's; "

@@ -68,6 +68,12 @@ public final class Gateway implements AutoCloseable {
      */
     private static final int POOL_MAX_PER_WORKER = 16_384;
     /**
+     * Connections per worker for the control plane's calls (probes, health checks, load polls, fan-out admin
+     * routes): a few at once is all they need. Vert.x sizes each worker's pool array by its maximum, so a pool the
+     * size of the data plane's cost every pending worker whose connect hangs 64 KiB or more.
+     */
+    private static final int CONTROL_POOL_PER_WORKER = 4;
+    /**
      * TCP connect timeout to workers: one that does not accept within this is treated as failing (reference: 10 s).
      * Set on the client, not per request, where Vert.x would count the wait for a pooled connection as well.
      */
@@ -90,6 +96,8 @@ public final class Gateway implements AutoCloseable {
      * requests): the warm-up's throwaway gateway stayed in the heap, 18 MB of it, for the life of the process.
      */
     private final HttpClient client;
+    /** The control plane's client (probes, health checks, load polls), closed with {@link #client}. */
+    private final HttpClient controlClient;
     private final WorkerRegistry registry;
     private final WorkerLifecycle lifecycle;
     private final GatewayMetrics metrics;
@@ -104,8 +112,9 @@ public final class Gateway implements AutoCloseable {
     private final Tracing tracing;
     private volatile boolean closed;
 
-    private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, WorkerRegistry registry,
-                    WorkerLifecycle lifecycle, GatewayMetrics metrics, CircuitBreakers breakers,
+    private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, HttpClient controlClient,
+                    WorkerRegistry registry, WorkerLifecycle lifecycle, GatewayMetrics metrics,
+                    CircuitBreakers breakers,
                     List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
                     ReplicaSync replicas) {
         this.breakers = breakers;
@@ -120,6 +129,7 @@ public final class Gateway implements AutoCloseable {
         this.tracing = tracing;
         this.replicas = replicas;
         this.client = client;
+        this.controlClient = controlClient;
     }
 
     /**
@@ -172,7 +182,8 @@ public final class Gateway implements AutoCloseable {
 
     private static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                  WorkerHostAllowList.Resolver resolver, Tracing tracing, IntConsumer whileBound) {
-        WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0));
+        WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0),
+                config.get(Settings.MAX_WORKERS));
         ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
         EdgeRefusals refusals = new EdgeRefusals();
         ReplicaSyncSettings replicaSettings = ReplicaSyncSettings.of(config.values(), System.getenv());
@@ -189,6 +200,9 @@ public final class Gateway implements AutoCloseable {
                         .setConnectTimeout(WORKER_CONNECT_TIMEOUT_MS)
                         .setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                 new PoolOptions().setHttp1MaxSize(POOL_MAX_PER_WORKER));
+        HttpClient controlClient = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
+                .setTcpNoDelay(true).setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
+                new PoolOptions().setHttp1MaxSize(CONTROL_POOL_PER_WORKER));
         try {
             GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
                     config.get(Settings.BACKEND), config.prefillDecode());
@@ -196,7 +210,7 @@ public final class Gateway implements AutoCloseable {
             // Before any worker registers, so that every model pool is kept in step from its first decision.
             ReplicaSync replicas = replicaSettings.enabled()
                     ? ReplicaSync.start(replicaSettings, registry, metrics.registry()) : null;
-            WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, client, registry, metrics,
+            WorkerLifecycle lifecycle = new WorkerLifecycle(vertx, controlClient, registry, metrics,
                     new WorkerLifecycle.Settings(config.get(Settings.WORKER_STARTUP_TIMEOUT_SECS),
                             config.get(Settings.WORKER_STARTUP_CHECK_INTERVAL),
                             !config.get(Settings.DISABLE_HEALTH_CHECK), config.get(Settings.HEALTH_CHECK_ENDPOINT),
@@ -260,8 +274,8 @@ public final class Gateway implements AutoCloseable {
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
-            Gateway gateway = new Gateway(config, vertx, client, registry, lifecycle, metrics, breakers, servers,
-                    metricsServer, pods, tracing, replicas);
+            Gateway gateway = new Gateway(config, vertx, client, controlClient, registry, lifecycle, metrics,
+                    breakers, servers, metricsServer, pods, tracing, replicas);
             LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets{}, metrics port {}), {} worker(s) "
                             + "registering", config.tls() ? "https" : "http", config.get(Settings.HOST),
                     first.actualPort(),
@@ -274,6 +288,7 @@ public final class Gateway implements AutoCloseable {
             return gateway;
         } catch (RuntimeException e) {
             client.close();
+            controlClient.close();
             vertx.close();
             tracing.close();
             throw e;
@@ -415,6 +430,7 @@ public final class Gateway implements AutoCloseable {
             replicas.close();
         }
         client.close();
+        controlClient.close();
         try {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {

@@ -19,6 +19,7 @@ import dev.homing.gateway.proxy.InferenceRoute;
 import dev.homing.gateway.security.RouteAccess;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.ThisGateway;
+import dev.homing.gateway.workers.UnavailableWorkers;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -62,6 +63,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     /** Where {@code GET /v1/models/{model}} starts; a model id may hold slashes ({@code org/name}). */
     private static final String MODEL_PREFIX = "/v1/models/";
+    /** Unavailable workers {@code /readiness} names; the rest are counted. */
+    private static final int READINESS_NAMED = 10;
 
     private final GatewayConfig config;
     private final WorkerRegistry registry;
@@ -262,8 +265,23 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             body.put("status", "not ready");
             body.put("reason", warmingUp ? "warming up the proxy path (--warmup-secs)"
                     : staffed ? "replica not in step with its siblings yet" : "insufficient healthy workers");
+            if (!staffed && !warmingUp) {
+                body.put("unavailable_workers", unavailable());
+            }
         }
         JsonResponses.send(response, ready ? 200 : 503, body);
+    }
+
+    /** The workers that cannot take requests and why, of every role: the first few, and how many in all. */
+    private Map<String, Object> unavailable() {
+        List<Map<String, Object>> listed = new ArrayList<>();
+        int total = 0;
+        for (WorkerRole role : WorkerRole.values()) {
+            UnavailableWorkers ofRole = registry.unavailable(role, null, READINESS_NAMED - listed.size());
+            listed.addAll(ofRole.listed());
+            total += ofRole.total();
+        }
+        return Map.of("total", total, "workers", listed);
     }
 
     private void models(HttpServerResponse response) {

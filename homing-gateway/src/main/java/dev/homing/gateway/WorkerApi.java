@@ -6,6 +6,7 @@ import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.ThisGateway;
+import dev.homing.gateway.workers.TooManyWorkersException;
 import dev.homing.gateway.workers.UpstreamTarget;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
@@ -126,7 +127,10 @@ final class WorkerApi {
         // The check may wait on DNS, so it runs off the event loop; its answer comes back on this request's loop.
         vertx.executeBlocking(() -> checkHost(spec)).onComplete(checked -> {
             if (checked.failed()) {
-                fail(req, new ApiError(500, "worker_host_check_failed", String.valueOf(checked.cause())));
+                // Words only: the exception's class is the gateway's business, not the caller's.
+                String why = Objects.requireNonNullElse(checked.cause().getMessage(), "no reason given");
+                fail(req, new ApiError(500, "worker_host_check_failed",
+                        "Could not check the host of worker " + spec.url() + ": " + why));
             } else if (checked.result().refusal() != null) {
                 fail(req, checked.result().refusal());
             } else {
@@ -165,6 +169,8 @@ final class WorkerApi {
             JsonResponses.send(req.response(), 202, out);
         } catch (IllegalArgumentException duplicate) {
             fail(req, new ApiError(409, "worker_exists", duplicate.getMessage()));
+        } catch (TooManyWorkersException full) {
+            fail(req, new ApiError(429, "too_many_workers", full.getMessage()));
         }
     }
 

@@ -51,6 +51,12 @@ public record GatewayConfig(Config values) {
         } catch (IllegalArgumentException e) {
             problems.add(Settings.WORKER_HOST_ALLOW_LIST.flag() + ": " + e.getMessage());
         }
+        int given = values.get(Settings.WORKER_URLS).size() + values.get(Settings.DECODE).size()
+                + WorkerUrls.prefills(values.get(Settings.PREFILL)).size();
+        if (problems.isEmpty() && given > values.get(Settings.MAX_WORKERS)) {
+            problems.add(Settings.MAX_WORKERS.flag() + ": " + given + " workers given on the command line, more "
+                    + "than the " + values.get(Settings.MAX_WORKERS) + " allowed; raise the limit");
+        }
         String transportProblem = IoTransports.problem(values.get(Settings.IO_TRANSPORT));
         if (transportProblem != null) {
             problems.add(transportProblem);

@@ -1,5 +1,6 @@
 package dev.homing.gateway.discovery;
 
+import dev.homing.gateway.workers.TooManyWorkersException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -307,8 +308,15 @@ public final class PodDiscovery implements AutoCloseable {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("source", "kubernetes");
         labels.put("pod", pod.key());
-        Worker worker = lifecycle.register(new WorkerSpec(url, workerApiKey, null, labels,
-                WorkerSpec.DEFAULT_PRIORITY, pod.role(), bootstrapPort(pod))).worker();
+        Worker worker;
+        try {
+            worker = lifecycle.register(new WorkerSpec(url, workerApiKey, null, labels,
+                    WorkerSpec.DEFAULT_PRIORITY, pod.role(), bootstrapPort(pod))).worker();
+        } catch (TooManyWorkersException full) {
+            // The next list tries again, once a worker has gone.
+            LOG.warn("discovery: pod {} serves at {}, left out: {}", pod.key(), url, full.getMessage());
+            return;
+        }
         owned.put(url, worker);
         foreign.remove(url);
         metrics.added();

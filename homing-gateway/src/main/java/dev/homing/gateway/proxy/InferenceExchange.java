@@ -16,6 +16,7 @@ import dev.homing.gateway.tracing.RequestSpan;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
+import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerRole;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Context;
@@ -375,7 +376,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 : prefillPool.placeAgain(routing, failed, barred, proxy.breakers());
         if (!prefillPlaced.found()) {
             answer(new ApiError(503, "server_selection_failed",
-                    "No available servers: no available prefill workers (all circuits open or unhealthy)"));
+                    "No available servers: no available prefill workers (all circuits open or unhealthy)"
+                            + proxy.registry().unavailable(WorkerRole.PREFILL, prefillPool.model(),
+                                    WorkerRegistry.UNAVAILABLE_NAMED).clause()));
             return false;
         }
         UpstreamLeg prefillLeg = new UpstreamLeg(prefillPool.model(), prefillPlaced, context, proxy.metrics(), trace);
@@ -384,7 +387,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         if (!decodePlaced.found()) {
             prefillLeg.dropped();
             answer(new ApiError(503, "server_selection_failed",
-                    "No available servers: no available decode workers (all circuits open or unhealthy)"));
+                    "No available servers: no available decode workers (all circuits open or unhealthy)"
+                            + proxy.registry().unavailable(WorkerRole.DECODE, pool.model(),
+                                    WorkerRegistry.UNAVAILABLE_NAMED).clause()));
             return false;
         }
         leg = new UpstreamLeg(pool.model(), decodePlaced, context, proxy.metrics(), trace);
@@ -954,7 +959,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
      */
     private void noWorker(String outage) {
         if (!pool.probePlacesFull(proxy.breakers())) {
-            answer(new ApiError(503, "no_available_workers", outage));
+            answer(new ApiError(503, "no_available_workers", outage + proxy.registry()
+                    .unavailable(pool.role(), pool.model(), WorkerRegistry.UNAVAILABLE_NAMED).clause()));
             return;
         }
         response.putHeader("retry-after", String.valueOf(PROBE_RETRY_AFTER_SECS));

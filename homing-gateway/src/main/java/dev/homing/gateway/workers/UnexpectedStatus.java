@@ -22,17 +22,24 @@ public final class UnexpectedStatus extends IllegalStateException {
     private static final JsonMapper JSON = JsonMapper.shared();
 
     private final int status;
+    private final String path;
     private final String body;
 
-    UnexpectedStatus(int status, Buffer body) {
+    UnexpectedStatus(int status, Buffer body, String path) {
         super("HTTP " + status);
         this.status = status;
+        this.path = path;
         int length = Math.min(body.length(), MAX_BODY_BYTES);
         this.body = new String(body.getBytes(0, length), StandardCharsets.UTF_8);
     }
 
     public int status() {
         return status;
+    }
+
+    /** The worker's path that was called: {@code /health}, {@code /flush_cache}. */
+    public String path() {
+        return path;
     }
 
     /** The start of the worker's body as text, at most {@link #MAX_BODY_BYTES} bytes of it; may be empty. */

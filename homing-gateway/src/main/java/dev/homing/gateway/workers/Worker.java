@@ -49,6 +49,8 @@ public final class Worker implements PlacementTarget {
     private volatile long reportedLoad = WorkerView.UNKNOWN_LOAD;
     private volatile int consecutiveFailures;
     private volatile int consecutiveSuccesses;
+    /** Why the last probe or health check of it failed ({@link ProbeFailure}); null since one succeeded. */
+    private volatile String unreachableReason;
 
     Worker(String id, WorkerSpec spec) {
         this(id, spec, null);
@@ -193,6 +195,28 @@ public final class Worker implements PlacementTarget {
     public void markUnreachable() {
         consecutiveSuccesses = 0;
         healthy = false;
+    }
+
+    /** Why the last probe or health check of this worker failed, or null when the last one succeeded. */
+    public String unreachableReason() {
+        return unreachableReason;
+    }
+
+    /**
+     * Records why a probe or health check failed; returns whether the reason is new (the first failure, or another
+     * reason than the last), which is what the log tells: one line per change, not one per attempt.
+     */
+    boolean failed(String reason) {
+        boolean changed = !reason.equals(unreachableReason);
+        unreachableReason = reason;
+        return changed;
+    }
+
+    /** A probe or health check succeeded; returns the reason the one before it had failed for, or null. */
+    String reached() {
+        String was = unreachableReason;
+        unreachableReason = null;
+        return was;
     }
 
     /** Records a health probe; returns the new health if it changed, else null. Called from one thread at a time. */

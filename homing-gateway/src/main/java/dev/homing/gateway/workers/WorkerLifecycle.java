@@ -60,6 +60,8 @@ public final class WorkerLifecycle {
     private long healthTimer = -1;
     private long loadTimer = -1;
     private long maintainTimer = -1;
+    /** Set by {@link #stop}: a registration still retrying gives up rather than probe through a closed client. */
+    private volatile boolean stopped;
 
     /**
      * @param resolver    turns a worker's host name into addresses, once per worker (DNS in production)
@@ -93,6 +95,7 @@ public final class WorkerLifecycle {
     }
 
     public void stop() {
+        stopped = true;
         for (long timer : new long[] {healthTimer, loadTimer, maintainTimer}) {
             if (timer >= 0) {
                 vertx.cancelTimer(timer);
@@ -154,8 +157,9 @@ public final class WorkerLifecycle {
     }
 
     private void attempt(Worker worker, WorkerSpec spec, long deadline, long delayMs, Promise<Worker> activated) {
-        if (worker.state() != Worker.State.PENDING) {
-            activated.tryFail("worker " + worker.url() + " was removed before it became active");
+        if (worker.state() != Worker.State.PENDING || stopped) {
+            activated.tryFail("worker " + worker.url() + (stopped ? " not registered: the gateway is stopping"
+                    : " was removed before it became active"));
             return;
         }
         addressed(worker).compose(v -> discoverModel(worker)).compose(model -> bootstrapPortKnown(worker)
@@ -163,7 +167,9 @@ public final class WorkerLifecycle {
             if (ar.succeeded()) {
                 String model = spec.modelId() != null ? spec.modelId() : ar.result();
                 registry.activate(worker, model);
-                LOG.info("worker {} active ({}), model {}", worker.url(), worker.role().label(), model);
+                String failedBefore = worker.reached();
+                LOG.info("worker {} active ({}), model {}{}", worker.url(), worker.role().label(), model,
+                        failedBefore == null ? "" : "; reachable now after: " + failedBefore);
                 reportCapacity(worker, model);
                 activated.tryComplete(worker);
             } else if (ar.cause() instanceof OwnAddressException) {
@@ -172,11 +178,17 @@ public final class WorkerLifecycle {
                 activated.tryFail(ar.cause());
             } else if (System.nanoTime() > deadline) {
                 LOG.error("worker {} did not answer within {} s; giving up: {}", worker.url(),
-                        settings.startupTimeoutSecs(), ar.cause().getMessage());
+                        settings.startupTimeoutSecs(), reason(ar.cause()));
                 registry.remove(worker.id());
                 activated.tryFail(ar.cause());
             } else {
-                LOG.debug("worker {} not ready yet: {}", worker.url(), ar.cause().getMessage());
+                String reason = reason(ar.cause());
+                if (worker.failed(reason)) {
+                    LOG.warn("worker {} not reachable yet ({}); probing it again until {} s after its registration",
+                            worker.url(), reason, settings.startupTimeoutSecs());
+                } else {
+                    LOG.debug("worker {} still not reachable: {}", worker.url(), reason);
+                }
                 long next = Math.min(delayMs * 2, TimeUnit.SECONDS.toMillis(settings.startupCheckIntervalSecs()));
                 vertx.setTimer(delayMs, id -> attempt(worker, spec, deadline, next, activated));
             }
@@ -221,13 +233,13 @@ public final class WorkerLifecycle {
         return get(worker, "/get_model_info").map(body -> {
             JsonNode path = JSON.readTree(body.getBytes()).path("model_path");
             if (!path.isString() || path.asString().isEmpty()) {
-                throw new IllegalStateException("no model_path in /get_model_info");
+                throw new ProbeFailure.BadAnswer("bad answer: no model_path in /get_model_info");
             }
             return path.asString();
         }).recover(err -> get(worker, "/v1/models").map(body -> {
             JsonNode id = JSON.readTree(body.getBytes()).path("data").path(0).path("id");
             if (!id.isString() || id.asString().isEmpty()) {
-                throw new IllegalStateException("no model id in /v1/models");
+                throw new ProbeFailure.BadAnswer("bad answer: no model id in /v1/models");
             }
             return id.asString();
         }));
@@ -292,13 +304,22 @@ public final class WorkerLifecycle {
                 metrics.healthCheck(worker.role(), ar.succeeded());
                 Boolean changed = worker.recordProbe(ar.succeeded(), settings.failureThreshold(),
                         settings.successThreshold());
-                if (changed != null) {
-                    if (changed) {
-                        LOG.info("worker {} is healthy again", worker.url());
-                    } else {
-                        LOG.warn("worker {} is unhealthy: {}", worker.url(),
-                                ar.cause() == null ? "?" : ar.cause().getMessage());
+                if (ar.succeeded()) {
+                    String failedBefore = worker.reached();
+                    if (Boolean.TRUE.equals(changed)) {
+                        LOG.info("worker {} is healthy again{}", worker.url(),
+                                failedBefore == null ? "" : " after: " + failedBefore);
                     }
+                    return;
+                }
+                String reason = reason(ar.cause());
+                boolean newReason = worker.failed(reason);
+                if (Boolean.FALSE.equals(changed)) {
+                    LOG.warn("worker {} is unhealthy: {}", worker.url(), reason);
+                } else if (newReason) {
+                    LOG.warn("worker {} failed a health check ({}): {}", worker.url(),
+                            worker.healthy() ? "still taking traffic until " + settings.failureThreshold()
+                                    + " in a row" : "still unhealthy", reason);
                 }
             });
         }
@@ -312,6 +333,11 @@ public final class WorkerLifecycle {
             get(worker, "/get_load").onComplete(ar -> worker.reportedLoad(ar.succeeded()
                     ? tokensInUse(ar.result()) : -1));
         }
+    }
+
+    /** Why a call to a worker failed, in a few words ({@link ProbeFailure}). */
+    private String reason(Throwable err) {
+        return ProbeFailure.reason(err, settings.healthTimeoutSecs());
     }
 
     /** Sum of {@code num_tokens} over the worker's data-parallel ranks (one object or a list); -1 if unreadable. */
@@ -360,12 +386,12 @@ public final class WorkerLifecycle {
         }
         return connected
                 .compose(req -> req.send())
-                .compose(resp -> resp.body().map(body -> check(resp, body)));
+                .compose(resp -> resp.body().map(body -> check(resp, body, path)));
     }
 
-    private static Buffer check(HttpClientResponse resp, Buffer body) {
+    private static Buffer check(HttpClientResponse resp, Buffer body, String path) {
         if (resp.statusCode() / 100 != 2) {
-            throw new UnexpectedStatus(resp.statusCode(), body);
+            throw new UnexpectedStatus(resp.statusCode(), body, path);
         }
         return body;
     }

@@ -24,8 +24,13 @@ import java.util.function.Supplier;
  */
 public final class WorkerRegistry {
 
+    /** Workers an error answer names when none is available; the rest are counted. */
+    public static final int UNAVAILABLE_NAMED = 3;
+
     private final Map<WorkerRole, String> policyNames;
     private final PolicyConfig policyConfig;
+    /** Most workers registered at once, pending ones included ({@code --max-workers}). */
+    private final int maxWorkers;
     private final Map<String, Worker> byId = new ConcurrentHashMap<>();
     /** By role, then by model; every role's map exists from the start. */
     private final Map<WorkerRole, Map<String, ModelPool>> pools = new EnumMap<>(WorkerRole.class);
@@ -42,10 +47,16 @@ public final class WorkerRegistry {
                 policyConfig);
     }
 
-    /** Each role routed by the policy named for it. */
+    /** Each role routed by the policy named for it, with no bound on the number of workers. */
     public WorkerRegistry(Map<WorkerRole, String> policyNames, PolicyConfig policyConfig) {
+        this(policyNames, policyConfig, Integer.MAX_VALUE);
+    }
+
+    /** Each role routed by the policy named for it; at most {@code maxWorkers} registered at once. */
+    public WorkerRegistry(Map<WorkerRole, String> policyNames, PolicyConfig policyConfig, int maxWorkers) {
         this.policyNames = new EnumMap<>(policyNames);
         this.policyConfig = policyConfig;
+        this.maxWorkers = maxWorkers;
         for (WorkerRole role : WorkerRole.values()) {
             pools.put(role, new ConcurrentHashMap<>());
             // Fail at start-up, not on the first worker, if a policy cannot be built.
@@ -66,6 +77,7 @@ public final class WorkerRegistry {
      * Registers a worker that takes no traffic until {@link #activate}.
      *
      * @throws IllegalArgumentException if a worker with that URL is already registered
+     * @throws TooManyWorkersException  if the registry already holds {@code --max-workers} workers
      */
     public synchronized Worker register(WorkerSpec spec) {
         return register(spec, null);
@@ -80,6 +92,9 @@ public final class WorkerRegistry {
             if (w.url().equals(spec.url())) {
                 throw new IllegalArgumentException("worker " + spec.url() + " is already registered as " + w.id());
             }
+        }
+        if (byId.size() >= maxWorkers) {
+            throw new TooManyWorkersException(maxWorkers);
         }
         Worker worker = new Worker(UUID.randomUUID().toString(), spec, address);
         byId.put(worker.id(), worker);
@@ -223,6 +238,25 @@ public final class WorkerRegistry {
         return byId.values().stream().filter(Worker::available).count();
     }
 
+    /**
+     * The workers of {@code role} that cannot take a request now (pending, or unhealthy) and why, those of
+     * {@code model} or of no model known yet when {@code model} is given: the first {@code limit}, and the count.
+     * A walk over every worker: for an error answer or {@code /readiness}, not for a request that is served.
+     */
+    public UnavailableWorkers unavailable(WorkerRole role, String model, int limit) {
+        List<Worker> first = new java.util.ArrayList<>(Math.min(limit, 16));
+        int total = 0;
+        for (Worker worker : byId.values()) {
+            if (worker.role() == role && UnavailableWorkers.counts(worker)
+                    && (model == null || worker.modelId() == null || model.equals(worker.modelId()))) {
+                if (total++ < limit) {
+                    first.add(worker);
+                }
+            }
+        }
+        return new UnavailableWorkers(List.copyOf(first), total);
+    }
+
     /** Workers of {@code role} that may take a request now. */
     public long healthyCount(WorkerRole role) {
         return byId.values().stream().filter(w -> w.role() == role && w.available()).count();
@@ -249,9 +283,11 @@ public final class WorkerRegistry {
         }
         Collection<ModelPool> all = ofRole.values();
         if (all.isEmpty()) {
+            String why = unavailable(role, model, UNAVAILABLE_NAMED).clause();
             throw role == WorkerRole.REGULAR ? new NoRouteException(new ApiError(503, "no_workers",
-                    "No available workers")) : new NoRouteException(new ApiError(503, "no_" + role.label()
-                    + "_workers", "No " + role.label() + " workers" + (model == null ? "" : " for model " + model)));
+                    "No available workers" + why)) : new NoRouteException(new ApiError(503, "no_" + role.label()
+                    + "_workers", "No " + role.label() + " workers" + (model == null ? "" : " for model " + model)
+                    + why));
         }
         if (all.size() == 1) {
             return all.iterator().next();
