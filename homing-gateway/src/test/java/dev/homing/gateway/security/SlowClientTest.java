@@ -18,7 +18,6 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -77,12 +76,13 @@ class SlowClientTest {
     }
 
     @Test
-    void aHeadDribbledAByteAtATimeStillGets408WithinTheHeaderTimeout() throws IOException {
+    void aHeadDribbledAByteAtATimeStillGets408AtTheHeaderTimeout() throws IOException {
         try (Socket socket = connect()) {
             OutputStream out = socket.getOutputStream();
             send(socket, "GET /health HTTP/1.1\r\n");
-            long start = System.nanoTime();
-            // One header byte every 100 ms: activity that would keep a plain idle timeout from ever firing.
+            // One header byte every 100 ms: activity that would keep a plain idle timeout from ever firing, so the
+            // 408 can only come from the head's own deadline (the dribble never stops; the socket's read timeout is
+            // the bound, not a clock that a busy machine would stretch).
             dribbler.scheduleAtFixedRate(() -> {
                 try {
                     out.write('x');
@@ -93,7 +93,6 @@ class SlowClientTest {
             }, 0, 100, TimeUnit.MILLISECONDS);
 
             assertTimedOut(socket, "client_header_timeout");
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
         }
     }
 
