@@ -26,7 +26,7 @@ class DemoCommandTest {
 
         try (DemoCommand.Demo demo = command.start();
              HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> demo.gateway().registry().healthyCount() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> demo.gateway().registry().healthyCount() == 2);
             HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(
                             "http://127.0.0.1:" + demo.gateway().port() + "/v1/chat/completions"))
                     .timeout(Duration.ofSeconds(10)).header("content-type", "application/json")
@@ -50,7 +50,7 @@ class DemoCommandTest {
                 "--output-tokens", "8", "--think-seconds", "0", "--seed", "1");
 
         try (DemoCommand.Demo demo = command.start()) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> demo.gateway().registry().healthyCount() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> demo.gateway().registry().healthyCount() == 2);
             int exit = DemoCommand.replay(demo, quickWorkload, new PrintStream(printed, true, StandardCharsets.UTF_8));
 
             assertThat(exit).isZero();

@@ -195,7 +195,7 @@ class GatewayAndSimulatorTest {
                     assertThat(post(client, gateway, PROMPTS.get(i)).statusCode()).isEqualTo(200);
                 } else {
                     CompletableFuture<HttpResponse<String>> first = postAsync(client, gateway, PROMPTS.get(i));
-                    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2))
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(2))
                             .until(() -> gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum() == 1);
                     assertThat(post(client, gateway, PROMPTS.get(++i)).statusCode()).isEqualTo(200);
                     assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
@@ -204,7 +204,7 @@ class GatewayAndSimulatorTest {
                 // client whose next request goes out on another connection (another event loop) can be routed
                 // before it; the simulator's requests come seconds apart. Wait for the policy to have heard.
                 int answered = i + 1;
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2))
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(2))
                         .until(() -> recorder.events.stream().filter(e -> e.startsWith("completed ")).count()
                                 == answered);
             }

@@ -51,7 +51,7 @@ class AccessLogTest {
             gateway.post("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
                     "x-request-id", forged);
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> lines.list.stream()
+            await().atMost(Duration.ofSeconds(30)).until(() -> lines.list.stream()
                     .anyMatch(e -> e.getFormattedMessage().contains("route=/v1/chat/completions")));
         }
         String line = lines.list.stream().map(ILoggingEvent::getFormattedMessage)

@@ -54,9 +54,9 @@ class BodyReaderTest {
         }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
 
         try (Socket inOneChunk = post("{\"a\":1}", 7); Socket inTwo = post("{\"a\":1,", 13)) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> released.size() == 1 && memory.inUse() > 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> released.size() == 1 && memory.inUse() > 0);
             send(inTwo, "\"b\":2}");
-            await().atMost(Duration.ofSeconds(10)).until(() -> released.size() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> released.size() == 2);
 
             assertThat(memory.inUse()).isZero();
             await().atMost(Duration.ofSeconds(30)).until(() -> {

@@ -64,7 +64,7 @@ class CorsAndShutdownTest {
             worker.behaviour(Behaviour.SLOW);
             CompletableFuture<HttpResponse<String>> pending = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", "{\"prompt\":\"x\"}"));
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 1);
 
             gateway.close();
 
@@ -106,7 +106,7 @@ class CorsAndShutdownTest {
                         .setPort(gateway.gateway().port()).setURI("/v1/completions")
                         .putHeader("content-type", "application/json").putHeader("content-length", "100"))
                 .onSuccess(request -> request.write("{\"prompt\":"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 1
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 1
                 && gateway.metric("homing_body_memory_bytes") > 0);
         WeakReference<WorkerRegistry> registry = new WeakReference<>(gateway.gateway().registry());
 

@@ -27,7 +27,7 @@ class EngineFeedbackTest {
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
                 .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
                 .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME))) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.gateway().registry().healthyCount() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 2);
             String prompt = "A long shared instruction that the engine will cache between the two requests. ".repeat(8);
             for (int i = 0; i < 2; i++) {
                 assertThat(gateway.post("/v1/completions",

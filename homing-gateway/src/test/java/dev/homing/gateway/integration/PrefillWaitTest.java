@@ -62,7 +62,7 @@ class PrefillWaitTest {
                 .with(Settings.AFFINITY_PREFILL_WAIT_MS, 5_000L))) {
             CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", completion(LONG_PROMPT)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 1);
 
             HttpResponse<String> second = gateway.post("/v1/completions",
                     completion(LONG_PROMPT + "And what does the last clause say?"));
@@ -86,17 +86,17 @@ class PrefillWaitTest {
             try (Socket firstClient = workers.openFirstRequest()) {
                 try (Socket heldClient = gateway.openPost("/v1/completions", completion(LONG_PROMPT + "A follow-up."))) {
                     // Its slot is taken, and nothing reached a worker: it is held.
-                    await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 2);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 2);
                     assertThat(workers.received()).isEqualTo(1);
                 }
 
-                await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 1);
+                await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 1);
                 assertThat(gateway.scrapeMetrics())
                         .contains("homing_prefill_waits_total{model=\"m\",outcome=\"client_gone\"} 1.0");
             }
             // The first request ends (its client left): the prefill the held one waited for is done, and the held
             // one must still not be sent.
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
             assertThat(workers.received()).isEqualTo(1);
             assertThat(gateway.scrapeMetrics()).doesNotContain("outcome=\"released\"");
         }
@@ -139,7 +139,7 @@ class PrefillWaitTest {
         Socket openFirstRequest() throws IOException {
             Socket client = gateway.openPost("/v1/completions", completion(LONG_PROMPT));
             try {
-                await().atMost(Duration.ofSeconds(10)).until(() -> received() == 1);
+                await().atMost(Duration.ofSeconds(30)).until(() -> received() == 1);
             } catch (RuntimeException e) {
                 client.close();
                 throw e;

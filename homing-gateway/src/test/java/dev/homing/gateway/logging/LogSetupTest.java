@@ -115,7 +115,7 @@ class LogSetupTest {
                         .isEqualTo(200);
                 assertThat(gateway.post("/v1/chat/completions", "{not json", "x-request-id", "bad-1").statusCode())
                         .isEqualTo(400);
-                await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> accessLines(dir).size() == 2);
+                await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> accessLines(dir).size() == 2);
             }
 
             List<JsonNode> access = accessLines(dir);

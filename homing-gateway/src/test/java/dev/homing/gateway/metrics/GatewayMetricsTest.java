@@ -29,7 +29,7 @@ class GatewayMetricsTest {
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
         gateway.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
         // A request's record is written just after its answer's last bytes go out, not before.
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0 && gateway.metric(
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0 && gateway.metric(
                 "smg_http_requests_total{method=\"POST\",path=\"/v1/chat/completions\"}") == 2);
         scrape = gateway.scrapeMetrics();
         workerUrl = setup.worker().url();

@@ -73,7 +73,7 @@ class DataParallelRanksTest {
         HttpResponse<String> added = gateway.post("/workers", "{\"url\":\"" + engine.url() + "@3\"}");
 
         assertThat(added.statusCode()).isEqualTo(202);
-        await().atMost(Duration.ofSeconds(5)).until(() -> worker(3) != null && worker(3).available());
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker(3) != null && worker(3).available());
         assertThat(JSON.readTree(gateway.get("/workers/" + worker(3).id()).body()).path("dp_rank").asInt())
                 .isEqualTo(3);
     }

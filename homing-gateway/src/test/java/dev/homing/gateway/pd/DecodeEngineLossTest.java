@@ -68,6 +68,6 @@ class DecodeEngineLossTest {
         }
 
         assertThat(last).startsWith("data: {\"error\":");
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 }

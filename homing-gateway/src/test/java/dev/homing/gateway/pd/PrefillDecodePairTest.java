@@ -122,7 +122,7 @@ class PrefillDecodePairTest {
         assertThat(healthy.received()).hasSize(4);
         // Each failed pair's decode leg went out too, and was let go: one decode leg per attempt.
         assertThat(decode.received()).hasSize(4 + failing.received().size());
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
         assertThat(gateway.metric("smg_pd_prefill_errors_total{worker=\"" + failing.url() + "\"}"))
                 .isEqualTo(failing.received().size());
     }
@@ -142,7 +142,7 @@ class PrefillDecodePairTest {
             assertThat(response.headers().firstValue("x-worker")).hasValue(healthy.url());
         }
         assertThat(prefill.received()).hasSize(4 + failing.received().size());
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -190,7 +190,7 @@ class PrefillDecodePairTest {
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(JSON.readTree(response.body()).path("error").path("message").asString()).contains("boom");
         assertThat(failing.received()).hasSize(2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -202,8 +202,8 @@ class PrefillDecodePairTest {
         HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM);
 
         assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.metric(
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.metric(
                 "smg_pd_prefill_errors_total{worker=\"" + prefill.url() + "\"}") == 1);
         assertThat(decode.received()).hasSize(1);
     }
@@ -215,12 +215,12 @@ class PrefillDecodePairTest {
         RunningGateway gateway = gateway(prefill, decode);
 
         try (var socket = gateway.openPost("/v1/chat/completions", STREAM)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> prefill.received().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> prefill.received().size() == 1);
             // The decode worker has sent its head and waits for the KV: the prefill is what is in flight.
             assertThat(gateway.gateway().registry().find(prefill.url()).inFlight()).isEqualTo(1);
             assertThat(gateway.gateway().registry().find(decode.url()).inFlight()).isEqualTo(1);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -235,7 +235,7 @@ class PrefillDecodePairTest {
                 open.add(gateway.openPost("/generate", "{\"text\":\"" + ("prompt " + i + " ").repeat(2_000)
                         + "\",\"stream\":true}"));
             }
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(30))
                     .until(() -> prefills.stream().mapToInt(p -> p.received().size()).sum() == 9);
             // cache_aware's miss goes to the least loaded worker: with the prefill leg counted from its
             // placement, nine long prompts whose prefill never ends share three workers three each.
@@ -245,7 +245,7 @@ class PrefillDecodePairTest {
                 socket.close();
             }
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -256,7 +256,7 @@ class PrefillDecodePairTest {
         String body = "{\"text\":\"" + "a system prompt shared by two requests ".repeat(100) + "\"}";
 
         try (var first = gateway.openPost("/generate", body)) {
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Duration.ofSeconds(30))
                     .until(() -> slow.received().size() + other.received().size() == 1);
             HttpResponse<String> second = gateway.post("/generate", body);
 
@@ -266,7 +266,7 @@ class PrefillDecodePairTest {
             assertThat(gateway.metric("homing_prefill_waits_total{model=\"m\",outcome=\"released\"}"))
                     .isEqualTo(1);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -295,7 +295,7 @@ class PrefillDecodePairTest {
         // The prefill's 400 is the client's fault: it ends the pair at once with that answer.
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("context too long");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -310,10 +310,10 @@ class PrefillDecodePairTest {
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(response.body()).contains("KVTransferError(bootstrap_room=");
         assertThat(decode.received()).hasSize(2);
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(30))
                 .until(() -> gateway.metric("smg_pd_kv_transfer_failures_total{backend_type=\"sglang\",model=\"m\"}")
                         == 2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -346,7 +346,7 @@ class PrefillDecodePairTest {
 
         pair.gateway().post("/v1/chat/completions", CHAT);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> pair.gateway().inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pair.gateway().inFlight() == 0);
         String metrics = pair.gateway().scrapeMetrics();
         assertThat(metrics).contains("smg_pd_requests_total{route=\"/v1/chat/completions\"} 1.0",
                 "smg_pd_prefill_requests_total{worker=\"" + pair.prefill().url() + "\"} 1.0",

@@ -35,7 +35,7 @@ class PrefillDecodeWorkersTest {
     }
 
     private static void awaitActive(RunningGateway gateway, int workers) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.gateway().registry().healthyCount() == workers);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == workers);
     }
 
     @Test
@@ -120,7 +120,7 @@ class PrefillDecodeWorkersTest {
             for (int i = 0; i < 6; i++) {
                 open.add(gateway.openPost("/generate", "{\"text\":\"same text\",\"stream\":true}"));
             }
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(30))
                     .until(() -> decodes.stream().mapToInt(d -> d.received().size()).sum() == 6);
             assertThat(decodes).allSatisfy(d -> assertThat(d.received()).hasSize(3));
         } finally {

@@ -84,7 +84,7 @@ class SimulatedPrefillDecodeTest {
                         + "{\"role\":\"user\",\"content\":\"And part " + (turn + 2) + "?\"}";
             }
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
         assertThat(gateway.metric("homing_pd_cached_tokens_total{leg=\"prefill\",model=\"sim-model\"}")).isPositive();
     }
 
@@ -136,9 +136,9 @@ class SimulatedPrefillDecodeTest {
             post("/generate", "{\"text\":\"request " + i + "\",\"sampling_params\":{\"max_new_tokens\":2}}");
         }
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
         for (SimEngineServer engine : Stream.concat(prefills.stream(), decodes.stream()).toList()) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> rooms(engine) == 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> rooms(engine) == 0);
         }
     }
 

@@ -84,7 +84,7 @@ class InFlightAccountingTest {
             assertThat(setup.gateway().inFlight()).isEqualTo(1);
         }
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> setup.worker().streamsCutByClient() == cutBefore + 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> setup.worker().streamsCutByClient() == cutBefore + 1);
     }
 
     @Test
@@ -95,7 +95,7 @@ class InFlightAccountingTest {
             readUntil(socket.getInputStream(), "data:");
             // The client reads no further: the worker's own write queue must fill, which only happens if the
             // gateway stopped reading from it instead of buffering without bound.
-            await().atMost(Duration.ofSeconds(10)).until(setup.worker()::sawBackpressure);
+            await().atMost(Duration.ofSeconds(30)).until(setup.worker()::sawBackpressure);
         }
     }
 

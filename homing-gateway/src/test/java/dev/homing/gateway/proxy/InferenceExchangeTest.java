@@ -39,10 +39,10 @@ class InferenceExchangeTest {
             assertThat(socket.getInputStream().read()).as("the answer's head is out").isNotNegative();
         }
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics().contains(CLIENT_GONE));
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics().contains(CLIENT_GONE));
         assertThat(gateway.scrapeMetrics())
                 .doesNotContain("smg_http_responses_total{error_code=\"\",status_code=\"200\"}");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 
     @Test
@@ -53,20 +53,20 @@ class InferenceExchangeTest {
         worker.behaviour(FakeWorker.Behaviour.HANG);
 
         try (Socket holder = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> worker.received().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> worker.received().size() == 1);
             try (Socket waiter = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
-                await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics()
+                await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics()
                         .contains("smg_http_rate_limit_total{result=\"queued\"} 1.0"));
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics().contains(CLIENT_GONE));
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics().contains(CLIENT_GONE));
 
             // Its place in the queue of one is free again: the next request waits rather than being refused.
             try (Socket next = gateway.openPost("/v1/chat/completions", STREAM_BODY)) {
-                await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics()
+                await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics()
                         .contains("smg_http_rate_limit_total{result=\"queued\"} 2.0"));
                 assertThat(gateway.scrapeMetrics()).doesNotContain("result=\"rejected\"");
             }
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }
 }

@@ -83,9 +83,9 @@ class AdmissionWiringTest {
         List<Integer> order = new CopyOnWriteArrayList<>();
 
         CompletableFuture<HttpResponse<String>> holder = postAsync(order);
-        await().atMost(Duration.ofSeconds(5)).until(() -> worker.received().size() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker.received().size() == 1);
         CompletableFuture<HttpResponse<String>> waiter = postAsync(order);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.scrapeMetrics()
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics()
                 .contains("smg_http_rate_limit_total{result=\"allowed\"} 1.0"));
         HttpResponse<String> refused = postAsync(order).join();
 
@@ -130,13 +130,13 @@ class AdmissionWiringTest {
         String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
 
         try (Socket socket = gateway.openPost("/v1/chat/completions", body)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> worker.received().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> worker.received().size() == 1);
             assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("the cap is taken")
                     .isEqualTo(429);
         }
 
         worker.behaviour(Behaviour.NORMAL);
-        await().atMost(Duration.ofSeconds(5)).until(
+        await().atMost(Duration.ofSeconds(30)).until(
                 () -> gateway.post("/v1/chat/completions", BODY).statusCode() == 200);
         gateway.awaitNothingInFlight();
     }

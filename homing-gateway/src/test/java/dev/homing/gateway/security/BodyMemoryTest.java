@@ -108,7 +108,7 @@ class BodyMemoryTest {
         String body = prompt(200 * 1024);
         try (Socket socket = connect()) {
             send(socket, head(body.length()) + body);
-            await().atMost(Duration.ofSeconds(10)).until(() -> !setup.worker().received().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !setup.worker().received().isEmpty());
             assertThat(socket.getInputStream().read()).as("the stream has started").isPositive();
 
             awaitBodyMemory(0);
@@ -135,7 +135,7 @@ class BodyMemoryTest {
 
     /** Waits until the gateway holds {@code bytes} of request bodies in memory. */
     private static void awaitBodyMemory(long bytes) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().metric(BODY_MEMORY) == bytes);
+        await().atMost(Duration.ofSeconds(30)).until(() -> setup.gateway().metric(BODY_MEMORY) == bytes);
     }
 
     /** A completions body of exactly {@code bytes} bytes. */

@@ -57,7 +57,7 @@ class DnsRebindingTest {
             assertThat(gateway.post("/workers", "{\"url\":\"" + url + "\"}").statusCode()).isEqualTo(202);
             // Checked and allowed as loopback; now the name points at the cloud metadata service.
             dns.put("gpu.rebind.test", "169.254.169.254");
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.gateway().registry().healthyCount() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 1);
             HttpResponse<String> answer = gateway.post("/v1/chat/completions", BODY);
 
             assertThat(answer.statusCode()).isEqualTo(200);

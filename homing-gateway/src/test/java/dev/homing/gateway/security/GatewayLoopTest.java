@@ -60,7 +60,7 @@ class GatewayLoopTest {
             Gateway gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of(worker))
                     .with(Settings.PORT, port).with(Settings.WORKER_URLS, List.of(self, worker.url()))));
             try {
-                await().atMost(Duration.ofSeconds(10)).until(() -> gateway.registry().healthyCount() == 1
+                await().atMost(Duration.ofSeconds(30)).until(() -> gateway.registry().healthyCount() == 1
                         && gateway.registry().workers().size() == 1);
 
                 assertThat(gateway.registry().workers()).extracting(Worker::url).containsExactly(worker.url());
@@ -106,7 +106,7 @@ class GatewayLoopTest {
                      .with(Settings.WORKER_URLS, List.of(front.url(""))))) {
             // The back gateway learnt its worker's model through the front one; now the front sends to it alone.
             assertThat(front.post("/workers", "{\"url\":\"" + back.url("") + "\"}").statusCode()).isEqualTo(202);
-            await().atMost(Duration.ofSeconds(10)).until(() -> front.gateway().registry().healthyCount() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> front.gateway().registry().healthyCount() == 2);
             String engineId = URLEncoder.encode(engine.url(), StandardCharsets.UTF_8);
             assertThat(front.send(HttpRequest.newBuilder(URI.create(front.url("/workers/" + engineId))).DELETE()
                     .build()).statusCode()).isEqualTo(200);

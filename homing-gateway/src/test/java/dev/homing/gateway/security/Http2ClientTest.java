@@ -122,14 +122,14 @@ class Http2ClientTest {
             requests.add(request);
         }
 
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(30))
                 .until(() -> setup.gateway().metric("smg_http_rate_limit_total{result=\"queued\"}") >= 2);
         assertThat(setup.worker().received()).as("one permit, one stream at the worker").hasSize(1);
         assertThat(requests).extracting(HttpClientRequest::connection).as("all on one connection")
                 .containsOnly(requests.getFirst().connection());
         // The waiting ones first, so no permit freed by the first reaches them.
         requests.reversed().forEach(HttpClientRequest::reset);
-        await().atMost(Duration.ofSeconds(10)).until(() -> setup.gateway().inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> setup.gateway().inFlight() == 0);
     }
 
     @Test

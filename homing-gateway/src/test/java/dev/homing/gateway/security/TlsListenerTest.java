@@ -47,7 +47,7 @@ class TlsListenerTest {
         worker = FakeWorker.start("model-a");
         gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of(worker))
                 .with(Settings.TLS_CERT_PATH, TestTls.file("cert.pem")).with(Settings.TLS_KEY_PATH, TestTls.file("key.pem"))));
-        await().atMost(Duration.ofSeconds(10)).until(() -> gateway.registry().healthyCount() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.registry().healthyCount() == 1);
         trusting = HttpClient.newBuilder().sslContext(TestTls.trustingTheTestCertificate())
                 .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }

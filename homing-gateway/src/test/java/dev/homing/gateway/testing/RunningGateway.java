@@ -89,14 +89,14 @@ public final class RunningGateway implements AutoCloseable {
     private static RunningGateway onceEveryWorkerServes(Gateway gateway, Config config) {
         RunningGateway running = new RunningGateway(gateway);
         int workers = new GatewayConfig(config).workers().size();
-        await().atMost(Duration.ofSeconds(10)).until(() -> running.gateway.registry().healthyCount() == workers);
+        await().atMost(Duration.ofSeconds(30)).until(() -> running.gateway.registry().healthyCount() == workers);
         return running;
     }
 
     /** As {@link #start(Config)}, discovering workers from Kubernetes pods too. */
     public static RunningGateway start(Config config, DiscoverySettings discovery) {
         RunningGateway running = new RunningGateway(Gateway.start(new GatewayConfig(config), discovery));
-        await().atMost(Duration.ofSeconds(10)).until(
+        await().atMost(Duration.ofSeconds(30)).until(
                 () -> running.gateway.registry().healthyCount() >= config.get(Settings.WORKER_URLS).size());
         return running;
     }
@@ -192,11 +192,11 @@ public final class RunningGateway implements AutoCloseable {
     }
 
     /**
-     * Waits, up to 5 s, until no request is in flight: a client may hold a whole answer a moment before the gateway
+     * Waits, up to 30 s, until no request is in flight: a client may hold a whole answer a moment before the gateway
      * sees the worker's end of it.
      */
     public void awaitNothingInFlight() {
-        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> inFlight() == 0);
     }
 
     @Override

@@ -17,7 +17,7 @@ class LoadPollingTest {
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
                      .with(Settings.POLICY, "power_of_two").with(Settings.WORKER_STARTUP_CHECK_INTERVAL, 1L))) {
-            await().atMost(Duration.ofSeconds(5)).until(
+            await().atMost(Duration.ofSeconds(30)).until(
                     () -> gateway.gateway().registry().find(worker.url()).reportedLoad() == 7);
         }
     }
@@ -28,8 +28,8 @@ class LoadPollingTest {
                 .with(Settings.WORKER_STARTUP_TIMEOUT_SECS, 1L))) {
             var registration = gateway.gateway().addWorker(WorkerSpec.of("http://127.0.0.1:1", null));
 
-            await().atMost(Duration.ofSeconds(5)).until(() -> registration.activated().failed());
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.gateway().registry().workers().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> registration.activated().failed());
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().workers().isEmpty());
         }
     }
 }

@@ -32,7 +32,7 @@ class WorkerApiTest {
             HttpResponse<String> response = setup.gateway().post("/workers", "{\"url\":\"" + added.url() + "\"}");
 
             assertThat(response.statusCode()).isEqualTo(202);
-            await().atMost(Duration.ofSeconds(5)).until(() -> setup.gateway().get("/workers/" + idOf(response.body()))
+            await().atMost(Duration.ofSeconds(30)).until(() -> setup.gateway().get("/workers/" + idOf(response.body()))
                     .body().contains("\"state\":\"active\""));
             for (int i = 0; i < 4; i++) {
                 setup.gateway().post("/v1/chat/completions", CHAT);

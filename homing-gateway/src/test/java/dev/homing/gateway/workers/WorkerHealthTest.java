@@ -39,7 +39,7 @@ class WorkerHealthTest {
                      .with(Settings.HEALTH_FAILURE_THRESHOLD, 1)
                      .with(Settings.HEALTH_SUCCESS_THRESHOLD, 1))) {
             sick.healthy(false);
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.gateway().registry().healthyCount() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 1);
 
             for (int i = 0; i < 6; i++) {
                 assertThat(gateway.post("/v1/chat/completions", CHAT).statusCode()).isEqualTo(200);
@@ -47,7 +47,7 @@ class WorkerHealthTest {
             assertThat(sick.received()).isEmpty();
 
             sick.healthy(true);
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.gateway().registry().healthyCount() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 2);
         }
     }
 
@@ -57,7 +57,7 @@ class WorkerHealthTest {
              RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
                      .with(Settings.API_KEY, "gateway-key"))) {
             gateway.gateway().addWorker(new WorkerSpec(worker.url(), "worker-key", null, null, 50));
-            await().atMost(Duration.ofSeconds(5)).until(() -> gateway.gateway().registry().healthyCount() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 1);
 
             HttpResponse<String> without = gateway.post("/v1/chat/completions", CHAT);
             HttpResponse<String> with = gateway.post("/v1/chat/completions", CHAT,

@@ -58,7 +58,7 @@ class FaultInjectionTest {
 
             assertThatThrownBy(() -> client.post("/v1/completions", PLAIN)).isInstanceOf(Exception.class);
 
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThatThrownBy(() -> new SimEngineClient(engine).get("/health")).isInstanceOf(Exception.class));
         }
     }
