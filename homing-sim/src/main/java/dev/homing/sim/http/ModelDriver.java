@@ -3,6 +3,7 @@ package dev.homing.sim.http;
 import dev.homing.sim.model.VirtualTimeModel;
 import io.vertx.core.Timer;
 import io.vertx.core.Vertx;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -22,17 +23,29 @@ import java.util.function.ToLongFunction;
  * {@link #virtualNow()}, then {@link #pump} (or {@link #pumpSoon}) so that what they changed is delivered and the timer
  * set again.
  *
+ * <p>Delivery takes turns with the event loop's other work: one pump delivers for at most {@link #TURN_NANOS} and
+ * leaves the rest of what came due for a pump right after the loop's pending I/O, and the model moves on only once
+ * everything it reported is delivered. When the machine is too busy for the engine to keep up with scaled real time,
+ * the engine falls behind (as an overloaded engine does) while its server still answers {@code /get_load} and hears
+ * its clients hang up; without the turns, each pump had more to deliver than the one before and held the loop for
+ * ever longer.
+ *
  * <p>Confined to one Vert.x context (the server's event loop): every method must be called on it.
  *
  * @param <M> the model
  * @param <E> its events
  */
 final class ModelDriver<M extends VirtualTimeModel<E>, E> {
+    /** How long one pump may deliver before it lets the event loop serve its connections. */
+    static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
     private final Vertx vertx;
     private final M model;
     private final double timeScale;
     private final long startNanos;
     private final KeyedListeners<E> listeners;
+    /** What the model reported and a pump has not delivered yet, in time order. */
+    private final ArrayDeque<E> due = new ArrayDeque<>();
     private boolean pumping;
     private boolean pumpAgain;
     private Timer timer;
@@ -76,7 +89,10 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
         vertx.runOnContext(v -> pump());
     }
 
-    /** Delivers every event due by now and sets the timer for the next one. */
+    /**
+     * Delivers every event due by now and sets the timer for the next one; or, when that takes longer than a turn,
+     * what it delivered within the turn, and sets the timer to go on after the loop's pending I/O.
+     */
     void pump() {
         // A listener may change the model (a fault, a disconnect), which pumps again: that inner pump must not deliver
         // later events before the outer loop has delivered the earlier ones it holds, so it only asks for a repeat.
@@ -85,17 +101,25 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
             return;
         }
         pumping = true;
+        long turnEnd = System.nanoTime() + TURN_NANOS;
         try {
             do {
-                pumpAgain = false;
-                for (E event : model.advanceTo(virtualNow())) {
-                    listeners.deliver(event);
+                if (due.isEmpty()) {
+                    pumpAgain = false;
+                    due.addAll(model.advanceTo(virtualNow()));
                 }
-            } while (pumpAgain);
+                while (!due.isEmpty() && System.nanoTime() - turnEnd < 0) {
+                    listeners.deliver(due.poll());
+                }
+            } while ((pumpAgain || !due.isEmpty()) && System.nanoTime() - turnEnd < 0);
         } finally {
             pumping = false;
         }
-        schedule();
+        if (due.isEmpty() && !pumpAgain) {
+            schedule();
+        } else {
+            continueNextTurn();
+        }
     }
 
     void close() {
@@ -109,6 +133,13 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
         }
     }
 
+    /** A timer rather than a task: Netty runs it after the I/O that is ready now, not before. */
+    private void continueNextTurn() {
+        cancelTimer();
+        timerTargetNanos = Long.MIN_VALUE;
+        setTimer(1);
+    }
+
     private void schedule() {
         long next = model.nextEventNanos();
         if (next == timerTargetNanos && timer != null) {
@@ -119,7 +150,10 @@ final class ModelDriver<M extends VirtualTimeModel<E>, E> {
         if (next == Long.MAX_VALUE) {
             return;
         }
-        long delayNanos = Math.max(1, (long) Math.ceil((next - virtualNow()) / timeScale));
+        setTimer(Math.max(1, (long) Math.ceil((next - virtualNow()) / timeScale)));
+    }
+
+    private void setTimer(long delayNanos) {
         Timer set = vertx.timer(delayNanos, TimeUnit.NANOSECONDS);
         timer = set;
         set.onSuccess(v -> {
