@@ -26,6 +26,12 @@ class AdmissionWiringTest {
 
     private static final String BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /**
+     * The queue and request timeouts of the tests that need neither to fire: bounds only a failure reaches, as a busy
+     * machine can take seconds over what the tests wait for (a waiter admitted, a stream held).
+     */
+    private static final long NEVER_QUEUE_TIMEOUT_SECS = 30;
+    private static final long NEVER_REQUEST_TIMEOUT_SECS = 60;
 
     private FakeWorker worker;
     private RunningGateway gateway;
@@ -39,22 +45,23 @@ class AdmissionWiringTest {
     }
 
     private void start(Behaviour behaviour, int maxConcurrent, int queueSize) {
-        start(behaviour, maxConcurrent, queueSize, null);
+        start(behaviour, maxConcurrent, queueSize, null, NEVER_QUEUE_TIMEOUT_SECS, NEVER_REQUEST_TIMEOUT_SECS);
     }
 
-    private void start(Behaviour behaviour, int maxConcurrent, int queueSize, Integer tokensPerSecond) {
+    private void start(Behaviour behaviour, int maxConcurrent, int queueSize, Integer tokensPerSecond,
+                       long queueTimeoutSecs, long requestTimeoutSecs) {
         worker = FakeWorker.start("model-a");
         worker.behaviour(behaviour);
         gateway = RunningGateway.start(RunningGateway.config(List.of(worker))
                 .with(Settings.MAX_CONCURRENT_REQUESTS, maxConcurrent)
-                .with(Settings.QUEUE_SIZE, queueSize).with(Settings.QUEUE_TIMEOUT_SECS, 1L)
-                .with(Settings.REQUEST_TIMEOUT_SECS, 2L)
+                .with(Settings.QUEUE_SIZE, queueSize).with(Settings.QUEUE_TIMEOUT_SECS, queueTimeoutSecs)
+                .with(Settings.REQUEST_TIMEOUT_SECS, requestTimeoutSecs)
                 .with(Settings.RATE_LIMIT_TOKENS_PER_SECOND, tokensPerSecond));
     }
 
     private CompletableFuture<HttpResponse<String>> postAsync(List<Integer> answeredInOrder) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(gateway.url("/v1/chat/completions")))
-                .timeout(Duration.ofSeconds(10)).header("content-type", "application/json")
+                .timeout(Duration.ofSeconds(90)).header("content-type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
         return CLIENT.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
             if (r != null) {
@@ -79,14 +86,17 @@ class AdmissionWiringTest {
 
     @Test
     void aFullQueueAnswers429AndAnOverdueWaiterAnswers503InThatOrder() {
-        start(Behaviour.HANG, 1, 1);
+        // The third request must be refused before the waiter's 2 s in the queue end, and the waiter's end come
+        // before the holder's 6 s: seconds apart, so a busy machine's delays between the steps keep that order.
+        start(Behaviour.HANG, 1, 1, null, 2, 6);
         List<Integer> order = new CopyOnWriteArrayList<>();
 
         CompletableFuture<HttpResponse<String>> holder = postAsync(order);
         await().atMost(Duration.ofSeconds(30)).until(() -> worker.received().size() == 1);
         CompletableFuture<HttpResponse<String>> waiter = postAsync(order);
+        // Queued, not merely sent: else the third request could take the queue's place and the waiter be refused.
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics()
-                .contains("smg_http_rate_limit_total{result=\"allowed\"} 1.0"));
+                .contains("smg_http_rate_limit_total{result=\"queued\"} 1.0"));
         HttpResponse<String> refused = postAsync(order).join();
 
         assertThat(refused.statusCode()).isEqualTo(429);
@@ -118,8 +128,8 @@ class AdmissionWiringTest {
     @Test
     void withARateLimitWaitingRequestsAreAdmittedAsTokensComeDue() {
         // One token in the bucket, refilled at five a second: the second and third requests wait for tokens, which
-        // the gateway's pump timer hands out well within the one-second queue timeout.
-        start(Behaviour.NORMAL, 1, 5, 5);
+        // the gateway's pump timer hands out well within the queue timeout.
+        start(Behaviour.NORMAL, 1, 5, 5, NEVER_QUEUE_TIMEOUT_SECS, NEVER_REQUEST_TIMEOUT_SECS);
         assertThreeRequestsSentAtOnceAllAnswered();
         gateway.awaitNothingInFlight();
     }
