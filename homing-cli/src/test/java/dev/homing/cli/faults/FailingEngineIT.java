@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -81,15 +82,19 @@ class FailingEngineIT {
     /**
      * Sends a batch between two looks at the hung engine's circuit; if it stayed open throughout (no half-open probe
      * in between), not one request may have gone to that engine, and every one must have succeeded. Otherwise tries
-     * again, a few times.
+     * again, a few times. The first look is the page that showed the circuit open: a second scrape could come after
+     * the open timeout and count the move to half-open before the batch sends the probe.
      */
     private void trafficMovesWhileTheHungCircuitStaysOpen(GatewayProcess gateway, EngineProcess hung,
                                                           FaultClient client, String url, List<Answer> answers)
             throws InterruptedException {
         for (int attempt = 0; attempt < 5; attempt++) {
             int round = attempt;
+            AtomicReference<PrometheusText> open = new AtomicReference<>();
             fleet.awaitOutcome("hung circuit open", LOAD_TIMEOUT).until(() -> {
-                if (gateway.circuitState(fleet.control(), hung) == 1) {
+                PrometheusText now = gateway.metrics(fleet.control());
+                if (GatewayProcess.circuitState(now, hung) == 1) {
+                    open.set(now);
                     return true;
                 }
                 // Half-open with no traffic stays half-open: a few requests give the hung engine its probe, whose
@@ -98,7 +103,7 @@ class FailingEngineIT {
                         Requests.chat("reopen " + i, 8, false), false)).join(LOAD_TIMEOUT));
                 return false;
             });
-            PrometheusText before = gateway.metrics(fleet.control());
+            PrometheusText before = open.get();
             String prefix = "moved-" + attempt + "-";
             List<Answer> batch = LoadRun.start(4, 40,
                     i -> client.post(url, prefix + i, Requests.chat("moved " + i, 8, false), false))

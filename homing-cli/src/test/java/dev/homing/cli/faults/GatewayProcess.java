@@ -117,7 +117,12 @@ final class GatewayProcess {
 
     /** The circuit state the gateway exports for a worker: 0 closed, 1 open, 2 half-open. */
     int circuitState(FaultClient control, EngineProcess engine) {
-        return (int) metrics(control).sum("smg_worker_cb_state", "worker", engine.url());
+        return circuitState(metrics(control), engine);
+    }
+
+    /** The circuit state of a worker on a scraped metrics page: 0 closed, 1 open, 2 half-open. */
+    static int circuitState(PrometheusText metrics, EngineProcess engine) {
+        return (int) metrics.sum("smg_worker_cb_state", "worker", engine.url());
     }
 
     @Override
