@@ -60,7 +60,7 @@ class RequestIdsTest {
         String echoed = headerOf(answer, "x-request-id");
         assertThat(echoed).matches(GENERATED);
         assertThat(setup.worker().received().getFirst().headers().get("x-request-id")).isEqualTo(echoed);
-        await().atMost(Duration.ofSeconds(10)).until(() -> lines.list.stream()
+        await().atMost(Duration.ofSeconds(30)).until(() -> lines.list.stream()
                 .anyMatch(e -> e.getFormattedMessage().contains("request_id=" + echoed + " ")));
         assertThat(lines.list).noneMatch(e -> e.getFormattedMessage().contains("bad"));
     }

@@ -120,9 +120,10 @@ class PrefillDecodePairTest {
 
         assertThat(failing.received()).isNotEmpty();
         assertThat(healthy.received()).hasSize(4);
-        // Each failed pair's decode leg went out too, and was let go: one decode leg per attempt.
-        assertThat(decode.received()).hasSize(4 + failing.received().size());
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        // Each failed pair's decode leg went out too, and was let go: at most one decode leg per attempt (one let go
+        // before it reached the worker never arrives there).
+        assertThat(decode.received().size()).isBetween(4, 4 + failing.received().size());
         assertThat(gateway.metric("smg_pd_prefill_errors_total{worker=\"" + failing.url() + "\"}"))
                 .isEqualTo(failing.received().size());
     }
@@ -141,8 +142,10 @@ class PrefillDecodePairTest {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("x-worker")).hasValue(healthy.url());
         }
-        assertThat(prefill.received()).hasSize(4 + failing.received().size());
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        // At most one prefill leg per attempt: a failed pair's prefill leg let go before it reached the worker never
+        // arrives there.
+        assertThat(prefill.received().size()).isBetween(4, 4 + failing.received().size());
     }
 
     @Test
@@ -159,7 +162,7 @@ class PrefillDecodePairTest {
         assertThat(response.statusCode()).isEqualTo(502);
         assertThat(JSON.readTree(response.body()).path("error").path("code").asString())
                 .isEqualTo("call_upstream_failed");
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
         assertThat(firstDecode.received()).as("deliveries to the first decode").hasSize(1);
         assertThat(secondDecode.received()).as("deliveries to the second decode").hasSize(1);
     }
@@ -174,7 +177,7 @@ class PrefillDecodePairTest {
         HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
 
         assertThat(response.statusCode()).isEqualTo(502);
-        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
         assertThat(firstPrefill.received()).as("deliveries to the first prefill").hasSize(1);
         assertThat(secondPrefill.received()).as("deliveries to the second prefill").hasSize(1);
     }

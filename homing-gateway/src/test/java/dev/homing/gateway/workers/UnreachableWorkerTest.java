@@ -28,7 +28,7 @@ class UnreachableWorkerTest {
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of()))) {
             String url = "http://127.0.0.1:" + refusingPort();
             Worker worker = gateway.gateway().addWorker(WorkerSpec.of(url, null)).worker();
-            await().atMost(Duration.ofSeconds(10)).until(() -> worker.unreachableReason() != null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> worker.unreachableReason() != null);
 
             HttpResponse<String> chat = gateway.post("/v1/chat/completions", CHAT);
             HttpResponse<String> readiness = gateway.get("/readiness");
@@ -52,7 +52,7 @@ class UnreachableWorkerTest {
                 workers.add(gateway.gateway().addWorker(WorkerSpec.of("http://127.0.0." + (i + 1) + ":"
                         + refusingPort(), null)).worker());
             }
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(30))
                     .until(() -> workers.stream().allMatch(w -> w.unreachableReason() != null));
 
             String body = gateway.post("/v1/chat/completions", CHAT).body();
