@@ -1,0 +1,219 @@
+package dev.homing.core.kv;
+
+/**
+ * Whether one worker's exact view can be trusted, from the sequence numbers of its event batches, its cache
+ * clears and its silence: the rule that keeps exact routing from turning into a guess without anyone knowing.
+ *
+ * <pre>
+ *   NONE (never heard) ──first batch──▶ EXACT ──a gap: HOLD_FOR_REPLAY──▶ STALE (gap pending)
+ *                                        ▲  ▲                                │ releaseHeld
+ *                                        │  └───── the replay filled it ─────┤
+ *                                        │                                   ▼ replay short, or none
+ *                                        └──── onCleared, a restart ──── STALE (batches lost)
+ *   EXACT or STALE ──no batch for the limit (onTick)──▶ NONE (silent) ──its next batch──▶ as it was
+ *   any state ──onResync──▶ NONE (never heard)
+ * </pre>
+ * The state is derived from four facts: whether the stream was heard since the start or the last resync, whether it
+ * has been silent for the limit, whether a gap waits for its replay, and whether batches were lost for good since
+ * the last clear. {@link State#NONE} wins over {@link State#STALE}, which wins over {@link State#EXACT}.
+ *
+ * <p>Protocol, for the subscriber that owns the stream:
+ * <ol>
+ *   <li>Each live batch goes to {@link #onLive}; its {@link Verdict} says to apply it, to skip it (a replay already
+ *       applied it), to clear the worker's view and then apply it (the publisher restarted: its cache is empty), or
+ *       to hold it: batches before it are missing.
+ *   <li>On {@link Verdict#HOLD_FOR_REPLAY} the subscriber asks the engine's replay socket from {@link #expected()}
+ *       and passes each replayed batch to {@link #onReplayed} (apply or skip as told), then calls
+ *       {@link #releaseHeld()} for the held batch. Without a replay socket it calls {@link #releaseHeld()} at once.
+ *       Either way the missing batches are applied in order before anything after them, or are lost: a batch is
+ *       never applied after a later one, so a replayed store never resurrects a block a later batch removed.
+ *   <li>After applying a batch that held {@code AllBlocksCleared}, it calls {@link #onCleared()}.
+ * </ol>
+ * Joining a stream late (or after a restart) misses only stores, never a removal of a block the view holds (that
+ * removal comes after the store, so a miss of it is a gap), hence the first batch heard makes the view exact.
+ *
+ * <p>Every transition is checked: {@link #onLive} while a gap is pending, or {@link #onReplayed} and
+ * {@link #releaseHeld()} while none is, throw {@link IllegalStateException} (a subscriber's bug). Time is passed in
+ * (nanoseconds of the caller's clock). Not thread-safe: confined to the worker's subscriber.
+ */
+public final class KvEventLiveness {
+
+    /** How far the worker's exact view can be trusted. */
+    public enum State {
+        /** No events flow: never heard, or silent for longer than the limit. Route on the tree. */
+        NONE,
+        /** Every batch since the view began was applied in order. Route on the view. */
+        EXACT,
+        /** Batches are missing (waiting for a replay, or lost until the next clear). Route on the tree. */
+        STALE
+    }
+
+    /** Why the state is what it is. */
+    public enum Reason {
+        /** No batch since the start or the last resync. */
+        NEVER_HEARD,
+        /** No batch for the silence limit. */
+        SILENT,
+        /** Batches are missing; a replay may bring them. */
+        GAP_PENDING,
+        /** Batches were lost for good; a clear, a restart or a resync ends it. */
+        BATCHES_LOST,
+        /** Exact. */
+        IN_SEQUENCE
+    }
+
+    /** What the subscriber does with a batch. */
+    public enum Verdict {
+        /** Apply it. */
+        APPLY,
+        /** Already applied (it came in a replay): skip it. */
+        SKIP,
+        /** Batches before it are missing: hold it, replay them, then {@link #releaseHeld()}. */
+        HOLD_FOR_REPLAY,
+        /** The publisher restarted with an empty cache: clear the worker's view, then apply it. */
+        CLEAR_THEN_APPLY
+    }
+
+    private final long silenceNanos;
+
+    private boolean heard;
+    private boolean silent;
+    private boolean lost;
+    /** The sequence number of the next batch to apply; meaningful once heard. */
+    private long expected;
+    /** The last live sequence number seen: a live stream only goes up, unless its publisher restarted. */
+    private long lastLive = -1;
+    /** The held batch's sequence number while a gap is pending, else -1. */
+    private long held = -1;
+    private long lastHeardNanos;
+
+    /** @param silenceNanos how long without a batch before the stream counts as gone */
+    public KvEventLiveness(long silenceNanos) {
+        if (silenceNanos <= 0) {
+            throw new IllegalArgumentException("the silence limit is positive, got " + silenceNanos);
+        }
+        this.silenceNanos = silenceNanos;
+    }
+
+    public State state() {
+        if (!heard || silent) {
+            return State.NONE;
+        }
+        return held >= 0 || lost ? State.STALE : State.EXACT;
+    }
+
+    public Reason reason() {
+        if (!heard) {
+            return Reason.NEVER_HEARD;
+        }
+        if (silent) {
+            return Reason.SILENT;
+        }
+        if (held >= 0) {
+            return Reason.GAP_PENDING;
+        }
+        return lost ? Reason.BATCHES_LOST : Reason.IN_SEQUENCE;
+    }
+
+    /** The sequence number of the next batch to apply (where a replay starts); -1 before the first batch. */
+    public long expected() {
+        return heard ? expected : -1;
+    }
+
+    /** A batch from the live stream. */
+    public Verdict onLive(long seq, long nowNanos) {
+        requireSeq(seq);
+        require(held < 0, "take a live batch while a gap waits for its replay");
+        lastHeardNanos = nowNanos;
+        silent = false;
+        if (!heard) {
+            heard = true;
+            lastLive = seq;
+            expected = seq + 1;
+            return Verdict.APPLY;
+        }
+        if (seq <= lastLive) {
+            lastLive = seq;
+            expected = seq + 1;
+            lost = false;
+            return Verdict.CLEAR_THEN_APPLY;
+        }
+        lastLive = seq;
+        if (seq < expected) {
+            return Verdict.SKIP;
+        }
+        if (seq == expected) {
+            expected++;
+            return Verdict.APPLY;
+        }
+        held = seq;
+        return Verdict.HOLD_FOR_REPLAY;
+    }
+
+    /** A batch the replay socket sent while a gap is pending: {@link Verdict#APPLY} or {@link Verdict#SKIP}. */
+    public Verdict onReplayed(long seq) {
+        requireSeq(seq);
+        require(held >= 0, "take a replayed batch with no gap pending");
+        if (seq < expected) {
+            return Verdict.SKIP;
+        }
+        if (seq > expected) {
+            // The replay buffer no longer reaches back to the gap: what it sends now would apply out of order.
+            return Verdict.SKIP;
+        }
+        expected++;
+        return Verdict.APPLY;
+    }
+
+    /**
+     * The replay is over (or there is none): what to do with the held batch. The gap is filled when every batch
+     * before the held one was applied; else those batches are lost and the view stays STALE until a clear.
+     */
+    public Verdict releaseHeld() {
+        require(held >= 0, "release a held batch with no gap pending");
+        long seq = held;
+        held = -1;
+        if (expected > seq) {
+            return Verdict.SKIP;
+        }
+        if (expected < seq) {
+            lost = true;
+        }
+        expected = seq + 1;
+        return Verdict.APPLY;
+    }
+
+    /** A batch holding {@code AllBlocksCleared} was applied: nothing from before it matters any more. */
+    public void onCleared() {
+        require(heard, "clear a view that never heard a batch");
+        lost = false;
+    }
+
+    /** The caller dropped the worker's view to rebuild it from the next batch (as at the start). */
+    public void onResync() {
+        heard = false;
+        silent = false;
+        lost = false;
+        held = -1;
+        lastLive = -1;
+    }
+
+    /** The clock moved: a stream heard from but quiet for the silence limit goes NONE until its next batch. */
+    public void onTick(long nowNanos) {
+        if (heard && nowNanos - lastHeardNanos >= silenceNanos) {
+            silent = true;
+        }
+    }
+
+    private static void requireSeq(long seq) {
+        if (seq < 0) {
+            throw new IllegalArgumentException("a batch's sequence number is not negative, got " + seq);
+        }
+    }
+
+    private void require(boolean legal, String action) {
+        if (!legal) {
+            throw new IllegalStateException("cannot " + action + " (" + state() + ", " + reason() + ")");
+        }
+    }
+}

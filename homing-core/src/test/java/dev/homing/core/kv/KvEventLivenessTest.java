@@ -1,0 +1,170 @@
+package dev.homing.core.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.homing.core.kv.KvEventLiveness.Reason;
+import dev.homing.core.kv.KvEventLiveness.State;
+import dev.homing.core.kv.KvEventLiveness.Verdict;
+import org.junit.jupiter.api.Test;
+
+class KvEventLivenessTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private final KvEventLiveness liveness = new KvEventLiveness(2 * SECOND);
+
+    @Test
+    void aStreamNeverHeardIsNone() {
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+        assertThat(liveness.reason()).isEqualTo(Reason.NEVER_HEARD);
+        assertThat(liveness.expected()).isEqualTo(-1);
+    }
+
+    @Test
+    void theFirstBatchMakesTheViewExactWhereverTheStreamIs() {
+        assertThat(liveness.onLive(500, 0)).isEqualTo(Verdict.APPLY);
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        assertThat(liveness.expected()).isEqualTo(501);
+    }
+
+    @Test
+    void batchesInSequenceKeepItExact() {
+        for (long seq = 0; seq < 5; seq++) {
+            assertThat(liveness.onLive(seq, seq)).isEqualTo(Verdict.APPLY);
+        }
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        assertThat(liveness.reason()).isEqualTo(Reason.IN_SEQUENCE);
+    }
+
+    @Test
+    void aGapHoldsTheBatchAndMakesTheViewStaleUntilTheReplayFillsIt() {
+        liveness.onLive(0, 0);
+
+        assertThat(liveness.onLive(3, 0)).isEqualTo(Verdict.HOLD_FOR_REPLAY);
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+        assertThat(liveness.reason()).isEqualTo(Reason.GAP_PENDING);
+        assertThat(liveness.expected()).isEqualTo(1);
+
+        assertThat(liveness.onReplayed(0)).isEqualTo(Verdict.SKIP);
+        assertThat(liveness.onReplayed(1)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.onReplayed(2)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.releaseHeld()).isEqualTo(Verdict.APPLY);
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        assertThat(liveness.onLive(4, 0)).isEqualTo(Verdict.APPLY);
+    }
+
+    @Test
+    void aReplayThatRanPastTheHeldBatchMakesItAndTheLiveCopiesSkipped() {
+        liveness.onLive(0, 0);
+        liveness.onLive(2, 0);
+        for (long seq = 1; seq <= 4; seq++) {
+            assertThat(liveness.onReplayed(seq)).isEqualTo(Verdict.APPLY);
+        }
+
+        assertThat(liveness.releaseHeld()).isEqualTo(Verdict.SKIP);
+        assertThat(liveness.onLive(3, 0)).isEqualTo(Verdict.SKIP);
+        assertThat(liveness.onLive(4, 0)).isEqualTo(Verdict.SKIP);
+        assertThat(liveness.onLive(5, 0)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aGapNoReplayCanFillLeavesTheViewStaleUntilAClear() {
+        liveness.onLive(0, 0);
+        liveness.onLive(5, 0);
+        // The engine's replay buffer starts after the gap: nothing it sends may be applied out of order.
+        assertThat(liveness.onReplayed(3)).isEqualTo(Verdict.SKIP);
+
+        assertThat(liveness.releaseHeld()).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+        assertThat(liveness.reason()).isEqualTo(Reason.BATCHES_LOST);
+        assertThat(liveness.onLive(6, 0)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+
+        liveness.onCleared();
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aPublisherThatRestartedClearsTheViewAndIsExactAgain() {
+        liveness.onLive(0, 0);
+        liveness.onLive(9, 0);
+        liveness.releaseHeld();
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+
+        assertThat(liveness.onLive(0, 0)).isEqualTo(Verdict.CLEAR_THEN_APPLY);
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        assertThat(liveness.onLive(1, 0)).isEqualTo(Verdict.APPLY);
+    }
+
+    @Test
+    void silenceForTheLimitMakesItNoneAndTheNextBatchInSequenceExactAgain() {
+        liveness.onLive(0, 0);
+        liveness.onTick(2 * SECOND - 1);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+
+        liveness.onTick(2 * SECOND);
+
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+        assertThat(liveness.reason()).isEqualTo(Reason.SILENT);
+        assertThat(liveness.onLive(1, 3 * SECOND)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aStreamThatComesBackAfterLosingBatchesIsStaleNotExact() {
+        liveness.onLive(0, 0);
+        liveness.onTick(5 * SECOND);
+
+        assertThat(liveness.onLive(7, 6 * SECOND)).isEqualTo(Verdict.HOLD_FOR_REPLAY);
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+        liveness.releaseHeld();
+        assertThat(liveness.reason()).isEqualTo(Reason.BATCHES_LOST);
+    }
+
+    @Test
+    void aSilentStreamThatLostBatchesStaysStaleWhenItResumes() {
+        liveness.onLive(0, 0);
+        liveness.onLive(2, 0);
+        liveness.releaseHeld();
+        liveness.onTick(10 * SECOND);
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+
+        liveness.onLive(3, 11 * SECOND);
+
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+    }
+
+    @Test
+    void aResyncStartsOverAsIfNeverHeard() {
+        liveness.onLive(0, 0);
+        liveness.onLive(4, 0);
+        liveness.releaseHeld();
+
+        liveness.onResync();
+
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+        assertThat(liveness.reason()).isEqualTo(Reason.NEVER_HEARD);
+        assertThat(liveness.onLive(5, 0)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aStepOutOfTheProtocolIsRefused() {
+        assertThatThrownBy(liveness::releaseHeld).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> liveness.onReplayed(0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(liveness::onCleared).isInstanceOf(IllegalStateException.class);
+
+        liveness.onLive(0, 0);
+        liveness.onLive(2, 0);
+
+        assertThatThrownBy(() -> liveness.onLive(3, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("GAP_PENDING");
+        assertThatThrownBy(() -> liveness.onLive(-1, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
