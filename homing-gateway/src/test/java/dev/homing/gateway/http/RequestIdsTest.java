@@ -1,16 +1,12 @@
 package dev.homing.gateway.http;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.homing.config.Settings;
+import dev.homing.gateway.testing.LogCapture;
 import dev.homing.gateway.testing.OneWorkerGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -36,20 +32,16 @@ class RequestIdsTest {
     private static final String CHAT = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     private static final Pattern GENERATED = Pattern.compile("chatcmpl-[A-Za-z0-9]{24}");
 
-    private final Logger access = (Logger) LoggerFactory.getLogger("dev.homing.gateway.access");
-    private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    private LogCapture accessLog;
 
     @BeforeEach
     void capture() {
-        lines.start();
-        access.addAppender(lines);
-        access.setLevel(Level.INFO);
+        accessLog = LogCapture.infoOf("dev.homing.gateway.access");
     }
 
     @AfterEach
     void release() {
-        access.detachAppender(lines);
-        access.setLevel(null);
+        accessLog.close();
     }
 
     @Test
@@ -60,9 +52,9 @@ class RequestIdsTest {
         String echoed = headerOf(answer, "x-request-id");
         assertThat(echoed).matches(GENERATED);
         assertThat(setup.worker().received().getFirst().headers().get("x-request-id")).isEqualTo(echoed);
-        await().atMost(Duration.ofSeconds(30)).until(() -> lines.list.stream()
-                .anyMatch(e -> e.getFormattedMessage().contains("request_id=" + echoed + " ")));
-        assertThat(lines.list).noneMatch(e -> e.getFormattedMessage().contains("bad"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> accessLog.messages().stream()
+                .anyMatch(line -> line.contains("request_id=" + echoed + " ")));
+        assertThat(accessLog.messages()).noneMatch(line -> line.contains("bad"));
     }
 
     @Test

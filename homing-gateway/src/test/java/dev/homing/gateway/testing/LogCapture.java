@@ -15,8 +15,8 @@ public final class LogCapture implements AutoCloseable {
     private final Level levelBefore;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-    private LogCapture(Class<?> type, Level level) {
-        this.logger = (Logger) LoggerFactory.getLogger(type);
+    private LogCapture(String name, Level level) {
+        this.logger = (Logger) LoggerFactory.getLogger(name);
         this.levelBefore = logger.getLevel();
         if (level != null) {
             logger.setLevel(level);
@@ -26,12 +26,17 @@ public final class LogCapture implements AutoCloseable {
     }
 
     public static LogCapture errorsOf(Class<?> type) {
-        return new LogCapture(type, null);
+        return new LogCapture(type.getName(), null);
     }
 
     /** Everything {@code type}'s logger writes at INFO and above, the tests' WARN notwithstanding. */
     public static LogCapture infoOf(Class<?> type) {
-        return new LogCapture(type, Level.INFO);
+        return infoOf(type.getName());
+    }
+
+    /** As {@link #infoOf(Class)}, for a logger known by its name (the access log's). */
+    public static LogCapture infoOf(String name) {
+        return new LogCapture(name, Level.INFO);
     }
 
     public List<String> messages() {
