@@ -1,11 +1,14 @@
 package dev.homing.sim.model;
 
+import dev.homing.core.kv.KvEvent;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The simulated engine: a continuous-batching scheduler over a {@link KvCache}, as a pure state machine in virtual
@@ -201,6 +204,14 @@ public final class Engine implements VirtualTimeModel<Progress> {
         return new EngineStats(active.size() - waiting.size(), waiting.size(),
             (int) (slots.cachedTokens() + ownTokens), slots.cachedTokens(), slots.capacity(),
             promptTokensTotal, cachedTokensTotal, generationTokensTotal, finishedRequestsTotal);
+    }
+
+    /**
+     * Tells {@code sink} every change of the KV cache from now on (SGLang's KV events), during the step that makes
+     * it; call before the first request.
+     */
+    public void publishKvEvents(Consumer<KvEvent> sink) {
+        cache.publishTo(sink);
     }
 
     /** The cache, for tests and for the offline simulator's reports; read it, do not change it. */

@@ -1,10 +1,14 @@
 package dev.homing.sim.model;
 
+import dev.homing.core.kv.KvEvent;
+import dev.homing.core.kv.Medium;
+
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * The engine's KV cache: a radix tree of token sequences whose KV is kept, in a pool of {@code capacity} token slots
@@ -29,6 +33,11 @@ import java.util.TreeSet;
  * {@link #reserve} refuses what cannot fit, and tree slots are freed only by eviction, which never takes a locked
  * node; {@code KvCacheAgainstNaiveModelTest} checks them against a naive model step by step. Not thread-safe: one
  * engine owns it.
+ *
+ * <p><b>Events.</b> Once {@link #publishTo} names a sink, the cache tells it every change as SGLang's radix cache
+ * does: a new edge as one {@link KvEvent.BlockStored} of its pages (each page named by the engine's own chained hash,
+ * kept on the node, so a split keeps every page's name), an evicted edge as a {@link KvEvent.BlockRemoved}, and a
+ * flush of an idle cache as {@link KvEvent.AllBlocksCleared}. A cache without a sink hashes nothing.
  */
 public final class KvCache {
     private final int capacity;
@@ -43,6 +52,7 @@ public final class KvCache {
     private long accessClock;
     private long serials;
     private long evictedTokens;
+    private Consumer<KvEvent> events;
 
     public KvCache(int capacity, int pageSize) {
         if (capacity <= 0 || pageSize <= 0) {
@@ -61,6 +71,17 @@ public final class KvCache {
 
     /** A cached prefix: {@code node} ends it, {@code length} tokens long (a multiple of the page size). */
     public record Match(Node node, int length) {
+    }
+
+    /**
+     * Tells {@code sink} every change from now on, on the caller's thread; the cache must still be empty, so that
+     * every page it will hold has a name.
+     */
+    public void publishTo(Consumer<KvEvent> sink) {
+        if (cachedTokens > 0) {
+            throw new IllegalStateException("events are turned on before the cache holds anything");
+        }
+        this.events = sink;
     }
 
     /** The longest cached prefix of {@code tokens[0, length)}, in whole pages; refreshes its LRU position. */
@@ -158,6 +179,7 @@ public final class KvCache {
                 node.putChild(pageKey(leaf.key, 0), leaf);
                 addEvictable(leaf);
                 cachedTokens += leaf.key.length;
+                published(leaf);
                 node = leaf;
                 done = aligned;
                 break;
@@ -174,12 +196,22 @@ public final class KvCache {
         return new Match(node, aligned);
     }
 
-    /** Drops every unlocked entry (all of them when nothing runs), as an engine's cache flush does. */
+    /**
+     * Drops every unlocked entry, as an engine's cache flush does: all of them at once when nothing runs (one
+     * {@link KvEvent.AllBlocksCleared}), else each unlocked edge as it would be evicted.
+     */
     public void flush() {
-        evictUntilFree(capacity + 1);
-        if (cachedTokens == 0) {
+        if (lockedTokens == 0) {
+            evictedTokens += cachedTokens;
+            cachedTokens = 0;
+            evictable.clear();
             root = new Node(new int[0], null);
+            if (events != null) {
+                events.accept(new KvEvent.AllBlocksCleared());
+            }
+            return;
         }
+        evictUntilFree(capacity + 1);
     }
 
     /** Where the pool's slots are now. */
@@ -214,6 +246,9 @@ public final class KvCache {
             parent.removeChild(pageKey(leaf.key, 0));
             cachedTokens -= leaf.key.length;
             evictedTokens += leaf.key.length;
+            if (events != null) {
+                events.accept(new KvEvent.BlockRemoved(leaf.pageHashes, Medium.GPU, 0));
+            }
             if (parent != root && parent.isLeaf() && parent.locks == 0) {
                 addEvictable(parent);
             }
@@ -230,8 +265,35 @@ public final class KvCache {
         parent.putChild(pageKey(upper.key, 0), upper);
         child.key = Arrays.copyOfRange(child.key, length, child.key.length);
         child.parent = upper;
+        if (child.pageHashes != null) {
+            int pages = length / pageSize;
+            upper.pageHashes = Arrays.copyOfRange(child.pageHashes, 0, pages);
+            child.pageHashes = Arrays.copyOfRange(child.pageHashes, pages, child.pageHashes.length);
+        }
         upper.putChild(pageKey(child.key, 0), child);
         return upper;
+    }
+
+    /** Names a new edge's pages and tells the sink; a no-op without one. */
+    private void published(Node leaf) {
+        if (events == null) {
+            return;
+        }
+        Node parent = leaf.parent;
+        Long parentHash = parent == root ? null : parent.pageHashes[parent.pageHashes.length - 1];
+        long previous = parentHash == null ? 0 : parentHash;
+        long[] hashes = new long[leaf.key.length / pageSize];
+        for (int page = 0; page < hashes.length; page++) {
+            long h = Mix.splitMix64(previous);
+            for (int i = page * pageSize; i < (page + 1) * pageSize; i++) {
+                h = Mix.splitMix64(h ^ leaf.key[i]);
+            }
+            hashes[page] = h;
+            previous = h;
+        }
+        leaf.pageHashes = hashes;
+        events.accept(new KvEvent.BlockStored(hashes, parentHash, leaf.key.clone(), pageSize, null, null, Medium.GPU,
+            null, 0));
     }
 
     private void touch(Node node) {
@@ -292,6 +354,8 @@ public final class KvCache {
         private long lastAccess;
         private long serial;
         private boolean evictable;
+        /** The engine's names of the edge's pages, in order; null while the cache publishes no events. */
+        private long[] pageHashes;
 
         private Node(int[] key, Node parent) {
             this.key = key;
