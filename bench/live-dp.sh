@@ -2,7 +2,7 @@
 # Data-parallel ranks, live (issue 17, target 3's live half): one `homing sim-engine --dp-size 4` engine behind the
 # gateway, routed to its ranks (--dp-aware, url@0..3, the gateway's policy choosing the rank) against the same engine
 # seen whole (one URL: the engine's own round robin chooses), on multi-turn chat driven by `homing bench`: the cached
-# share of prompt tokens and TTFT side by side. See docs/BENCHMARKS.md, "Data-parallel ranks, live".
+# share of prompt tokens and TTFT side by side. See docs/BENCHMARKS.md, "Data-parallel ranks".
 #
 #   bench/live-dp.sh [OUT_DIR]         (default OUT_DIR: results/live-dp)
 #

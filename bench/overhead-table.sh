@@ -154,7 +154,7 @@ awk -F'\t' -v bursts=$have_bursts '
 
 # The bursts step (see proxy-overhead.sh): the rows and the targets, each ratio taken within one burst (HAProxy and
 # the row measured seconds apart), its mean over the bursts with their spread; target 3 comes from the cold step
-# above (a fresh proxy's first requests against a warm one's, one client, one sitting).
+# above (a fresh proxy's first requests against a warm one's, one client, one run).
 if [ $have_bursts = 1 ]; then
   awk -F'\t' '
     FNR == 1 { next }

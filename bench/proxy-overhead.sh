@@ -71,8 +71,8 @@ HOLD_TOKENS=40        # output of a held stream: one token a second, so a stream
 # branches a method's profile never took and recompiles when one is taken; a fresh proxy's first probes, connections
 # and requests take some (an engine's GET handling and the doubles of its load report, the client's new connection),
 # and perf found the instruments' compiler threads taking most of the core they share through the first second of
-# every proxy's first requests, HAProxy's as much as Homing's (docs/BENCHMARKS.md, "Twenty-second sitting"). With no
-# traps allowed, C2 compiles every branch and keeps its code.
+# every proxy's first requests, HAProxy's as much as Homing's (docs/BENCHMARKS.md, "Method"). With no traps
+# allowed, C2 compiles every branch and keeps its code.
 LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS--XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0}
 # Fast engines: at --time-scale 1000 a prefill or a short decode takes microseconds of real time (the engine's timer
 # counts nanoseconds on the epoll transport, a short /generate answers in about 0.13 ms), so the engines are not the

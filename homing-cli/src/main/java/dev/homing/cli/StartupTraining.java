@@ -25,8 +25,8 @@ import java.util.concurrent.TimeoutException;
  * 6,000). picocli's classes stay out (the JDK does not cache classes of its old class-file version), so the command
  * line is left to the real runs. The training's method profiles are left out too ({@code bin/homing} records with
  * {@code -XX:-AOTRecordTraining}): on JDK 25 a run that replays them keeps thousands of methods the training never
- * compiled with C2, the request path's among them, in C1's code however hot they get (docs/BENCHMARKS.md,
- * "Nineteenth sitting").
+ * compiled with C2, the request path's among them, in C1's code however hot they get: a method the training ran
+ * fewer times, or only inlined, waits for thresholds scaled up 250 times, in practice for ever.
  *
  * <p>In this JVM, on loopback: two simulated engines, and a gateway in front of them started as {@code homing launch}
  * starts it (its flags, its logging set-up); waits for {@code /readiness}, sends chat completions (plain and

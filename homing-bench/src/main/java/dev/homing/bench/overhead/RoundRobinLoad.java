@@ -44,12 +44,12 @@ import picocli.CommandLine.Option;
  * proxy is ready). Why a file, not the client polling the proxy's readiness itself: polling, with the JDK's HTTP
  * client or with Vert.x's, took branches of the socket, event-loop and future code the load had never taken, and C2
  * threw away the compiled load path; recompiled during the first few hundred measured requests, on the core the
- * engines share, it slowed those of every proxy, HAProxy's as much as Homing's (docs/BENCHMARKS.md, "Twenty-second
- * sitting"). A load balancer's readiness probe is another process too. For that step the same client also
+ * engines share, it slowed those of every proxy, HAProxy's as much as Homing's (docs/BENCHMARKS.md, "Method"). A
+ * load balancer's readiness probe is another process too. For that step the same client also
  * measures the warm-up URLs once warm ({@code --warm-figure}, section {@code warm}: a warm proxy of the same kind) just
  * before the wait, and the engines directly at the end ({@code --direct-urls}, section {@code direct}): the first
  * requests, the warm figure and the baseline they are compared with come from one process, one set of engines and
- * one sitting, seconds apart. With {@code --interleaved-direct-url} the warm figure and the first requests each get a
+ * one run, seconds apart. With {@code --interleaved-direct-url} the warm figure and the first requests each get a
  * baseline of their own seconds ({@link InterleavedBaseline}): every few requests, one straight to an engine.
  *
  * <p>Against a proxy it takes the proxy's one URL; against the engines directly, every engine's URL. The JSON result

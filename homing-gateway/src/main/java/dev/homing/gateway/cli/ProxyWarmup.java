@@ -35,7 +35,7 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Why: the JDK's start-up cache holds classes but no compiled code (nor, as bin/homing records it, profiles), so
  * a fresh gateway ran its first thousand requests interpreted or in C1 code while C2 compiled on the same cores, at
- * several times the warm added latency (docs/BENCHMARKS.md, "Sixth run"). Compiled code belongs to the process, not
+ * several times the warm added latency (docs/BENCHMARKS.md, "Startup"). Compiled code belongs to the process, not
  * to the gateway that ran it, so the real gateway's first client finds it. A fixed number of requests does not do:
  * the JIT went quiet after 32,000 of them (18 s) on one core and after 103,000 (23 s) on two. Why off by default: a
  * gateway should be ready within seconds of its start (a rollout waits for every replica), and what the warm-up saves
@@ -57,7 +57,7 @@ import java.util.function.BooleanSupplier;
  * io_uring read), and the real gateway's start and first requests that of 56 more; its first 250 requests added 5x
  * the warm median while they were compiled again. Compiled a second time, a method keeps the branches that trapped,
  * so the second round pays for both, and the real gateway starts on code that has them: 16 methods lost their code
- * from the second close on (docs/BENCHMARKS.md, "Twentieth sitting").
+ * from the second close on, against 88 from the only close on with one round.
  *
  * <p>Why after the ports are bound: a port in use fails the start at once, not after the warm-up. Why before the
  * workers register: no client request is served meanwhile, so none competes with it for the cores. Nothing the real
@@ -73,7 +73,8 @@ public final class ProxyWarmup {
      * Warm-up workers behind the throwaway gateway. Two, not one: in front of one worker a policy has nothing to
      * compare (every worker holds the whole matched prefix, every load is the least), so the code that weighs one
      * worker against another stayed cold, and the default policy's first thousand requests in front of two engines
-     * compiled it: 1.61x the warm added latency in two sittings, where cache_aware came out 1.10x and 1.36x.
+     * compiled it: 1.61x the warm added latency, where cache_aware's, whose code one worker does exercise, came out
+     * 1.10x and 1.36x.
      */
     private static final int WORKERS = 2;
     /** The share of {@code --warmup-secs} the first round may take; the second round has the rest. */

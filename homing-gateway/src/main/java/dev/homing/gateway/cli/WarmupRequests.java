@@ -8,8 +8,8 @@ import tools.jackson.core.io.JsonStringEncoder;
  * The requests a {@link ProxyWarmup} sends, numbered: as varied as the traffic a gateway meets, in the ways its code
  * branches on. The JIT compiles a method for the types and branches its profile saw; when real traffic then takes a
  * branch or brings a type the warm-up never showed, the compiled method is thrown away and compiled again, on the
- * cores the first real requests need (the seventh run in docs/BENCHMARKS.md counted 117 such traps in the half second
- * after a warm-up of one kind of short prompt). So the warm-up varies:
+ * cores the first real requests need (117 such traps in the half second after a warm-up of one kind of short
+ * prompt). So the warm-up varies:
  * <ul>
  *   <li>the route: chat completions, completions and {@code /generate}, one in seven streamed, and now and then a
  *       {@code GET} of {@code /readiness}, {@code /health} or {@code /v1/models};</li>

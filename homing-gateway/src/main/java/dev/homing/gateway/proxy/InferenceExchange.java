@@ -806,10 +806,10 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
      * already left in the handler; on io_uring they wait as submissions that Netty hands to the kernel at the start of
      * the loop's next I/O turn, which comes after the tasks, so there the task does not put the bytes ahead of the
      * bookkeeping. (A handler that submitted before the tasks was tried and measured no different: the bookkeeping is
-     * a few microseconds, below what a sequential request's latency resolves; docs/BENCHMARKS.md, "Twenty-third
-     * sitting".) The client of this connection is read again only in a later turn, so it never sees the work undone;
-     * a request on another connection, served by another event loop, can be routed within that turn and see the
-     * worker still one request busier, as it could see any load a moment old.
+     * a few microseconds, below what a sequential request's latency resolves.) The client of this connection is read
+     * again only in a later turn, so it never sees the work undone; a request on another connection, served by
+     * another event loop, can be routed within that turn and see the worker still one request busier, as it could
+     * see any load a moment old.
      */
     private void afterWrites(Runnable bookkeeping) {
         context.runOnContext(v -> bookkeeping.run());
