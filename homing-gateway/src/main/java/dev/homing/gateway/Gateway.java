@@ -280,7 +280,8 @@ public final class Gateway implements AutoCloseable {
             HttpServer first = servers.getFirst();
             thisGateway.bound(first.actualPort());
             MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
-                    : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
+                    : await(MetricsServer.start(vertx, metrics.registry(), config.routeAccess(),
+                            config.get(Settings.PROMETHEUS_HOST),
                             config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)),
                             "the metrics listener (--prometheus-host/--prometheus-port)",
                             config.get(Settings.PROMETHEUS_HOST), config.get(Settings.PROMETHEUS_PORT));

@@ -20,7 +20,6 @@ import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.ForwardedHeaders;
 import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.proxy.InferenceRoute;
-import dev.homing.gateway.security.RouteAccess;
 import dev.homing.gateway.security.RouteAccess.Kind;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.ThisGateway;
@@ -97,12 +96,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                         .toList(), resolver)
                 : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
         this.routes = declare().with(extraRoutes);
-        RouteAccess access = new RouteAccess(config.get(Settings.API_KEY), config.get(Settings.ADMIN_API_KEY),
-                config.get(Settings.ALLOW_UNAUTHENTICATED_ADMIN));
         // CORS before access: a browser's preflight carries no credentials. The route's 404 or 405 after access: a
         // caller without the key learns nothing of what the table accepts.
         this.stages = List.of(ExpectContinue.STAGE, HopLimit.STAGE,
-                new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS)).stage(), access.stage(), Routes.STAGE);
+                new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS)).stage(), config.routeAccess().stage(), Routes.STAGE);
     }
 
     /** The data plane's route table: each route once, with who may call it. */
@@ -148,13 +145,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 req.method().name(), match.metricLabel());
         HttpServerResponse response = req.response();
         response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
-        for (EdgeStage stage : stages) {
-            EdgeStage.Refusal refusal = stage.check().check(req, match);
-            if (refusal != null) {
-                record.completeWhenEnded(response);
-                refusal.send(req);
-                return;
-            }
+        EdgeStage.Refusal refusal = EdgeStage.firstRefusal(stages, req, match);
+        if (refusal != null) {
+            record.completeWhenEnded(response);
+            refusal.send(req);
+            return;
         }
         match.route().handler().serve(req, record, match.param());
     }

@@ -120,6 +120,26 @@ class RouteTableTest {
     }
 
     @Test
+    void theMetricsPortServesOnlyItsOwnTable() {
+        try (RunningGateway gateway = start(keyed(), List.of())) {
+            String metrics = "http://127.0.0.1:" + gateway.gateway().metricsPort();
+            HttpResponse<String> scrape = gateway.send(HttpRequest.newBuilder(URI.create(metrics + "/metrics"))
+                    .timeout(Duration.ofSeconds(20)).GET().build());
+            HttpResponse<String> post = gateway.send(HttpRequest.newBuilder(URI.create(metrics + "/metrics"))
+                    .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.noBody()).build());
+            HttpResponse<String> other = gateway.send(HttpRequest.newBuilder(URI.create(metrics + "/workers"))
+                    .timeout(Duration.ofSeconds(20)).header("authorization", ADMIN).GET().build());
+
+            assertThat(scrape.statusCode()).isEqualTo(200);
+            assertThat(scrape.body()).contains("smg_http_connections_active");
+            assertThat(post.statusCode()).isEqualTo(405);
+            assertThat(post.headers().firstValue("allow")).hasValue("GET");
+            assertThat(other.statusCode()).isEqualTo(404);
+            assertThat(other.body()).contains("\"code\":\"not_found\"");
+        }
+    }
+
+    @Test
     void theAdminRoutesAreTheWorkerApiAndTheFanOutRoutes() {
         try (RunningGateway gateway = start(keyed(), List.of())) {
             Set<String> admin = gateway.gateway().routes().all().stream().filter(r -> r.access() == Kind.ADMIN)

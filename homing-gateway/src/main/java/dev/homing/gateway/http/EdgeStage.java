@@ -2,6 +2,8 @@ package dev.homing.gateway.http;
 
 import io.vertx.core.http.HttpServerRequest;
 
+import java.util.List;
+
 /**
  * One check a request passes at a listener's edge, after its route is looked up and before its handler runs: the
  * listener runs its stages in order, and the first that refuses answers the request. A stage that lets the request
@@ -22,6 +24,17 @@ public record EdgeStage(String name, Check check) {
     @FunctionalInterface
     public interface Refusal {
         void send(HttpServerRequest request);
+    }
+
+    /** The refusal of the first of {@code stages} that refuses the request, or null when all let it on. */
+    public static Refusal firstRefusal(List<EdgeStage> stages, HttpServerRequest request, RouteMatch match) {
+        for (EdgeStage stage : stages) {
+            Refusal refusal = stage.check.check(request, match);
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        return null;
     }
 
     /** The refusal that answers {@code error}, or null for none. */

@@ -25,6 +25,7 @@ public record Route(HttpMethod method, String pattern, RouteAccess.Kind access, 
     /**
      * Serves a request that passed every edge stage. It owns the request from here: a handler that records the
      * request itself (an inference exchange) completes {@code record}; any other is made with {@link #answered}.
+     * {@code record} is null on a listener that records no request (the metrics port).
      */
     @FunctionalInterface
     public interface Handler {
@@ -53,7 +54,9 @@ public record Route(HttpMethod method, String pattern, RouteAccess.Kind access, 
     /** A route whose request is recorded when {@code answer}'s response ends. */
     public static Route answered(HttpMethod method, String pattern, RouteAccess.Kind access, Answer answer) {
         return new Route(method, pattern, access, DEFAULT_ID_PREFIX, (request, record, param) -> {
-            record.completeWhenEnded(request.response());
+            if (record != null) {
+                record.completeWhenEnded(request.response());
+            }
             answer.answer(request, param);
         });
     }
