@@ -96,10 +96,11 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                         .toList(), resolver)
                 : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
         this.routes = declare().with(extraRoutes);
-        // CORS before access: a browser's preflight carries no credentials. The route's 404 or 405 after access: a
-        // caller without the key learns nothing of what the table accepts.
+        // CORS before access: a browser's preflight carries no credentials. The route's 405 after access: a caller
+        // without the key learns nothing of a guarded route's methods.
         this.stages = List.of(ExpectContinue.STAGE, HopLimit.STAGE,
-                new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS)).stage(), config.routeAccess().stage(), Routes.STAGE);
+                new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS)).stage(), config.routeAccess().stage(),
+                Routes.STAGE);
     }
 
     /** The data plane's route table: each route once, with who may call it. */
