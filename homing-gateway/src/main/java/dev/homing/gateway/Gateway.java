@@ -12,6 +12,8 @@ import dev.homing.gateway.http.EdgeRefusals;
 import dev.homing.gateway.http.InvalidRequests;
 import dev.homing.gateway.http.IoTransports;
 import dev.homing.gateway.http.RequestFraming;
+import dev.homing.gateway.http.Route;
+import dev.homing.gateway.http.Routes;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.metrics.MetricsServer;
 import dev.homing.gateway.proxy.InferenceAdmission;
@@ -111,12 +113,15 @@ public final class Gateway implements AutoCloseable {
     private final ReplicaSync replicas;
     private final Tracing tracing;
     private volatile boolean closed;
+    /** The data plane's route table. */
+    private final Routes routes;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, HttpClient controlClient,
                     WorkerRegistry registry, WorkerLifecycle lifecycle, GatewayMetrics metrics,
                     CircuitBreakers breakers,
                     List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
-                    ReplicaSync replicas) {
+                    ReplicaSync replicas, Routes routes) {
+        this.routes = routes;
         this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
@@ -180,8 +185,23 @@ public final class Gateway implements AutoCloseable {
         return start(config, discovery, resolver, tracing, port -> { });
     }
 
+    /**
+     * As {@link #start(GatewayConfig)}, serving {@code extraRoutes} besides the gateway's own, through the same edge
+     * stages: how a test adds a route in one place.
+     */
+    static Gateway start(GatewayConfig config, List<Route> extraRoutes) {
+        return start(config, DiscoverySettings.of(config.values()), InetAddress::getAllByName, Tracing.of(config),
+                port -> { }, extraRoutes);
+    }
+
     private static Gateway start(GatewayConfig config, DiscoverySettings discovery,
                                  WorkerHostAllowList.Resolver resolver, Tracing tracing, IntConsumer whileBound) {
+        return start(config, discovery, resolver, tracing, whileBound, List.of());
+    }
+
+    private static Gateway start(GatewayConfig config, DiscoverySettings discovery,
+                                 WorkerHostAllowList.Resolver resolver, Tracing tracing, IntConsumer whileBound,
+                                 List<Route> extraRoutes) {
         WorkerRegistry registry = new WorkerRegistry(config.policyNames(), config.policyConfig(0),
                 config.get(Settings.MAX_WORKERS));
         ThisGateway thisGateway = ThisGateway.listeningOn(config.get(Settings.HOST), config.get(Settings.PORT));
@@ -246,7 +266,7 @@ public final class Gateway implements AutoCloseable {
                     config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
-                    replicas == null ? () -> true : replicas::readyToServe);
+                    replicas == null ? () -> true : replicas::readyToServe, extraRoutes);
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.get(Settings.PORT) == 0 ? -1 : config.get(Settings.PORT);
@@ -260,7 +280,8 @@ public final class Gateway implements AutoCloseable {
             HttpServer first = servers.getFirst();
             thisGateway.bound(first.actualPort());
             MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
-                    : await(MetricsServer.start(vertx, metrics.registry(), config.get(Settings.PROMETHEUS_HOST),
+                    : await(MetricsServer.start(vertx, metrics.registry(), config.routeAccess(),
+                            config.get(Settings.PROMETHEUS_HOST),
                             config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)),
                             "the metrics listener (--prometheus-host/--prometheus-port)",
                             config.get(Settings.PROMETHEUS_HOST), config.get(Settings.PROMETHEUS_PORT));
@@ -275,7 +296,7 @@ public final class Gateway implements AutoCloseable {
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, controlClient, registry, lifecycle, metrics,
-                    breakers, servers, metricsServer, pods, tracing, replicas);
+                    breakers, servers, metricsServer, pods, tracing, replicas, handler.routes());
             LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets{}, metrics port {}), {} worker(s) "
                             + "registering", config.tls() ? "https" : "http", config.get(Settings.HOST),
                     first.actualPort(),
@@ -367,6 +388,11 @@ public final class Gateway implements AutoCloseable {
     /** Drains a worker (no new traffic; removed once its requests are done or {@code grace} is over). */
     public Future<Void> drainWorker(Worker worker, Duration grace) {
         return lifecycle.drain(worker, grace);
+    }
+
+    /** The data plane's route table, for tests that walk it. */
+    Routes routes() {
+        return routes;
     }
 
     public int port() {

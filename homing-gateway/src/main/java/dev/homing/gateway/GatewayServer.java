@@ -5,6 +5,7 @@ import dev.homing.config.WorkerUrls;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.Cors;
+import dev.homing.gateway.http.EdgeStage;
 import dev.homing.gateway.http.ExpectContinue;
 import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.HopLimit;
@@ -12,11 +13,14 @@ import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.http.Route;
+import dev.homing.gateway.http.RouteMatch;
+import dev.homing.gateway.http.Routes;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.ForwardedHeaders;
 import dev.homing.gateway.proxy.InferenceProxy;
 import dev.homing.gateway.proxy.InferenceRoute;
-import dev.homing.gateway.security.RouteAccess;
+import dev.homing.gateway.security.RouteAccess.Kind;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.UnavailableWorkers;
@@ -24,14 +28,12 @@ import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerRole;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 
 import java.net.URLDecoder;
@@ -43,63 +45,49 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
- * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
- * proxied info routes, the fan-out admin routes and the worker API, after {@link RouteAccess} has let the request
- * through. An inference request is handed to its exchange ({@link InferenceProxy}), which owns it from admission to
- * its access-log line; every other request is recorded when its response ends. Handlers run on event loops and never
- * block.
+ * The data-plane request handler: looks the request's route up in the table ({@link #declare}: every route the
+ * listener serves, declared once with its method, pattern, access and handler), runs the edge stages in order, then
+ * the route's handler: the inference proxy, the synthesised and proxied info routes, the fan-out admin routes and the
+ * worker API. An inference request is handed to its exchange ({@link InferenceProxy}), which owns it from admission
+ * to its access-log line; every other request is recorded when its response ends. Handlers run on event loops and
+ * never block.
  */
 final class GatewayServer implements Handler<HttpServerRequest> {
 
-    /**
-     * The methods each fixed non-inference route accepts, for the {@code Allow} header of a 405 (the inference routes
-     * accept POST; {@code /workers} answers its own 405s).
-     */
-    private static final Map<String, String> KNOWN_ROUTES = Map.ofEntries(
-            Map.entry("/health", "GET"), Map.entry("/liveness", "GET"), Map.entry("/readiness", "GET"),
-            Map.entry("/health_generate", "GET"), Map.entry("/v1/models", "GET"), Map.entry("/get_model_info", "GET"),
-            Map.entry("/get_server_info", "GET"), Map.entry("/engine_metrics", "GET"), Map.entry("/get_loads", "GET"),
-            Map.entry("/flush_cache", "POST"));
-
-    /** Where {@code GET /v1/models/{model}} starts; a model id may hold slashes ({@code org/name}). */
-    private static final String MODEL_PREFIX = "/v1/models/";
     /** Unavailable workers {@code /readiness} names; the rest are counted. */
     private static final int READINESS_NAMED = 10;
 
     private final GatewayConfig config;
     private final WorkerRegistry registry;
-    private final WorkerLifecycle lifecycle;
     private final InferenceProxy inference;
     private final HttpClient client;
     private final GatewayMetrics metrics;
     private final RequestIds requestIds;
-    private final Cors cors;
-    /** Who may call which route; checked before anything else is read. */
-    private final RouteAccess routeAccess;
     private final FanOutRoutes fanOut;
     private final WorkerApi workerApi;
     /** HTTP/1.x framing rules (Transfer-Encoding, Host); checked before anything else reads the request. */
     private final RequestFraming framing;
+    private final Routes routes;
+    /** What a request passes, in this order, between its route's lookup and its handler; the first refusal answers. */
+    private final List<EdgeStage> stages;
     /** What readiness waits for besides a healthy worker: the replica sync's warm start (always true without it). */
     private final BooleanSupplier replicaReady;
     /** While {@code homing launch} warms its proxy path up, its ports bound and no worker registered yet. */
     private volatile boolean warmingUp;
 
+    /** @param extraRoutes routes served besides the gateway's own, after them in the table (none but in tests) */
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
-                  WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway, BooleanSupplier replicaReady) {
+                  WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway, BooleanSupplier replicaReady,
+                  List<Route> extraRoutes) {
         this.framing = framing;
         this.replicaReady = replicaReady;
         this.config = config;
         this.registry = registry;
-        this.lifecycle = lifecycle;
         this.inference = inference;
         this.client = client;
         this.metrics = metrics;
         this.requestIds = new RequestIds(config.get(Settings.REQUEST_ID_HEADERS));
-        this.cors = new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS));
-        this.routeAccess = new RouteAccess(config.get(Settings.API_KEY), config.get(Settings.ADMIN_API_KEY),
-                config.get(Settings.ALLOW_UNAUTHENTICATED_ADMIN));
         this.fanOut = new FanOutRoutes(registry, lifecycle);
         List<String> allowList = config.get(Settings.WORKER_HOST_ALLOW_LIST);
         this.workerApi = new WorkerApi(vertx, registry, lifecycle, config.prefillDecode(),
@@ -107,6 +95,45 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 ? WorkerHostAllowList.defaults(config.workers().stream().map(w -> WorkerUrls.engine(w.url()))
                         .toList(), resolver)
                 : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
+        this.routes = declare().with(extraRoutes);
+        // CORS before access: a browser's preflight carries no credentials. The route's 405 after access: a caller
+        // without the key learns nothing of a guarded route's methods.
+        this.stages = List.of(ExpectContinue.STAGE, HopLimit.STAGE,
+                new Cors(config.get(Settings.CORS_ALLOWED_ORIGINS)).stage(), config.routeAccess().stage(),
+                Routes.STAGE);
+    }
+
+    /** The data plane's route table: each route once, with who may call it. */
+    private Routes declare() {
+        List<Route> table = new ArrayList<>();
+        for (InferenceRoute route : InferenceRoute.values()) {
+            table.add(new Route(HttpMethod.POST, route.path(), Kind.INFERENCE, route.requestIdPrefix(),
+                    (req, record, param) -> inference.handle(req, route, record)));
+        }
+        table.addAll(List.of(
+                Route.answered(HttpMethod.GET, "/health", Kind.PUBLIC, GatewayServer::alive),
+                Route.answered(HttpMethod.GET, "/liveness", Kind.PUBLIC, GatewayServer::alive),
+                Route.answered(HttpMethod.GET, "/readiness", Kind.PUBLIC, (req, p) -> readiness(req.response())),
+                Route.answered(HttpMethod.GET, "/health_generate", Kind.PUBLIC, (req, p) -> healthGenerate(req)),
+                Route.answered(HttpMethod.GET, "/v1/models", Kind.PUBLIC, (req, p) -> models(req.response())),
+                Route.answered(HttpMethod.GET, "/v1/models/{model}", Kind.PUBLIC, this::model),
+                Route.answered(HttpMethod.GET, "/get_model_info", Kind.PUBLIC, this::proxyGetToHealthyWorker),
+                Route.answered(HttpMethod.GET, "/get_server_info", Kind.PUBLIC, this::proxyGetToHealthyWorker),
+                // It reveals every worker's address and load: admin, where the reference has it public.
+                Route.answered(HttpMethod.GET, "/engine_metrics", Kind.ADMIN, (req, p) -> fanOut.engineMetrics(req)),
+                Route.answered(HttpMethod.GET, "/get_loads", Kind.ADMIN, (req, p) -> fanOut.loads(req)),
+                Route.answered(HttpMethod.POST, "/flush_cache", Kind.ADMIN, (req, p) -> fanOut.flushCache(req)),
+                Route.answered(HttpMethod.GET, "/workers", Kind.ADMIN, workerApi::list),
+                Route.answered(HttpMethod.POST, "/workers", Kind.ADMIN, workerApi::add),
+                Route.answered(HttpMethod.GET, "/workers/{id}", Kind.ADMIN, workerApi::get),
+                Route.answered(HttpMethod.PUT, "/workers/{id}", Kind.ADMIN, workerApi::update),
+                Route.answered(HttpMethod.DELETE, "/workers/{id}", Kind.ADMIN, workerApi::remove)));
+        return new Routes(table);
+    }
+
+    /** The route table, for tests that walk it. */
+    Routes routes() {
+        return routes;
     }
 
     @Override
@@ -114,127 +141,28 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         if (framing.refused(req)) {
             return;
         }
-        String path = req.path();
-        InferenceRoute route = InferenceRoute.of(path);
-        RequestRecord record = new RequestRecord(metrics,
-                requestIds.idFor(req.headers(), route == null ? "req-" : route.requestIdPrefix()),
-                req.method().name(), route != null ? path : metricPath(path));
+        RouteMatch match = routes.match(req.method(), req.path());
+        RequestRecord record = new RequestRecord(metrics, requestIds.idFor(req.headers(), match.requestIdPrefix()),
+                req.method().name(), match.metricLabel());
         HttpServerResponse response = req.response();
         response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
-        HttpMethod method = req.method();
-        ApiError expectation = ExpectContinue.refusal(req);
-        if (expectation != null) {
-            response.endHandler(v -> complete(record, response));
-            if (req.version() == HttpVersion.HTTP_2) {
-                fail(req, expectation);
-            } else {
-                // A body sent along without waiting would be read as the next request.
-                expectation.sendAndClose(req);
-            }
+        EdgeStage.Refusal refusal = EdgeStage.firstRefusal(stages, req, match);
+        if (refusal != null) {
+            record.completeWhenEnded(response);
+            refusal.send(req);
             return;
         }
-        ApiError loop = HopLimit.refusal(req.headers());
-        if (loop != null) {
-            response.endHandler(v -> complete(record, response));
-            fail(req, loop);
-            return;
-        }
-        RouteAccess.Verdict access = routeAccess.check(path, req.getHeader(HttpHeaderNames.AUTHORIZATION));
-        if (route != null && method == HttpMethod.POST && !(access instanceof RouteAccess.Refused)) {
-            // A POST is never a preflight: CORS only adds its headers. The exchange owns the rest.
-            cors.apply(req);
-            inference.handle(req, route, record);
-            return;
-        }
-        response.endHandler(v -> complete(record, response));
-        if (cors.apply(req)) {
-            return;
-        }
-        if (access instanceof RouteAccess.Refused refused) {
-            if (refused.status() == 401) {
-                response.putHeader("www-authenticate", "Bearer");
-            }
-            fail(req, new ApiError(refused.status(), refused.code(), refused.message()));
-            return;
-        }
-        if (route != null) {
-            ApiError.sendMethodNotAllowed(response, path, "POST");
-            return;
-        }
-        if (method == HttpMethod.GET) {
-            switch (path) {
-                case "/health", "/liveness" -> {
-                    response.putHeader("content-type", "text/plain").end("OK");
-                    return;
-                }
-                case "/readiness" -> {
-                    readiness(response);
-                    return;
-                }
-                case "/health_generate" -> {
-                    boolean any = registry.healthyCount() > 0;
-                    response.setStatusCode(any ? 200 : 503).putHeader("content-type", "text/plain")
-                            .end(any ? "At least one worker is healthy" : "No healthy workers");
-                    return;
-                }
-                case "/v1/models" -> {
-                    models(response);
-                    return;
-                }
-                case "/get_model_info", "/get_server_info" -> {
-                    proxyGetToHealthyWorker(req, path);
-                    return;
-                }
-                case "/engine_metrics" -> {
-                    fanOut.engineMetrics(req);
-                    return;
-                }
-                default -> {
-                    if (path.startsWith(MODEL_PREFIX)) {
-                        // Percent-decoded (an SDK may encode the slash of "org/name"); a plus stays a plus.
-                        model(response, URLDecoder.decode(path.substring(MODEL_PREFIX.length())
-                                .replace("+", "%2B"), StandardCharsets.UTF_8));
-                        return;
-                    }
-                }
-            }
-        }
-        if (path.equals("/get_loads") && method == HttpMethod.GET) {
-            fanOut.loads(req);
-        } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
-            fanOut.flushCache(req);
-        } else if (path.equals("/workers") || path.startsWith("/workers/")) {
-            workerApi.handle(req, path);
-        } else if (KNOWN_ROUTES.containsKey(path)) {
-            ApiError.sendMethodNotAllowed(response, path, KNOWN_ROUTES.get(path));
-        } else if (path.startsWith(MODEL_PREFIX)) {
-            ApiError.sendMethodNotAllowed(response, "/v1/models/{model}", "GET");
-        } else {
-            fail(req, ApiError.notFound("No route for " + method.name() + " " + path));
-        }
+        match.route().handler().serve(req, record, match.param());
     }
 
-    private static void complete(RequestRecord record, HttpServerResponse response) {
-        record.complete(response.getStatusCode(), response.headers().get(HeaderNames.ERROR_CODE));
+    private static void alive(HttpServerRequest req, String unused) {
+        req.response().putHeader("content-type", "text/plain").end("OK");
     }
 
-    /** Keeps metric label cardinality bounded: unknown paths share one label. */
-    private static String metricPath(String path) {
-        if (path.startsWith("/workers/")) {
-            return "/workers/{id}";
-        }
-        if (path.startsWith(MODEL_PREFIX)) {
-            return "/v1/models/{model}";
-        }
-        return switch (path) {
-            case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
-                 "/get_server_info", "/engine_metrics", "/get_loads", "/flush_cache", "/workers" -> path;
-            default -> "other";
-        };
-    }
-
-    private static void fail(HttpServerRequest req, ApiError error) {
-        error.send(req.response());
+    private void healthGenerate(HttpServerRequest req) {
+        boolean any = registry.healthyCount() > 0;
+        req.response().setStatusCode(any ? 200 : 503).putHeader("content-type", "text/plain")
+                .end(any ? "At least one worker is healthy" : "No healthy workers");
     }
 
     /**
@@ -297,8 +225,13 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         JsonResponses.send(response, 200, Map.of("object", "list", "data", data));
     }
 
-    /** {@code GET /v1/models/{model}}: the model object of {@code /v1/models}, or 404 for one not served here. */
-    private void model(HttpServerResponse response, String model) {
+    /**
+     * {@code GET /v1/models/{model}}: the model object of {@code /v1/models}, or 404 for one not served here. The id
+     * is percent-decoded (an SDK may encode the slash of "org/name"); a plus stays a plus.
+     */
+    private void model(HttpServerRequest req, String encoded) {
+        HttpServerResponse response = req.response();
+        String model = URLDecoder.decode(encoded.replace("+", "%2B"), StandardCharsets.UTF_8);
         if (!registry.models().contains(model)) {
             new ApiError(404, "model_not_found", "The model '" + model + "' is not served here").send(response);
             return;
@@ -320,7 +253,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     }
 
     /** GETs the same path from a healthy worker (of {@code ?model=} if given) and relays its answer. */
-    private void proxyGetToHealthyWorker(HttpServerRequest req, String path) {
+    private void proxyGetToHealthyWorker(HttpServerRequest req, String unused) {
+        String path = req.path();
         Worker worker = firstHealthy(req.getParam("model"));
         HttpServerResponse response = req.response();
         if (worker == null) {

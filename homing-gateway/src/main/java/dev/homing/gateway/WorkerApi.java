@@ -15,9 +15,7 @@ import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -65,38 +63,52 @@ final class WorkerApi {
         this.allowList = allowList;
     }
 
-    void handle(HttpServerRequest req, String path) {
-        HttpMethod method = req.method();
-        HttpServerResponse response = req.response();
-        if (path.equals("/workers")) {
-            if (method == HttpMethod.GET) {
-                List<Map<String, Object>> list = registry.workers().stream().map(WorkerApi::describe).toList();
-                JsonResponses.send(response, 200, Map.of("workers", list, "total", list.size()));
-            } else if (method == HttpMethod.POST) {
-                bodies.read(req, BODY_LIMIT, body -> addWorker(req, body));
-            } else {
-                ApiError.sendMethodNotAllowed(req.response(), "/workers", "GET, POST");
-            }
-            return;
+    /** {@code GET /workers}. */
+    void list(HttpServerRequest req, String unused) {
+        List<Map<String, Object>> list = registry.workers().stream().map(WorkerApi::describe).toList();
+        JsonResponses.send(req.response(), 200, Map.of("workers", list, "total", list.size()));
+    }
+
+    /** {@code POST /workers}. */
+    void add(HttpServerRequest req, String unused) {
+        bodies.read(req, BODY_LIMIT, body -> addWorker(req, body));
+    }
+
+    /** {@code GET /workers/{id}}. */
+    void get(HttpServerRequest req, String id) {
+        Worker worker = find(req, id);
+        if (worker != null) {
+            JsonResponses.send(req.response(), 200, describe(worker));
         }
-        String id = URLDecoder.decode(path.substring("/workers/".length()), StandardCharsets.UTF_8);
-        Worker worker = registry.find(id);
-        if (worker == null) {
-            fail(req, ApiError.notFound("No worker " + id));
-            return;
+    }
+
+    /** {@code PUT /workers/{id}}: its labels or priority. */
+    void update(HttpServerRequest req, String id) {
+        Worker worker = find(req, id);
+        if (worker != null) {
+            bodies.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
         }
-        if (method == HttpMethod.GET) {
-            JsonResponses.send(response, 200, describe(worker));
-        } else if (method == HttpMethod.DELETE) {
+    }
+
+    /** {@code DELETE /workers/{id}}. */
+    void remove(HttpServerRequest req, String id) {
+        Worker worker = find(req, id);
+        if (worker != null) {
             Worker removed = registry.remove(worker.id());
             Map<String, Object> body = new LinkedHashMap<>(describe(removed));
             body.put("status", "removed");
-            JsonResponses.send(response, 200, body);
-        } else if (method == HttpMethod.PUT) {
-            bodies.read(req, BODY_LIMIT, body -> updateWorker(req, worker, body));
-        } else {
-            ApiError.sendMethodNotAllowed(req.response(), "/workers/{id}", "GET, PUT, DELETE");
+            JsonResponses.send(req.response(), 200, body);
         }
+    }
+
+    /** The worker a path's id names (its id, or its URL, URL-encoded), or null when answered 404. */
+    private Worker find(HttpServerRequest req, String encodedId) {
+        String id = URLDecoder.decode(encodedId, StandardCharsets.UTF_8);
+        Worker worker = registry.find(id);
+        if (worker == null) {
+            fail(req, ApiError.notFound("No worker " + id));
+        }
+        return worker;
     }
 
     private void addWorker(HttpServerRequest req, Buffer body) {

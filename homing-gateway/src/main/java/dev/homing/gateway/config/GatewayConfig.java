@@ -12,6 +12,7 @@ import dev.homing.gateway.http.IoTransports;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.CircuitBreaker;
 import dev.homing.gateway.resilience.RetryPolicy;
+import dev.homing.gateway.security.RouteAccess;
 import dev.homing.gateway.security.WorkerHostAllowList;
 import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
@@ -81,6 +82,12 @@ public record GatewayConfig(Config values) {
                 get(Settings.RETRY_BACKOFF_MULTIPLIER), get(Settings.RETRY_MAX_BACKOFF_MS),
                 get(Settings.RETRY_JITTER_FACTOR), get(Settings.RETRY_MAX_DELIVERED));
         return get(Settings.DISABLE_RETRIES) ? policy.disabled() : policy;
+    }
+
+    /** Who may call which kind of route, on both listeners: the API keys. */
+    public RouteAccess routeAccess() {
+        return new RouteAccess(get(Settings.API_KEY), get(Settings.ADMIN_API_KEY),
+                get(Settings.ALLOW_UNAUTHENTICATED_ADMIN));
     }
 
     /** The settings shared by every worker's circuit breaker. */

@@ -18,8 +18,20 @@ public final class Cors {
         this.origins = origins;
     }
 
-    /** Adds the CORS headers; returns true when the request was a preflight and has been answered. */
-    public boolean apply(HttpServerRequest request) {
+    /**
+     * The edge stage: adds the CORS headers to every answer and answers a preflight (204) itself, before access is
+     * checked, as a browser sends a preflight without credentials.
+     */
+    public EdgeStage stage() {
+        return new EdgeStage("cors", (request, match) -> addHeaders(request) ? Cors::answerPreflight : null);
+    }
+
+    private static void answerPreflight(HttpServerRequest request) {
+        request.response().setStatusCode(204).end();
+    }
+
+    /** Adds the CORS headers; returns true when the request is a preflight, to answer with no more than them. */
+    private boolean addHeaders(HttpServerRequest request) {
         String origin = request.getHeader("origin");
         HttpServerResponse response = request.response();
         boolean preflight = request.method() == HttpMethod.OPTIONS
@@ -45,10 +57,6 @@ public final class Cors {
                 response.putHeader("access-control-max-age", "3600");
             }
         }
-        if (preflight) {
-            response.setStatusCode(204).end();
-            return true;
-        }
-        return false;
+        return preflight;
     }
 }

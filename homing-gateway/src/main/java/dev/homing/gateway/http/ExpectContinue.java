@@ -25,6 +25,18 @@ public final class ExpectContinue {
 
     private static final String CONTINUE = "100-continue";
 
+    /**
+     * The edge stage: 417 for an expectation the gateway does not meet. Over HTTP/1.x the connection is closed with
+     * it, as a body sent along without waiting would be read as the next request.
+     */
+    public static final EdgeStage STAGE = new EdgeStage("expect", (request, match) -> {
+        ApiError refusal = refusal(request);
+        if (refusal == null) {
+            return null;
+        }
+        return request.version() == HttpVersion.HTTP_2 ? EdgeStage.refusal(refusal) : refusal::sendAndClose;
+    });
+
     private ExpectContinue() {
     }
 

@@ -24,6 +24,10 @@ public final class HopLimit {
      */
     public static final int MAX = 4;
 
+    /** The edge stage: a request that has passed too many gateways, or says so wrongly, goes no further. */
+    public static final EdgeStage STAGE = new EdgeStage("hop limit",
+            (request, match) -> EdgeStage.refusal(refusal(request.headers())));
+
     private HopLimit() {
     }
 

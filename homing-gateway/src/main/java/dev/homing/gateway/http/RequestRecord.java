@@ -1,6 +1,7 @@
 package dev.homing.gateway.http;
 
 import dev.homing.gateway.metrics.GatewayMetrics;
+import io.vertx.core.http.HttpServerResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -87,6 +88,11 @@ public final class RequestRecord {
 
     public boolean completed() {
         return completed;
+    }
+
+    /** Completes the record when {@code response} ends, with its status and error code. */
+    public void completeWhenEnded(HttpServerResponse response) {
+        response.endHandler(v -> complete(response.getStatusCode(), response.headers().get(HeaderNames.ERROR_CODE)));
     }
 
     /** Writes the access-log line and the HTTP metrics; later calls do nothing. */

@@ -1,21 +1,19 @@
 package dev.homing.gateway.security;
 
-import dev.homing.gateway.proxy.InferenceRoute;
+import dev.homing.gateway.http.ApiError;
+import dev.homing.gateway.http.EdgeStage;
+import dev.homing.gateway.http.RouteMatch;
+import io.netty.handler.codec.http.HttpHeaderNames;
 
 /**
- * Who may call which route. Four kinds of path:
+ * Who may call a route. Every route of a listener's table ({@code Routes}) declares its {@link Kind}:
  * <ul>
- *   <li>public (probes and discovery: {@code /health}, {@code /liveness}, {@code /readiness}, {@code /health_generate},
- *       {@code /v1/models} and {@code /v1/models/{model}}, {@code /get_model_info}, {@code /get_server_info}): always
- *       allowed, as in the reference;
- *   <li>inference (the POST routes of {@link InferenceRoute}): need {@code --api-key} as a Bearer token when it is
- *       set, else open;
- *   <li>admin ({@code /workers}, {@code /workers/{id}}, {@code /flush_cache}, {@code /get_loads},
- *       {@code /engine_metrics}): need the admin credential, which is {@code --admin-api-key}
- *       when set, else {@code --api-key} (the reference's behaviour).
- *   <li>unrouted (any other path): allowed through, so the router answers its 404 or 405; nothing is behind it.
+ *   <li>public (probes and discovery): always allowed, as in the reference;
+ *   <li>inference: needs {@code --api-key} as a Bearer token when it is set, else open;
+ *   <li>admin: needs the admin credential, which is {@code --admin-api-key} when set, else {@code --api-key} (the
+ *       reference's behaviour).
  * </ul>
- * A new admin route must be added to {@link #kindOf}; {@code RouteAccessTest} lists the admin paths.
+ * A path no route declares has nothing behind it: the table refuses it (404) after this check lets it by.
  *
  * <p>Homing additions: with neither key set, admin routes are refused (403 {@code admin_disabled}) instead of open, since
  * an open {@code POST /workers} lets anyone who reaches the port point the gateway at any address; an operator who
@@ -26,8 +24,8 @@ import dev.homing.gateway.proxy.InferenceRoute;
  */
 public final class RouteAccess {
 
-    /** What a route needs. */
-    public enum Kind { PUBLIC, INFERENCE, ADMIN, UNROUTED }
+    /** What a route needs, from the least to the most guarded. */
+    public enum Kind { PUBLIC, INFERENCE, ADMIN }
 
     /** The verdict for one request. */
     public sealed interface Verdict {
@@ -60,28 +58,31 @@ public final class RouteAccess {
         this.allowUnauthenticatedAdmin = allowUnauthenticatedAdmin;
     }
 
-    public static Kind kindOf(String path) {
-        if (InferenceRoute.of(path) != null) {
-            return Kind.INFERENCE;
+    /**
+     * The edge stage: a request its route's kind refuses is answered 401 (with {@code WWW-Authenticate: Bearer}) or
+     * 403. A path no route declares passes, to be refused by the table.
+     */
+    public EdgeStage stage() {
+        return new EdgeStage("access", (request, match) -> refusal(match,
+                request.getHeader(HttpHeaderNames.AUTHORIZATION)));
+    }
+
+    private EdgeStage.Refusal refusal(RouteMatch match, String authorizationHeader) {
+        if (!match.declared() || !(check(match.access(), authorizationHeader) instanceof Refused refused)) {
+            return null;
         }
-        if (path.startsWith("/workers/")) {
-            return Kind.ADMIN;
-        }
-        if (path.startsWith("/v1/models/")) {
-            return Kind.PUBLIC;
-        }
-        return switch (path) {
-            case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
-                 "/get_server_info" -> Kind.PUBLIC;
-            case "/workers", "/flush_cache", "/get_loads", "/engine_metrics" -> Kind.ADMIN;
-            default -> Kind.UNROUTED;
+        return request -> {
+            if (refused.status() == 401) {
+                request.response().putHeader("www-authenticate", "Bearer");
+            }
+            new ApiError(refused.status(), refused.code(), refused.message()).send(request.response());
         };
     }
 
-    /** The verdict for a request to {@code path} carrying {@code authorizationHeader} (null when absent). */
-    public Verdict check(String path, String authorizationHeader) {
-        return switch (kindOf(path)) {
-            case PUBLIC, UNROUTED -> ALLOWED;
+    /** The verdict for a request to a route of {@code kind} carrying {@code authorizationHeader} (null: absent). */
+    public Verdict check(Kind kind, String authorizationHeader) {
+        return switch (kind) {
+            case PUBLIC -> ALLOWED;
             case INFERENCE -> inferenceKey == null || inferenceKey.matches(authorizationHeader) ? ALLOWED
                     : new Refused(401, "invalid_api_key", "Missing or wrong API key");
             case ADMIN -> admin(authorizationHeader);

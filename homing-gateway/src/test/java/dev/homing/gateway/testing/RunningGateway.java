@@ -86,6 +86,11 @@ public final class RunningGateway implements AutoCloseable {
                 java.net.InetAddress::getAllByName, tracing), config);
     }
 
+    /** A gateway started some other way, with {@code config}, once every worker takes traffic. */
+    public static RunningGateway around(Gateway gateway, Config config) {
+        return onceEveryWorkerServes(gateway, config);
+    }
+
     private static RunningGateway onceEveryWorkerServes(Gateway gateway, Config config) {
         RunningGateway running = new RunningGateway(gateway);
         int workers = new GatewayConfig(config).workers().size();
