@@ -40,6 +40,8 @@ public final class JinjaChatTemplate {
             .withTrimBlocks(true)
             .withLstripBlocks(true)
             .withMaxOutputSize(MAX_OUTPUT_CHARS)
+            // A message's text is text: Jinjava would otherwise render "{{ ... }}" found in a value it prints.
+            .withNestedInterpretationEnabled(false)
             // Jinja's precedence: a filter binds tighter than +, as in "'a' + content | trim".
             .withLegacyOverrides(LegacyOverrides.newBuilder().withUseNaturalOperatorPrecedence(true)
                 .withParseWhitespaceControlStrictly(true).build())
