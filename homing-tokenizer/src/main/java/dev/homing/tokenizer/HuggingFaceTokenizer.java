@@ -74,19 +74,25 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
         return ids(tokenizer.encode(text));
     }
 
+    /** The tokens of {@code text}, with or without the special tokens the tokenizer adds (its BOS, say). */
+    @Override
+    public int[] encodeText(String text, boolean addSpecialTokens) {
+        return ids(tokenizer.encode(text, addSpecialTokens, false));
+    }
+
     @Override
     public int[] encodeChat(List<ChatTurn> turns) {
-        return encode(renderChat(turns), false);
+        return encodeChat(turns, true);
+    }
+
+    @Override
+    public int[] encodeChat(List<ChatTurn> turns, boolean addGenerationPrompt) {
+        return encodeText(config.template().render(turns, addGenerationPrompt), false);
     }
 
     /** The chat's prompt text: the template applied with the generation prompt. */
     public String renderChat(List<ChatTurn> turns) {
         return config.template().render(turns, true);
-    }
-
-    /** The tokens of {@code text}, with or without the special tokens the tokenizer adds (its BOS, say). */
-    public int[] encode(String text, boolean addSpecialTokens) {
-        return ids(tokenizer.encode(text, addSpecialTokens, false));
     }
 
     /** The text of {@code tokens}, special tokens included. */

@@ -22,6 +22,32 @@ public interface PromptTokenizer {
      */
     int[] encodeChat(List<ChatTurn> turns);
 
+    /**
+     * {@link #encodeText(String)}, or without the special tokens the tokenizer adds ({@code /tokenize}'s
+     * {@code add_special_tokens}).
+     *
+     * @throws UnsupportedOperationException when this tokenizer cannot leave them out
+     */
+    default int[] encodeText(String text, boolean addSpecialTokens) {
+        if (addSpecialTokens) {
+            return encodeText(text);
+        }
+        throw new UnsupportedOperationException(name() + " cannot encode without its special tokens");
+    }
+
+    /**
+     * {@link #encodeChat(List)}, or without the generation prompt ({@code /tokenize}'s
+     * {@code add_generation_prompt}).
+     *
+     * @throws UnsupportedOperationException when this tokenizer cannot leave it out
+     */
+    default int[] encodeChat(List<ChatTurn> turns, boolean addGenerationPrompt) {
+        if (addGenerationPrompt) {
+            return encodeChat(turns);
+        }
+        throw new UnsupportedOperationException(name() + " cannot encode a chat without its generation prompt");
+    }
+
     /** A short name for logs and {@code /get_server_info}: the tokenizer's directory or file, or a built-in's. */
     String name();
 }

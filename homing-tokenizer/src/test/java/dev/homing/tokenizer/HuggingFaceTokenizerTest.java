@@ -54,7 +54,7 @@ class HuggingFaceTokenizerTest {
 
         assertThat(text).isEqualTo("<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nabc def"
             + "<|im_end|>\n<|im_start|>assistant\n");
-        assertThat(tokens).isEqualTo(demo.encode(text, false));
+        assertThat(tokens).isEqualTo(demo.encodeText(text, false));
         assertThat(tokens[0]).isEqualTo(IM_START);
         assertThat(demo.decode(tokens)).isEqualTo(text);
     }
@@ -73,7 +73,7 @@ class HuggingFaceTokenizerTest {
         throws IOException {
         writeLlama3StyleTokenizer(dir);
         try (HuggingFaceTokenizer llama = HuggingFaceTokenizer.load(dir)) {
-            int bos = llama.encode("<|begin_of_text|>", false)[0];
+            int bos = llama.encodeText("<|begin_of_text|>", false)[0];
             List<ChatTurn> chat = List.of(new ChatTurn("user", " abc "));
 
             assertThat(llama.encodeText("abc")).containsExactly(bos, 97, 620);
@@ -82,7 +82,7 @@ class HuggingFaceTokenizerTest {
             int[] tokens = llama.encodeChat(chat);
             assertThat(tokens[0]).isEqualTo(bos);
             assertThat(tokens[1]).isNotEqualTo(bos);
-            assertThat(tokens).isEqualTo(llama.encode(llama.renderChat(chat), false));
+            assertThat(tokens).isEqualTo(llama.encodeText(llama.renderChat(chat), false));
         }
     }
 
