@@ -166,6 +166,10 @@ public final class CommandOptions {
     private static List<String> notYetGiven(Config config, Set<Setting<?>> onCommandLine,
                                             Map<Setting<?>, Object> fromFile) {
         List<String> problems = new ArrayList<>();
+        if (config.scope() != Scope.GATEWAY) {
+            // A compatibility row is the gateway's: a setting not built there may be built in another command.
+            return problems;
+        }
         for (Setting<?> setting : Settings.in(config.scope())) {
             if (!setting.notYet()) {
                 continue;

@@ -3,9 +3,12 @@ package dev.homing.config;
 import dev.homing.sim.http.DisaggregationMode;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.model.BuiltInTokenizer;
 import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
+import dev.homing.tokenizer.PromptTokenizer;
+import dev.homing.tokenizer.Tokenizers;
 import java.util.concurrent.TimeUnit;
 
 /** The simulated engine's records from a configuration: one engine over HTTP, or a simulated fleet's engine model. */
@@ -50,6 +53,16 @@ public final class EngineSettings {
                 config.get(Settings.RECORD_REQUEST_IDS),
                 DisaggregationMode.parse(config.get(Settings.DISAGGREGATION_MODE)),
                 config.get(Settings.DISAGGREGATION_BOOTSTRAP_PORT), disaggregation(config),
-                config.get(Settings.DP_SIZE));
+                config.get(Settings.DP_SIZE), tokenizer(config));
+    }
+
+    /**
+     * The tokenizer {@code --tokenizer-path} names, opened (it lives as long as the engine), or the built-in one.
+     *
+     * @throws IllegalArgumentException when there is no tokenizer there
+     */
+    public static PromptTokenizer tokenizer(Config config) {
+        String path = config.get(Settings.TOKENIZER_PATH);
+        return path == null ? BuiltInTokenizer.INSTANCE : Tokenizers.open(path);
     }
 }

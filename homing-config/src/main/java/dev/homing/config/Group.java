@@ -15,7 +15,7 @@ public enum Group {
     PD("Prefill/decode disaggregation"), DISCOVERY("Kubernetes service discovery"),
     LOGGING("Logging"), METRICS("Metrics"), REQUESTS("Requests"), ADMISSION("Admission control and rate limiting"),
     RETRIES("Retries"), CIRCUIT_BREAKER("Circuit breaker"), HEALTH("Health checks"),
-    TOKENIZER("Tokenizer, gRPC mode" + Group.NOT_YET), PARSERS("Parsers" + Group.NOT_YET), BACKEND("Backend"),
+    TOKENIZER("Tokenizer"), PARSERS("Parsers" + Group.NOT_YET), BACKEND("Backend"),
     STORAGE("History storage" + Group.NOT_YET), TLS("TLS"), TRACING("Tracing"),
     AUTHENTICATION("Authentication"), MESH("Replicas (HA mesh)"),
     REPORT("Report");

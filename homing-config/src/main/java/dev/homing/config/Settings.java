@@ -555,9 +555,22 @@ public final class Settings {
     public static final Setting<Boolean> DISABLE_HEALTH_CHECK = declare(Setting.off("disable-health-check")
             .help("Treat every worker as healthy.", REFERENCE).gateway(HEALTH, same()));
 
+    /**
+     * The engine's tokenizer: the simulated engine counts prompts with it; the gateway (not yet) will read its
+     * engines' KV events in its tokens. One setting for both, so they name the same files the same way.
+     */
+    public static final Setting<String> TOKENIZER_PATH = declare(Setting.of("tokenizer-path", TEXT, null)
+            .label("PATH").check(notBlank())
+            .help("The model's tokenizer: a directory holding tokenizer.json (and tokenizer_config.json, whose "
+                    + "chat_template renders chats), that tokenizer.json itself, or demo (a small bundled byte-level "
+                    + "BPE with a ChatML template). Default: the simulated engine's own, 4 characters a token.",
+                    "none: the built-in tokenizer needs no files, and its token counts follow character counts")
+            .gateway(TOKENIZER, Compatibility.notYet("read by `homing sim-engine` (its prompts' tokens); the "
+                    + "gateway does not tokenize yet"))
+            .alsoIn(SIM_ENGINE));
+
     static {
         notYet(TOKENIZER, Setting.of("model-path", TEXT, null), "Model for the tokenizer.");
-        notYet(TOKENIZER, Setting.of("tokenizer-path", TEXT, null), "Tokenizer files.");
         notYet(TOKENIZER, Setting.of("chat-template", TEXT, null), "Chat template file.");
         notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l0"), "Exact-match tokenizer cache.");
         notYet(TOKENIZER, Setting.of("tokenizer-cache-l0-max-entries", INTEGER, 10_000), "Its size.");

@@ -26,6 +26,10 @@ class CommandOptionsTest {
     static final class GatewayFlags {
     }
 
+    @Command(name = "sim-engine", modelTransformer = CommandOptions.SimEngine.class)
+    static final class SimEngineFlags {
+    }
+
     @Command(name = "simulate", modelTransformer = CommandOptions.Simulate.class)
     static final class SimulateFlags {
     }
@@ -216,5 +220,28 @@ class CommandOptionsTest {
         assertThat(config.get(Settings.GATEWAY_SPLIT)).isEqualTo("random");
         assertThat(config.get(Settings.BUS_DELAY_MS)).isEqualTo(0.5);
         assertThatThrownBy(() -> simulate("--gateway-split", "least-conn")).isInstanceOf(ParameterException.class);
+    }
+
+    @Test
+    void theSimulatedEngineTakesATokenizerPathThatTheGatewayStillRefuses() {
+        CommandLine commandLine = new CommandLine(new SimEngineFlags());
+        commandLine.parseArgs("--tokenizer-path", "demo");
+        Config config = CommandOptions.resolve(commandLine, Scope.SIM_ENGINE).config();
+
+        assertThat(config.get(Settings.TOKENIZER_PATH)).isEqualTo("demo");
+        assertThat(EngineSettings.server(config).tokenizer().name()).isEqualTo("demo");
+        assertThat(EngineSettings.server(Config.defaults(Scope.SIM_ENGINE)).tokenizer().name()).isEqualTo("built-in");
+        assertThatThrownBy(() -> gateway("--tokenizer-path", "demo"))
+                .hasMessageStartingWith("--tokenizer-path is not supported by Homing yet (given demo)");
+    }
+
+    @Test
+    void aTokenizerPathWithoutATokenizerIsRefusedSayingWhere() {
+        CommandLine commandLine = new CommandLine(new SimEngineFlags());
+        commandLine.parseArgs("--tokenizer-path", dir.toString());
+        Config config = CommandOptions.resolve(commandLine, Scope.SIM_ENGINE).config();
+
+        assertThatThrownBy(() -> EngineSettings.server(config)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no tokenizer.json at " + dir);
     }
 }

@@ -1,7 +1,6 @@
 package dev.homing.sim.http;
 
 import dev.homing.sim.model.PseudoWords;
-import dev.homing.sim.model.Tokenizer;
 import io.vertx.core.buffer.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -47,7 +46,7 @@ final class PoolingAnswers {
         ArrayNode data = body.putArray("data");
         int tokens = 0;
         for (int i = 0; i < texts.size(); i++) {
-            int[] ids = Tokenizer.encode(texts.get(i));
+            int[] ids = parser.encodeText(texts.get(i));
             tokens += ids.length;
             ObjectNode item = data.addObject();
             item.put("object", "embedding");
@@ -96,14 +95,14 @@ final class PoolingAnswers {
         JsonNode root = parser.readObject(raw);
         List<String> texts = parser.texts(root.path("input"), "input");
         ObjectNode body = NODES.objectNode();
-        body.put("id", "classify-" + Long.toHexString(PseudoWords.seedOf(Tokenizer.encode(texts.get(0)), 1)));
+        body.put("id", "classify-" + Long.toHexString(PseudoWords.seedOf(parser.encodeText(texts.get(0)), 1)));
         body.put("object", "list");
         body.put("created", System.currentTimeMillis() / 1000);
         body.put("model", parser.model(root));
         ArrayNode data = body.putArray("data");
         int tokens = 0;
         for (int i = 0; i < texts.size(); i++) {
-            int[] ids = Tokenizer.encode(texts.get(i));
+            int[] ids = parser.encodeText(texts.get(i));
             tokens += ids.length;
             double first = Math.abs(embedding(ids)[0]);
             ObjectNode item = data.addObject();

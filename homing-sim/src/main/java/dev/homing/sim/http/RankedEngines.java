@@ -5,7 +5,6 @@ import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
 import dev.homing.sim.model.Progress;
-import dev.homing.sim.model.Tokenizer;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +19,13 @@ import java.util.function.Consumer;
  */
 final class RankedEngines implements InferenceBackend {
     private final List<ModelDriver<Engine, Progress>> ranks = new ArrayList<>();
+    /** The prompt of {@code /health_generate}'s one-token generation: "ping", in the engine's tokens. */
+    private final int[] pingPrompt;
     private int nextRank;
 
-    RankedEngines(Vertx vertx, EngineConfig engine, int dpSize, double timeScale, Consumer<Progress> observer) {
+    RankedEngines(Vertx vertx, EngineConfig engine, int dpSize, double timeScale, Consumer<Progress> observer,
+                  int[] pingPrompt) {
+        this.pingPrompt = pingPrompt;
         long start = System.nanoTime();
         for (int i = 0; i < dpSize; i++) {
             ranks.add(new ModelDriver<>(vertx, new Engine(engine), timeScale, start, observer, Progress::requestId,
@@ -71,7 +74,7 @@ final class RankedEngines implements InferenceBackend {
 
     @Override
     public void healthGenerate(Runnable done) {
-        submit(ranks.getFirst(), new GenerationRequest(Tokenizer.encode("ping"), 1), progress -> {
+        submit(ranks.getFirst(), new GenerationRequest(pingPrompt, 1), progress -> {
             if (progress.finished()) {
                 done.run();
             }

@@ -1,8 +1,8 @@
 package dev.homing.sim.http;
 
-import dev.homing.sim.model.ChatMessage;
-import dev.homing.sim.model.ChatTemplate;
-import dev.homing.sim.model.Tokenizer;
+import dev.homing.tokenizer.ChatTemplateException;
+import dev.homing.tokenizer.ChatTurn;
+import dev.homing.tokenizer.PromptTokenizer;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +11,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Reads inference request bodies of each {@link Api} into {@link InferenceRequest}s, refusing malformed ones with a
- * {@link BadRequest} that says what is wrong. Stateless; thread-safe.
+ * Reads inference request bodies of each {@link Api} into {@link InferenceRequest}s, their prompts tokenized by the
+ * engine's {@link PromptTokenizer}, refusing malformed ones with a {@link BadRequest} that says what is wrong.
+ * Stateless; thread-safe.
  */
 final class RequestParser {
     /** SGLang's default when a request gives no output limit. */
@@ -22,10 +23,34 @@ final class RequestParser {
 
     private final ObjectMapper json;
     private final String defaultModel;
+    private final PromptTokenizer tokenizer;
 
-    RequestParser(ObjectMapper json, String defaultModel) {
+    RequestParser(ObjectMapper json, String defaultModel, PromptTokenizer tokenizer) {
         this.json = json;
         this.defaultModel = defaultModel;
+        this.tokenizer = tokenizer;
+    }
+
+    /** The tokens of a raw prompt, special tokens added as the engine adds them. */
+    int[] encodeText(String text) {
+        return tokenizer.encodeText(text);
+    }
+
+    int[] encodeText(String text, boolean addSpecialTokens) {
+        return tokenizer.encodeText(text, addSpecialTokens);
+    }
+
+    /** The tokens of a chat, with the generation prompt; a chat its template refuses is a bad request. */
+    int[] encodeChat(List<ChatTurn> turns) {
+        return encodeChat(turns, true);
+    }
+
+    int[] encodeChat(List<ChatTurn> turns, boolean addGenerationPrompt) {
+        try {
+            return tokenizer.encodeChat(turns, addGenerationPrompt);
+        } catch (ChatTemplateException e) {
+            throw new BadRequest(e.getMessage());
+        }
     }
 
     JsonNode readObject(Buffer body) {
@@ -68,7 +93,7 @@ final class RequestParser {
                 includeUsage = false;
             }
             case CHAT -> {
-                prompts = List.of(ChatTemplate.encode(messages(root.path("messages"))));
+                prompts = List.of(encodeChat(messages(root.path("messages"))));
                 maxNewTokens = maxTokens(root, "max_completion_tokens", "max_tokens");
                 logprobs = bool(root, "logprobs");
             }
@@ -122,7 +147,7 @@ final class RequestParser {
         JsonNode text = root.path("text");
         JsonNode ids = root.path("input_ids");
         if (text.isString()) {
-            return List.of(nonEmpty(Tokenizer.encode(text.stringValue())));
+            return List.of(nonEmpty(encodeText(text.stringValue())));
         }
         if (text.isArray() && !text.isEmpty()) {
             List<int[]> prompts = new ArrayList<>(text.size());
@@ -130,7 +155,7 @@ final class RequestParser {
                 if (!item.isString()) {
                     throw new BadRequest("'text' must be a string or an array of strings");
                 }
-                prompts.add(nonEmpty(Tokenizer.encode(item.stringValue())));
+                prompts.add(nonEmpty(encodeText(item.stringValue())));
             }
             return prompts;
         }
@@ -196,7 +221,7 @@ final class RequestParser {
 
     private int[] completionPrompt(JsonNode prompt) {
         if (prompt.isString()) {
-            return nonEmpty(Tokenizer.encode(prompt.stringValue()));
+            return nonEmpty(encodeText(prompt.stringValue()));
         }
         if (prompt.isArray() && !prompt.isEmpty() && prompt.get(0).isIntegralNumber()) {
             return tokenIds(prompt, "prompt");
@@ -206,22 +231,22 @@ final class RequestParser {
 
     private int[] responsesPrompt(JsonNode input) {
         if (input.isString()) {
-            return ChatTemplate.encode(List.of(new ChatMessage("user", input.stringValue())));
+            return encodeChat(List.of(new ChatTurn("user", input.stringValue())));
         }
-        return ChatTemplate.encode(messages(input));
+        return encodeChat(messages(input));
     }
 
-    private List<ChatMessage> messages(JsonNode messages) {
+    List<ChatTurn> messages(JsonNode messages) {
         if (!messages.isArray() || messages.isEmpty()) {
             throw new BadRequest("'messages' must be a non-empty array");
         }
-        List<ChatMessage> result = new ArrayList<>(messages.size());
+        List<ChatTurn> result = new ArrayList<>(messages.size());
         for (JsonNode message : messages) {
             JsonNode role = message.path("role");
             if (!role.isString()) {
                 throw new BadRequest("every message needs a string 'role'");
             }
-            result.add(new ChatMessage(role.stringValue(), content(message.path("content"))));
+            result.add(new ChatTurn(role.stringValue(), content(message.path("content"))));
         }
         return result;
     }

@@ -1,7 +1,9 @@
 package dev.homing.sim.http;
 
+import dev.homing.sim.model.BuiltInTokenizer;
 import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
+import dev.homing.tokenizer.PromptTokenizer;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -22,6 +24,8 @@ import java.util.Objects;
  *                      (see {@link SimEngineServer#bootstrapPort()})
  * @param disaggregation the roles' timeout and a decode engine's KV link
  * @param dpSize        data-parallel ranks behind the port, each an engine of its own (without disaggregation)
+ * @param tokenizer     how prompts become tokens: {@link BuiltInTokenizer} (4 characters a token), or a model's own
+ *                      (its owner closes it after the server)
  */
 public record SimEngineOptions(
     String host,
@@ -34,7 +38,8 @@ public record SimEngineOptions(
     DisaggregationMode mode,
     int bootstrapPort,
     DisaggregationConfig disaggregation,
-    int dpSize) {
+    int dpSize,
+    PromptTokenizer tokenizer) {
 
     public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
     /** Virtual nanoseconds fit a long for 292 years; at this scale that is still 25 hours of real time. */
@@ -53,6 +58,7 @@ public record SimEngineOptions(
         }
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(disaggregation, "disaggregation");
+        Objects.requireNonNull(tokenizer, "tokenizer");
         if (bootstrapPort < 0 || bootstrapPort > 65_535) {
             throw new IllegalArgumentException("bootstrap port out of range: " + bootstrapPort);
         }
@@ -69,7 +75,7 @@ public record SimEngineOptions(
     public SimEngineOptions(String host, int port, String modelName, double timeScale, EngineConfig engine,
                             Faults faults, Path requestIdLog) {
         this(host, port, modelName, timeScale, engine, faults, requestIdLog, DisaggregationMode.NONE, 0,
-            DisaggregationConfig.DEFAULTS, 1);
+            DisaggregationConfig.DEFAULTS, 1, BuiltInTokenizer.INSTANCE);
     }
 
     public static SimEngineOptions defaults() {
@@ -80,24 +86,30 @@ public record SimEngineOptions(
     /** These options at {@code scale} times real time: what most tests and the demo change. */
     public SimEngineOptions withTimeScale(double scale) {
         return new SimEngineOptions(host, port, modelName, scale, engine, faults, requestIdLog, mode, bootstrapPort,
-            disaggregation, dpSize);
+            disaggregation, dpSize, tokenizer);
     }
 
     /** These options with {@code newFaults}, for fault tests. */
     public SimEngineOptions withFaults(Faults newFaults) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults, requestIdLog, mode,
-            bootstrapPort, disaggregation, dpSize);
+            bootstrapPort, disaggregation, dpSize, tokenizer);
     }
 
     /** A prefill or decode engine (bootstrap port 0: any free one) with these roles' settings. */
     public SimEngineOptions withMode(DisaggregationMode newMode, DisaggregationConfig newDisaggregation) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, newMode, 0,
-            newDisaggregation, dpSize);
+            newDisaggregation, dpSize, tokenizer);
     }
 
     /** An engine of {@code ranks} data-parallel ranks. */
     public SimEngineOptions withDpSize(int ranks) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, mode,
-            bootstrapPort, disaggregation, ranks);
+            bootstrapPort, disaggregation, ranks, tokenizer);
+    }
+
+    /** These options with prompts tokenized by {@code newTokenizer}. */
+    public SimEngineOptions withTokenizer(PromptTokenizer newTokenizer) {
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, mode,
+            bootstrapPort, disaggregation, dpSize, newTokenizer);
     }
 }

@@ -35,6 +35,7 @@ final class SimEngineVerticle extends VerticleBase {
     private final ResponseRenderer renderer = new ResponseRenderer(json);
     private final RequestParser parser;
     private final PoolingAnswers pooling;
+    private final TokenizeAnswers tokenize;
     private final Random faultDice;
     /** The faults in force: the configured ones until cleared. */
     private Faults faults;
@@ -52,8 +53,9 @@ final class SimEngineVerticle extends VerticleBase {
 
     SimEngineVerticle(SimEngineOptions options) {
         this.options = options;
-        this.parser = new RequestParser(json, options.modelName());
+        this.parser = new RequestParser(json, options.modelName(), options.tokenizer());
         this.pooling = new PoolingAnswers(parser);
+        this.tokenize = new TokenizeAnswers(parser, options.engine().contextLength());
         this.faultDice = new Random(options.faults().seed());
         this.faults = options.faults();
     }
@@ -63,7 +65,8 @@ final class SimEngineVerticle extends VerticleBase {
         // The backend reports every progress to the metrics, which read the backend's stats: a cycle, closed here.
         Consumer<Progress> observer = progress -> metrics.observe(progress);
         backend = switch (options.mode()) {
-            case NONE -> new RankedEngines(vertx, options.engine(), options.dpSize(), options.timeScale(), observer);
+            case NONE -> new RankedEngines(vertx, options.engine(), options.dpSize(), options.timeScale(), observer,
+                parser.encodeText("ping"));
             case PREFILL -> new PrefillSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
                 observer, json, renderer);
             case DECODE -> new DecodeSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
@@ -119,6 +122,7 @@ final class SimEngineVerticle extends VerticleBase {
                 case "/v1/embeddings" -> withBody(http, body -> sendJson(http, 200, pooling.embeddings(body)));
                 case "/v1/rerank", "/rerank" -> withBody(http, body -> sendJson(http, 200, pooling.rerank(body)));
                 case "/v1/classify" -> withBody(http, body -> sendJson(http, 200, pooling.classify(body)));
+                case "/tokenize", "/v1/tokenize" -> withBody(http, body -> sendJson(http, 200, tokenize.tokenize(body)));
                 case "/flush_cache" -> flushCache(http);
                 case "/clear_faults" -> clearFaults(http);
                 default -> notFound(http);
@@ -221,6 +225,8 @@ final class SimEngineVerticle extends VerticleBase {
         ObjectNode body = json.createObjectNode();
         body.put("model_path", options.modelName());
         body.put("served_model_name", options.modelName());
+        // SGLang names the tokenizer's files here; ours: a path, "demo" or "built-in".
+        body.put("tokenizer_path", options.tokenizer().name());
         body.put("version", "homing-sim");
         body.put("max_total_num_tokens", engine.kvTokens());
         body.put("page_size", engine.pageSize());

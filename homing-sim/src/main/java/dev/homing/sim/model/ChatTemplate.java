@@ -21,13 +21,20 @@ public final class ChatTemplate {
 
     /** The prompt tokens for {@code messages}, ending with the assistant generation prompt. */
     public static int[] encode(List<ChatMessage> messages) {
+        return encode(messages, true);
+    }
+
+    /** The prompt tokens for {@code messages}, ending with the generation prompt when {@code addGenerationPrompt}. */
+    public static int[] encode(List<ChatMessage> messages, boolean addGenerationPrompt) {
         TokenBuffer tokens = new TokenBuffer();
         for (ChatMessage message : messages) {
             tokens.add(Tokenizer.encode(START + message.role() + "\n"));
             tokens.add(Tokenizer.encode(message.content()));
             tokens.add(Tokenizer.encode(END));
         }
-        tokens.add(Tokenizer.encode(START + ASSISTANT + "\n"));
+        if (addGenerationPrompt) {
+            tokens.add(Tokenizer.encode(START + ASSISTANT + "\n"));
+        }
         return tokens.toArray();
     }
 

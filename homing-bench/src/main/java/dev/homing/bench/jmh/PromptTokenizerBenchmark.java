@@ -1,0 +1,72 @@
+package dev.homing.bench.jmh;
+
+import dev.homing.sim.model.BuiltInTokenizer;
+import dev.homing.tokenizer.ChatTurn;
+import dev.homing.tokenizer.HuggingFaceTokenizer;
+import dev.homing.tokenizer.PromptTokenizer;
+import dev.homing.tokenizer.Tokenizers;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * A chat's prompt tokens, as an engine (and the gateway reading its KV events) computes them: the chat template
+ * rendered, then the text encoded. {@code demo} is homing-tokenizer's bundled byte-level BPE through HuggingFace's
+ * tokenizers and jinjava; {@code built-in} the simulated engine's 4-character tokenizer, for scale. A short chat
+ * (a system prompt and one question) and a long one (four turns of about 4,000 characters each).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g", "-DOPT_OUT_TRACKING=true"})
+@State(Scope.Thread)
+public class PromptTokenizerBenchmark {
+
+    @Param({"demo", "built-in"})
+    public String tokenizer;
+
+    @Param({"short", "long"})
+    public String chat;
+
+    private PromptTokenizer prompts;
+    private List<ChatTurn> turns;
+
+    @Setup(Level.Trial)
+    public void prepare() {
+        prompts = tokenizer.equals("demo") ? Tokenizers.demo() : BuiltInTokenizer.INSTANCE;
+        SplittableRandom random = new SplittableRandom(7);
+        turns = chat.equals("short")
+            ? List.of(new ChatTurn("system", "You are a helpful assistant."),
+                new ChatTurn("user", "Name three rivers in Europe and say which is longest."))
+            : List.of(new ChatTurn("system", PromptCorpus.words(random, 4_000)),
+                new ChatTurn("user", PromptCorpus.words(random, 4_000)),
+                new ChatTurn("assistant", PromptCorpus.words(random, 4_000)),
+                new ChatTurn("user", PromptCorpus.words(random, 4_000)));
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        if (prompts instanceof HuggingFaceTokenizer huggingFace) {
+            huggingFace.close();
+        }
+    }
+
+    @Benchmark
+    public int[] encodeChat() {
+        return prompts.encodeChat(turns);
+    }
+}
