@@ -199,6 +199,16 @@ class HelmChartTest {
                 json.readTree(Files.readString(Path.of("..", "deploy", "grafana", "homing-dashboard.json"))));
     }
 
+    @Test
+    void everyValueOfTheChartIsInTheValuesTableOfKubernetesMd() throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "KUBERNETES.md"));
+        String table = doc.substring(doc.indexOf("## Helm"), doc.indexOf("## RBAC"));
+        JsonNode values = new YAMLMapper().readTree(Files.readString(ChartRenderer.CHART.resolve("values.yaml")));
+
+        assertThat(values.propertyNames()).isNotEmpty()
+                .allSatisfy(value -> assertThat(table).contains("`" + value));
+    }
+
     /**
      * Where a {@code helm} binary is on the PATH (not in CI: Debian serves none), it renders what the renderer does;
      * this keeps the renderer honest when it or the chart changes.
