@@ -60,7 +60,8 @@ final class ChartRenderer {
         }
     }
 
-    private static List<JsonNode> documents(String rendered) {
+    /** The YAML documents of a stream, the empty ones (comments alone) left out. */
+    static List<JsonNode> documents(String rendered) {
         List<JsonNode> documents = new ArrayList<>();
         for (String document : rendered.split("(?m)^---\\s*$")) {
             JsonNode node = YAML.readTree(document);

@@ -68,9 +68,7 @@ class HelmChartTest {
         List<JsonNode> objects = new ArrayList<>();
         try (Stream<Path> files = Files.list(MANIFESTS)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-                for (String document : Files.readString(file).split("(?m)^---\\s*$")) {
-                    objects.add(new YAMLMapper().readTree(document));
-                }
+                objects.addAll(ChartRenderer.documents(Files.readString(file)));
             }
         }
         return byKey(objects);
@@ -226,13 +224,7 @@ class HelmChartTest {
                     .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("helm template finished").isTrue();
             assertThat(process.exitValue()).as("helm template's exit code").isZero();
-            List<JsonNode> byHelm = new ArrayList<>();
-            for (String document : Files.readString(out).split("(?m)^---\\s*$")) {
-                JsonNode node = new YAMLMapper().readTree(document);
-                if (node != null && !node.isNull() && !node.isMissingNode()) {
-                    byHelm.add(node);
-                }
-            }
+            List<JsonNode> byHelm = ChartRenderer.documents(Files.readString(out));
             assertThat(byKey(ChartRenderer.render(values))).as(values).isEqualTo(byKey(byHelm));
         }
     }
