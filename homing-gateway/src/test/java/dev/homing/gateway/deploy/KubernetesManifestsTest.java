@@ -35,6 +35,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -118,6 +119,20 @@ class KubernetesManifestsTest {
         String namespace = only(Namespace.class).getMetadata().getName();
         assertThat(RESOURCES).filteredOn(r -> !(r instanceof Namespace))
                 .allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo(namespace));
+    }
+
+    /** {@code kubectl apply -f deploy/kubernetes/} applies the files in name order, and a file's objects in turn. */
+    @Test
+    void kubectlAppliesTheNamespaceBeforeAnythingInIt() {
+        Set<String> created = new HashSet<>();
+        for (HasMetadata resource : RESOURCES) {
+            if (resource instanceof Namespace) {
+                created.add(resource.getMetadata().getName());
+            } else {
+                assertThat(created).as("namespaces created before %s %s", resource.getKind(),
+                        resource.getMetadata().getName()).contains(resource.getMetadata().getNamespace());
+            }
+        }
     }
 
     @Test
