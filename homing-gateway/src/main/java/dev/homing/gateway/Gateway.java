@@ -4,6 +4,9 @@ import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
+import dev.homing.gateway.kvevents.KvEventSources;
+import dev.homing.gateway.kvevents.KvEventSubscribers;
+import dev.homing.gateway.kvevents.KvEventsMode;
 import dev.homing.gateway.http.BodyMemory;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.ClientDeadlines;
@@ -110,13 +113,15 @@ public final class Gateway implements AutoCloseable {
     /** The link to the sibling replicas, or null when off. */
     private final ReplicaSync replicas;
     private final Tracing tracing;
+    /** The engines' KV event subscriptions, or null when {@code --kv-events off}. */
+    private final KvEventSubscribers kvEvents;
     private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Vertx vertx, HttpClient client, HttpClient controlClient,
                     WorkerRegistry registry, WorkerLifecycle lifecycle, GatewayMetrics metrics,
                     CircuitBreakers breakers,
                     List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
-                    ReplicaSync replicas) {
+                    ReplicaSync replicas, KvEventSubscribers kvEvents) {
         this.breakers = breakers;
         this.config = config;
         this.vertx = vertx;
@@ -128,6 +133,7 @@ public final class Gateway implements AutoCloseable {
         this.discovery = discovery;
         this.tracing = tracing;
         this.replicas = replicas;
+        this.kvEvents = kvEvents;
         this.client = client;
         this.controlClient = controlClient;
     }
@@ -203,6 +209,8 @@ public final class Gateway implements AutoCloseable {
         HttpClient controlClient = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
                 .setTcpNoDelay(true).setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                 new PoolOptions().setHttp1MaxSize(CONTROL_POOL_PER_WORKER));
+        // Closed here if the start fails after they began: their thread would outlive the gateway.
+        KvEventSubscribers[] startedKvEvents = new KvEventSubscribers[1];
         try {
             GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
                     config.get(Settings.BACKEND), config.prefillDecode());
@@ -227,8 +235,18 @@ public final class Gateway implements AutoCloseable {
                         metrics.breakerTransition(name, from, to);
                         LOG.warn("worker {}: circuit {} -> {}", name, from.label(), to.label());
                     });
+            KvEventSubscribers kvEvents = kvEvents(config, metrics);
+            startedKvEvents[0] = kvEvents;
+            if (kvEvents != null) {
+                KvEventSources sources = new KvEventSources(new KvEventsMode(config.get(Settings.KV_EVENTS)),
+                        kvEvents, lifecycle::get);
+                registry.onActivated(sources::workerActive);
+            }
             registry.onRemoved(worker -> {
                 breakers.remove(worker.id());
+                if (kvEvents != null) {
+                    kvEvents.unsubscribe(worker.url());
+                }
                 if (replicas != null) {
                     replicas.workerRemoved(worker);
                 }
@@ -275,7 +293,7 @@ public final class Gateway implements AutoCloseable {
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, controlClient, registry, lifecycle, metrics,
-                    breakers, servers, metricsServer, pods, tracing, replicas);
+                    breakers, servers, metricsServer, pods, tracing, replicas, kvEvents);
             LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets{}, metrics port {}), {} worker(s) "
                             + "registering", config.tls() ? "https" : "http", config.get(Settings.HOST),
                     first.actualPort(),
@@ -287,6 +305,9 @@ public final class Gateway implements AutoCloseable {
                     config.workers().size());
             return gateway;
         } catch (RuntimeException e) {
+            if (startedKvEvents[0] != null) {
+                startedKvEvents[0].close();
+            }
             client.close();
             controlClient.close();
             vertx.close();
@@ -390,6 +411,20 @@ public final class Gateway implements AutoCloseable {
         return metrics;
     }
 
+    /** The engines' KV event subscriptions and each model's exact view, or null when {@code --kv-events off}. */
+    public KvEventSubscribers kvEvents() {
+        return kvEvents;
+    }
+
+    /** The subscriptions {@code --kv-events} asks for, or null when off. */
+    private static KvEventSubscribers kvEvents(GatewayConfig config, GatewayMetrics metrics) {
+        if (new KvEventsMode(config.get(Settings.KV_EVENTS)).off()) {
+            return null;
+        }
+        return new KvEventSubscribers(config.get(Settings.KV_BLOCK_TOKENS), config.get(Settings.KV_INDEX_MAX_BLOCKS),
+                Duration.ofMillis(config.get(Settings.KV_EVENTS_SILENCE_MS)), metrics.registry());
+    }
+
     /** The link to the sibling replicas, or null when {@code --replica-sync} is off. */
     public ReplicaSync replicas() {
         return replicas;
@@ -428,6 +463,9 @@ public final class Gateway implements AutoCloseable {
         }
         if (replicas != null) {
             replicas.close();
+        }
+        if (kvEvents != null) {
+            kvEvents.close();
         }
         client.close();
         controlClient.close();
