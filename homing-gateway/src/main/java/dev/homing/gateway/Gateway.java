@@ -264,7 +264,7 @@ public final class Gateway implements AutoCloseable {
                     config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
-                    replicas == null ? () -> true : replicas::readyToServe);
+                    replicas == null ? () -> true : replicas::readyToServe, () -> kvEvents);
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.get(Settings.PORT) == 0 ? -1 : config.get(Settings.PORT);

@@ -12,6 +12,8 @@ import dev.homing.gateway.http.JsonResponses;
 import dev.homing.gateway.http.RequestFraming;
 import dev.homing.gateway.http.RequestIds;
 import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.kvevents.KvEventSubscribers;
+import dev.homing.gateway.kvevents.KvEventsReport;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.ForwardedHeaders;
 import dev.homing.gateway.proxy.InferenceProxy;
@@ -41,6 +43,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The data-plane request handler: dispatches by method and path to the inference proxy, the synthesised and
@@ -55,11 +58,14 @@ final class GatewayServer implements Handler<HttpServerRequest> {
      * The methods each fixed non-inference route accepts, for the {@code Allow} header of a 405 (the inference routes
      * accept POST; {@code /workers} answers its own 405s).
      */
+    /** The KV event subscriptions for {@code GET /kv_events}; gives null when {@code --kv-events off}. */
+    private final Supplier<KvEventSubscribers> kvEvents;
+
     private static final Map<String, String> KNOWN_ROUTES = Map.ofEntries(
             Map.entry("/health", "GET"), Map.entry("/liveness", "GET"), Map.entry("/readiness", "GET"),
             Map.entry("/health_generate", "GET"), Map.entry("/v1/models", "GET"), Map.entry("/get_model_info", "GET"),
             Map.entry("/get_server_info", "GET"), Map.entry("/engine_metrics", "GET"), Map.entry("/get_loads", "GET"),
-            Map.entry("/flush_cache", "POST"));
+            Map.entry("/flush_cache", "POST"), Map.entry("/kv_events", "GET"));
 
     /** Where {@code GET /v1/models/{model}} starts; a model id may hold slashes ({@code org/name}). */
     private static final String MODEL_PREFIX = "/v1/models/";
@@ -87,8 +93,10 @@ final class GatewayServer implements Handler<HttpServerRequest> {
 
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
-                  WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway, BooleanSupplier replicaReady) {
+                  WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway, BooleanSupplier replicaReady,
+                  Supplier<KvEventSubscribers> kvEvents) {
         this.framing = framing;
+        this.kvEvents = kvEvents;
         this.replicaReady = replicaReady;
         this.config = config;
         this.registry = registry;
@@ -203,6 +211,8 @@ final class GatewayServer implements Handler<HttpServerRequest> {
             fanOut.loads(req);
         } else if (path.equals("/flush_cache") && method == HttpMethod.POST) {
             fanOut.flushCache(req);
+        } else if (path.equals("/kv_events") && method == HttpMethod.GET) {
+            response.putHeader("content-type", "application/json").end(KvEventsReport.of(kvEvents.get()));
         } else if (path.equals("/workers") || path.startsWith("/workers/")) {
             workerApi.handle(req, path);
         } else if (KNOWN_ROUTES.containsKey(path)) {
@@ -228,7 +238,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
         }
         return switch (path) {
             case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
-                 "/get_server_info", "/engine_metrics", "/get_loads", "/flush_cache", "/workers" -> path;
+                 "/get_server_info", "/engine_metrics", "/get_loads", "/flush_cache", "/workers", "/kv_events" -> path;
             default -> "other";
         };
     }

@@ -255,9 +255,11 @@ final class WorkerStream {
             replaySocket = null;
         }
         Pending held = backlog.poll();
+        long missing = held.seq() - liveness.expected();
         Verdict verdict = liveness.releaseHeld();
         if (liveness.reason() == Reason.BATCHES_LOST) {
             metrics.gap(worker, false);
+            metrics.batches(worker, "dropped", (int) Math.min(Integer.MAX_VALUE, missing));
             resync("batches before " + held.seq() + " were lost"
                     + (endpoint.replay() == null ? " (no replay socket)" : " (the replay did not bring them)"));
             verdict = liveness.onLive(held.seq(), nowNanos);

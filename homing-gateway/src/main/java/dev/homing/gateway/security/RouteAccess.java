@@ -11,7 +11,7 @@ import dev.homing.gateway.proxy.InferenceRoute;
  *   <li>inference (the POST routes of {@link InferenceRoute}): need {@code --api-key} as a Bearer token when it is
  *       set, else open;
  *   <li>admin ({@code /workers}, {@code /workers/{id}}, {@code /flush_cache}, {@code /get_loads},
- *       {@code /engine_metrics}): need the admin credential, which is {@code --admin-api-key}
+ *       {@code /engine_metrics}, {@code /kv_events}): need the admin credential, which is {@code --admin-api-key}
  *       when set, else {@code --api-key} (the reference's behaviour).
  *   <li>unrouted (any other path): allowed through, so the router answers its 404 or 405; nothing is behind it.
  * </ul>
@@ -73,7 +73,7 @@ public final class RouteAccess {
         return switch (path) {
             case "/health", "/liveness", "/readiness", "/health_generate", "/v1/models", "/get_model_info",
                  "/get_server_info" -> Kind.PUBLIC;
-            case "/workers", "/flush_cache", "/get_loads", "/engine_metrics" -> Kind.ADMIN;
+            case "/workers", "/flush_cache", "/get_loads", "/engine_metrics", "/kv_events" -> Kind.ADMIN;
             default -> Kind.UNROUTED;
         };
     }

@@ -55,6 +55,8 @@ class KvEventEndpointTest {
 
                 await().atMost(Duration.ofSeconds(30)).until(() -> gateway.kvEvents().statuses().stream()
                         .anyMatch(s -> s.state() == State.EXACT));
+                assertThat(running.get("/kv_events").body()).contains("\"state\":\"exact\"")
+                        .contains("\"endpoint\":\"" + publisher.endpoint() + "\"").contains("\"last_sequence\":0");
                 WorkerStream.Status status = gateway.kvEvents().statuses().iterator().next();
                 assertThat(status.worker()).isEqualTo(worker.url());
                 assertThat(status.endpoint()).isEqualTo(publisher.endpoint());

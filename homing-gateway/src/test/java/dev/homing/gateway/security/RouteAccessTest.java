@@ -15,7 +15,8 @@ class RouteAccessTest {
     private static final String ADMIN = "Bearer admin-key";
 
     @ParameterizedTest
-    @ValueSource(strings = {"/workers", "/workers/http%3A%2F%2Fa%3A1", "/flush_cache", "/get_loads", "/engine_metrics"})
+    @ValueSource(strings = {"/workers", "/workers/http%3A%2F%2Fa%3A1", "/flush_cache", "/get_loads", "/engine_metrics",
+        "/kv_events"})
     void adminRoutesAreAdminKind(String path) {
         assertThat(RouteAccess.kindOf(path)).isEqualTo(Kind.ADMIN);
     }
