@@ -176,15 +176,15 @@ final class WorkerStream {
         }
         lastSequence = seq;
         Pending batch = new Pending(seq, frames.get(2));
+        if (!backlog.isEmpty() && backlog.size() >= MAX_BACKLOG) {
+            LOG.debug("worker {}: more than {} batches waiting for a replay", worker, MAX_BACKLOG);
+            endReplay(nowNanos); // gives the replay up: what it had not brought is lost
+        }
         if (!backlog.isEmpty()) {
-            if (backlog.size() >= MAX_BACKLOG) {
-                LOG.debug("worker {}: more than {} batches waiting for a replay", worker, MAX_BACKLOG);
-                endReplay(nowNanos);
-            } else {
-                backlog.add(batch);
-                metrics.batch(worker, "held");
-                return;
-            }
+            // A replay runs (perhaps a new one, for a gap among the batches that waited).
+            backlog.add(batch);
+            metrics.batch(worker, "held");
+            return;
         }
         onLive(batch, nowNanos);
     }
