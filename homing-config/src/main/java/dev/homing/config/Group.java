@@ -18,6 +18,7 @@ public enum Group {
     TOKENIZER("Tokenizer"), PARSERS("Parsers" + Group.NOT_YET), BACKEND("Backend"),
     STORAGE("History storage" + Group.NOT_YET), TLS("TLS"), TRACING("Tracing"),
     AUTHENTICATION("Authentication"), MESH("Replicas (HA mesh)"),
+    KV_EVENTS("Engine KV events (Homing)"),
     REPORT("Report");
 
     /** What the heading of a group of flags Homing has not built says after its title. */

@@ -711,6 +711,45 @@ public final class Settings {
             .gateway(MESH, homing("`/readiness` waits, at most this long after start, until the replica has a "
                     + "warm sibling's snapshot or knows it has none (`homing_replica_warm`)")));
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // The engines' KV events: the exact view (docs/KV_EVENTS.md)
+
+    public static final Setting<String> KV_EVENTS = declare(Setting.of("kv-events", TEXT, "auto")
+            .label("auto|off|TEMPLATE").check(that(Settings::kvEventsValue,
+                    "must be auto, off, or a ZMQ endpoint template such as tcp://{host}:5557"))
+            .help("Where each worker's engine publishes its KV events (ZMQ): auto asks the worker's /get_server_info "
+                    + "for kv_events_config, else tcp://<worker host>:5557; off subscribes to none; a template such "
+                    + "as tcp://{host}:5557 names it, {host} the worker's host (Homing).", "the engines' own default "
+                    + "endpoint, found without a setting where the engine reports it")
+            .gateway(Group.KV_EVENTS, homing("subscribe to each engine's KV events and route on what its cache holds "
+                    + "where they flow, on the prefix tree elsewhere ([KV_EVENTS.md](KV_EVENTS.md))")));
+    public static final Setting<Long> KV_EVENTS_SILENCE_MS = declare(Setting.of("kv-events-silence-ms", LONG, 1_000L)
+            .check(above(0))
+            .help("Milliseconds a worker may stay silent after a request placed on it was prefilled with blocks "
+                    + "it did not hold, before its exact view counts as gone (Homing).", "half of the two seconds "
+                    + "within which routing must stop trusting a stream that stopped; an idle engine is never silent")
+            .gateway(Group.KV_EVENTS, homing("how long a worker that should have published (a request was prefilled "
+                    + "there) may stay silent before its exact view is set aside")));
+    public static final Setting<Long> KV_INDEX_MAX_BLOCKS = declare(Setting.of("kv-index-max-blocks", LONG,
+                    1L << 20).check(above(0))
+            .help("Engine blocks the exact index records over all workers of a model; stores past it are refused "
+                    + "and counted (Homing).", "about 270 MB at most with vLLM's 16-token blocks (16 Mi tokens: "
+                    + "four engines of 4 Mi tokens), 170 MB with SGLang's one-token pages")
+            .gateway(Group.KV_EVENTS, homing("cap on the engine blocks a model's exact index records "
+                    + "(`homing_kv_index_blocks`, `homing_kv_index_bytes`, `homing_kv_index_refused_total`)")));
+    public static final Setting<Integer> KV_BLOCK_TOKENS = declare(Setting.of("kv-block-tokens", INTEGER, 16)
+            .check(positive())
+            .help("Tokens per block of the gateway's own hashes of the engines' cached prefixes (Homing).",
+                    "vLLM's default block size, so each of its blocks is one of ours; SGLang's one-token pages "
+                    + "are grouped into it; a smaller block costs more hashing for a gain under 16 tokens a prompt")
+            .gateway(Group.KV_EVENTS, homing("tokens per block of the gateway's own hashes of what the engines cache; "
+                    + "a prompt matches up to its last whole block")));
+
+    /** {@code auto}, {@code off}, or an endpoint template naming a ZMQ transport. */
+    private static boolean kvEventsValue(String value) {
+        return value.equals("auto") || value.equals("off") || value.matches("(tcp|ipc)://\\S+");
+    }
+
     static {
         String instead = "Homing's replicas keep each other in step through NATS instead: use --replica-sync "
                 + "nats://HOST:PORT (DIFFERENCES.md says why)";

@@ -4,6 +4,9 @@ import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
+import dev.homing.gateway.kvevents.KvEventSources;
+import dev.homing.gateway.kvevents.KvEventSubscribers;
+import dev.homing.gateway.kvevents.KvEventsMode;
 import dev.homing.gateway.http.BodyMemory;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.ClientDeadlines;
@@ -112,6 +115,8 @@ public final class Gateway implements AutoCloseable {
     /** The link to the sibling replicas, or null when off. */
     private final ReplicaSync replicas;
     private final Tracing tracing;
+    /** The engines' KV event subscriptions, or null when {@code --kv-events off}. */
+    private final KvEventSubscribers kvEvents;
     private volatile boolean closed;
     /** The data plane's route table. */
     private final Routes routes;
@@ -120,7 +125,7 @@ public final class Gateway implements AutoCloseable {
                     WorkerRegistry registry, WorkerLifecycle lifecycle, GatewayMetrics metrics,
                     CircuitBreakers breakers,
                     List<HttpServer> servers, MetricsServer metricsServer, PodDiscovery discovery, Tracing tracing,
-                    ReplicaSync replicas, Routes routes) {
+                    ReplicaSync replicas, KvEventSubscribers kvEvents, Routes routes) {
         this.routes = routes;
         this.breakers = breakers;
         this.config = config;
@@ -133,6 +138,7 @@ public final class Gateway implements AutoCloseable {
         this.discovery = discovery;
         this.tracing = tracing;
         this.replicas = replicas;
+        this.kvEvents = kvEvents;
         this.client = client;
         this.controlClient = controlClient;
     }
@@ -223,6 +229,8 @@ public final class Gateway implements AutoCloseable {
         HttpClient controlClient = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
                 .setTcpNoDelay(true).setKeepAliveTimeout(POOL_IDLE_TIMEOUT_SECS).setIdleTimeoutUnit(TimeUnit.SECONDS),
                 new PoolOptions().setHttp1MaxSize(CONTROL_POOL_PER_WORKER));
+        // Closed here if the start fails after they began: their thread would outlive the gateway.
+        KvEventSubscribers[] startedKvEvents = new KvEventSubscribers[1];
         try {
             GatewayMetrics metrics = new GatewayMetrics(registry, config.get(Settings.PROMETHEUS_DURATION_BUCKETS),
                     config.get(Settings.BACKEND), config.prefillDecode());
@@ -247,8 +255,18 @@ public final class Gateway implements AutoCloseable {
                         metrics.breakerTransition(name, from, to);
                         LOG.warn("worker {}: circuit {} -> {}", name, from.label(), to.label());
                     });
+            KvEventSubscribers kvEvents = kvEvents(config, metrics);
+            startedKvEvents[0] = kvEvents;
+            if (kvEvents != null) {
+                KvEventSources sources = new KvEventSources(new KvEventsMode(config.get(Settings.KV_EVENTS)),
+                        kvEvents, lifecycle::get);
+                registry.onActivated(sources::workerActive);
+            }
             registry.onRemoved(worker -> {
                 breakers.remove(worker.id());
+                if (kvEvents != null) {
+                    kvEvents.unsubscribe(worker.url());
+                }
                 if (replicas != null) {
                     replicas.workerRemoved(worker);
                 }
@@ -266,7 +284,7 @@ public final class Gateway implements AutoCloseable {
                     config.get(Settings.DP_AWARE), tracing);
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
-                    replicas == null ? () -> true : replicas::readyToServe, extraRoutes);
+                    replicas == null ? () -> true : replicas::readyToServe, () -> kvEvents, extraRoutes);
             // Vert.x shares a port among servers listening on the same one; a negative port is a random port
             // shared by every server given that same number, so port 0 means -1 here.
             int listenPort = config.get(Settings.PORT) == 0 ? -1 : config.get(Settings.PORT);
@@ -296,7 +314,7 @@ public final class Gateway implements AutoCloseable {
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
             Gateway gateway = new Gateway(config, vertx, client, controlClient, registry, lifecycle, metrics,
-                    breakers, servers, metricsServer, pods, tracing, replicas, handler.routes());
+                    breakers, servers, metricsServer, pods, tracing, replicas, kvEvents, handler.routes());
             LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets{}, metrics port {}), {} worker(s) "
                             + "registering", config.tls() ? "https" : "http", config.get(Settings.HOST),
                     first.actualPort(),
@@ -308,6 +326,9 @@ public final class Gateway implements AutoCloseable {
                     config.workers().size());
             return gateway;
         } catch (RuntimeException e) {
+            if (startedKvEvents[0] != null) {
+                startedKvEvents[0].close();
+            }
             client.close();
             controlClient.close();
             vertx.close();
@@ -416,6 +437,20 @@ public final class Gateway implements AutoCloseable {
         return metrics;
     }
 
+    /** The engines' KV event subscriptions and each model's exact view, or null when {@code --kv-events off}. */
+    public KvEventSubscribers kvEvents() {
+        return kvEvents;
+    }
+
+    /** The subscriptions {@code --kv-events} asks for, or null when off. */
+    private static KvEventSubscribers kvEvents(GatewayConfig config, GatewayMetrics metrics) {
+        if (new KvEventsMode(config.get(Settings.KV_EVENTS)).off()) {
+            return null;
+        }
+        return new KvEventSubscribers(config.get(Settings.KV_BLOCK_TOKENS), config.get(Settings.KV_INDEX_MAX_BLOCKS),
+                Duration.ofMillis(config.get(Settings.KV_EVENTS_SILENCE_MS)), metrics.registry());
+    }
+
     /** The link to the sibling replicas, or null when {@code --replica-sync} is off. */
     public ReplicaSync replicas() {
         return replicas;
@@ -454,6 +489,9 @@ public final class Gateway implements AutoCloseable {
         }
         if (replicas != null) {
             replicas.close();
+        }
+        if (kvEvents != null) {
+            kvEvents.close();
         }
         client.close();
         controlClient.close();

@@ -16,6 +16,8 @@ import dev.homing.gateway.http.RequestRecord;
 import dev.homing.gateway.http.Route;
 import dev.homing.gateway.http.RouteMatch;
 import dev.homing.gateway.http.Routes;
+import dev.homing.gateway.kvevents.KvEventSubscribers;
+import dev.homing.gateway.kvevents.KvEventsReport;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.proxy.ForwardedHeaders;
 import dev.homing.gateway.proxy.InferenceProxy;
@@ -43,6 +45,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The data-plane request handler: looks the request's route up in the table ({@link #declare}: every route the
@@ -79,7 +82,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     GatewayServer(GatewayConfig config, WorkerRegistry registry, WorkerLifecycle lifecycle, InferenceProxy inference,
                   HttpClient client, GatewayMetrics metrics, Vertx vertx, RequestFraming framing,
                   WorkerHostAllowList.Resolver resolver, ThisGateway thisGateway, BooleanSupplier replicaReady,
-                  List<Route> extraRoutes) {
+                  Supplier<KvEventSubscribers> kvEvents, List<Route> extraRoutes) {
         this.framing = framing;
         this.replicaReady = replicaReady;
         this.config = config;
@@ -123,6 +126,9 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 Route.answered(HttpMethod.GET, "/engine_metrics", Kind.ADMIN, (req, p) -> fanOut.engineMetrics(req)),
                 Route.answered(HttpMethod.GET, "/get_loads", Kind.ADMIN, (req, p) -> fanOut.loads(req)),
                 Route.answered(HttpMethod.POST, "/flush_cache", Kind.ADMIN, (req, p) -> fanOut.flushCache(req)),
+                // Each worker's KV event state: where the routing view of every worker comes from.
+                Route.answered(HttpMethod.GET, "/kv_events", Kind.ADMIN, (req, p) -> req.response()
+                        .putHeader("content-type", "application/json").end(KvEventsReport.of(kvEvents.get()))),
                 Route.answered(HttpMethod.GET, "/workers", Kind.ADMIN, workerApi::list),
                 Route.answered(HttpMethod.POST, "/workers", Kind.ADMIN, workerApi::add),
                 Route.answered(HttpMethod.GET, "/workers/{id}", Kind.ADMIN, workerApi::get),

@@ -140,13 +140,13 @@ class RouteTableTest {
     }
 
     @Test
-    void theAdminRoutesAreTheWorkerApiAndTheFanOutRoutes() {
+    void theAdminRoutesAreTheWorkerApiTheFanOutRoutesAndTheKvEventStates() {
         try (RunningGateway gateway = start(keyed(), List.of())) {
             Set<String> admin = gateway.gateway().routes().all().stream().filter(r -> r.access() == Kind.ADMIN)
                     .map(r -> r.method().name() + " " + r.pattern()).collect(Collectors.toSet());
             assertThat(admin).containsExactlyInAnyOrder("GET /workers", "POST /workers", "GET /workers/{id}",
                     "PUT /workers/{id}", "DELETE /workers/{id}", "POST /flush_cache", "GET /get_loads",
-                    "GET /engine_metrics");
+                    "GET /engine_metrics", "GET /kv_events");
         }
     }
 }

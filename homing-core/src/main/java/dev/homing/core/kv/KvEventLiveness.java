@@ -10,11 +10,11 @@ package dev.homing.core.kv;
  *                                        │  └───── the replay filled it ─────┤
  *                                        │                                   ▼ replay short, or none
  *                                        └──── onCleared, a restart ──── STALE (batches lost)
- *   EXACT or STALE ──no batch for the limit (onTick)──▶ NONE (silent) ──its next batch──▶ as it was
+ *   EXACT or STALE ──an expectation unmet for the limit (onTick)──▶ NONE (silent) ──its next batch──▶ as it was
  *   any state ──onResync──▶ NONE (never heard)
  * </pre>
  * The state is derived from four facts: whether the stream was heard since the start or the last resync, whether it
- * has been silent for the limit, whether a gap waits for its replay, and whether batches were lost for good since
+ * has been silent for the limit when it was expected to speak, whether a gap waits for its replay, and whether batches were lost for good since
  * the last clear. {@link State#NONE} wins over {@link State#STALE}, which wins over {@link State#EXACT}.
  *
  * <p>Protocol, for the subscriber that owns the stream:
@@ -31,6 +31,13 @@ package dev.homing.core.kv;
  * </ol>
  * Joining a stream late (or after a restart) misses only stores, never a removal of a block the view holds (that
  * removal comes after the store, so a miss of it is a gap), hence the first batch heard makes the view exact.
+ *
+ * <p>Silence. An idle engine publishes nothing, so quiet alone means nothing: silence is counted only from an
+ * expectation ({@link #expectEvents}), which the routing side raises when a request it placed on the worker has been
+ * prefilled (its first token came) with at least one block the engine did not hold: the engine must then have
+ * stored blocks. Any batch heard meets every expectation raised before it, and also those raised up to half the
+ * limit after it (an engine publishes a step's stores as the step ends, just before its first token reaches the
+ * gateway, so the batch often comes first). An expectation unmet for the limit makes the stream NONE (silent).
  *
  * <p>Every transition is checked: {@link #onLive} while a gap is pending, or {@link #onReplayed} and
  * {@link #releaseHeld()} while none is, throw {@link IllegalStateException} (a subscriber's bug). Time is passed in
@@ -52,7 +59,7 @@ public final class KvEventLiveness {
     public enum Reason {
         /** No batch since the start or the last resync. */
         NEVER_HEARD,
-        /** No batch for the silence limit. */
+        /** Expected to publish (a request was prefilled there) and no batch for the silence limit. */
         SILENT,
         /** Batches are missing; a replay may bring them. */
         GAP_PENDING,
@@ -86,6 +93,9 @@ public final class KvEventLiveness {
     /** The held batch's sequence number while a gap is pending, else -1. */
     private long held = -1;
     private long lastHeardNanos;
+    /** When the oldest expectation not met yet was raised; meaningful while {@link #expecting}. */
+    private long expectedSinceNanos;
+    private boolean expecting;
 
     /** @param silenceNanos how long without a batch before the stream counts as gone */
     public KvEventLiveness(long silenceNanos) {
@@ -126,6 +136,7 @@ public final class KvEventLiveness {
         require(held < 0, "take a live batch while a gap waits for its replay");
         lastHeardNanos = nowNanos;
         silent = false;
+        expecting = false;
         if (!heard) {
             heard = true;
             lastLive = seq;
@@ -196,11 +207,26 @@ public final class KvEventLiveness {
         lost = false;
         held = -1;
         lastLive = -1;
+        expecting = false;
     }
 
-    /** The clock moved: a stream heard from but quiet for the silence limit goes NONE until its next batch. */
+    /**
+     * The engine should publish soon: a request placed on it was prefilled with blocks it did not hold. Met by a
+     * batch heard from half the limit before {@code nowNanos} on; the oldest expectation not met counts.
+     */
+    public void expectEvents(long nowNanos) {
+        if (heard && nowNanos - lastHeardNanos <= silenceNanos / 2) {
+            return;
+        }
+        if (!expecting) {
+            expecting = true;
+            expectedSinceNanos = nowNanos;
+        }
+    }
+
+    /** The clock moved: a stream that was expected to speak and did not for the silence limit goes NONE. */
     public void onTick(long nowNanos) {
-        if (heard && nowNanos - lastHeardNanos >= silenceNanos) {
+        if (heard && expecting && nowNanos - expectedSinceNanos >= silenceNanos) {
             silent = true;
         }
     }

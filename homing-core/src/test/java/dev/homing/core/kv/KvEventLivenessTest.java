@@ -103,22 +103,59 @@ class KvEventLivenessTest {
     }
 
     @Test
-    void silenceForTheLimitMakesItNoneAndTheNextBatchInSequenceExactAgain() {
+    void silenceForTheLimitAfterAnExpectationMakesItNoneAndTheNextBatchInSequenceExactAgain() {
         liveness.onLive(0, 0);
-        liveness.onTick(2 * SECOND - 1);
+        liveness.expectEvents(2 * SECOND);
+        liveness.onTick(4 * SECOND - 1);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
 
-        liveness.onTick(2 * SECOND);
+        liveness.onTick(4 * SECOND);
 
         assertThat(liveness.state()).isEqualTo(State.NONE);
         assertThat(liveness.reason()).isEqualTo(Reason.SILENT);
-        assertThat(liveness.onLive(1, 3 * SECOND)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.onLive(1, 5 * SECOND)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void anIdleEngineThatNobodyExpectsToPublishStaysExactHoweverLongItIsQuiet() {
+        liveness.onLive(0, 0);
+
+        liveness.onTick(3_600 * SECOND);
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aBatchJustBeforeTheExpectationMeetsIt() {
+        liveness.onLive(0, 10 * SECOND);
+        liveness.expectEvents(11 * SECOND);
+
+        liveness.onTick(20 * SECOND);
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void theOldestUnmetExpectationCountsAndABatchMeetsThemAll() {
+        liveness.onLive(0, 0);
+        liveness.expectEvents(5 * SECOND);
+        liveness.expectEvents(6 * SECOND);
+        liveness.onTick(7 * SECOND - 1);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        liveness.onTick(7 * SECOND);
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+
+        liveness.onLive(1, 8 * SECOND);
+        liveness.onTick(20 * SECOND);
+
         assertThat(liveness.state()).isEqualTo(State.EXACT);
     }
 
     @Test
     void aStreamThatComesBackAfterLosingBatchesIsStaleNotExact() {
         liveness.onLive(0, 0);
+        liveness.expectEvents(2 * SECOND);
         liveness.onTick(5 * SECOND);
 
         assertThat(liveness.onLive(7, 6 * SECOND)).isEqualTo(Verdict.HOLD_FOR_REPLAY);
@@ -132,6 +169,7 @@ class KvEventLivenessTest {
         liveness.onLive(0, 0);
         liveness.onLive(2, 0);
         liveness.releaseHeld();
+        liveness.expectEvents(5 * SECOND);
         liveness.onTick(10 * SECOND);
         assertThat(liveness.state()).isEqualTo(State.NONE);
 

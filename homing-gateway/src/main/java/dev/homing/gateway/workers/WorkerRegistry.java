@@ -36,6 +36,7 @@ public final class WorkerRegistry {
     private final Map<WorkerRole, Map<String, ModelPool>> pools = new EnumMap<>(WorkerRole.class);
     /** Told of each removed worker, so state kept per worker elsewhere (its circuit breaker) goes with it. */
     private volatile java.util.function.Consumer<Worker> removalListener = w -> { };
+    private volatile java.util.function.Consumer<Worker> activationListener = w -> { };
     /** Told of each model pool when it is created, before its first worker joins it. */
     private volatile java.util.function.Consumer<ModelPool> poolListener = p -> { };
     /** Replaces the policy by role's name for each new pool (a test's own); null: by name, with a fresh seed. */
@@ -118,6 +119,7 @@ public final class WorkerRegistry {
             rolePools.put(model, pool);
         }
         pool.add(worker);
+        activationListener.accept(worker);
     }
 
     private RoutingPolicy newPolicy(WorkerRole role) {
@@ -196,6 +198,11 @@ public final class WorkerRegistry {
     /** Sets the one listener told of each model pool created (the replica sync keeps its policy in step). */
     public void onPoolCreated(java.util.function.Consumer<ModelPool> listener) {
         this.poolListener = listener;
+    }
+
+    /** Sets the one listener told of each worker that became active (its model known), under the registry's lock. */
+    public void onActivated(java.util.function.Consumer<Worker> listener) {
+        this.activationListener = listener;
     }
 
     /** Sets the one listener told of each removed worker, after it has left the registry. */

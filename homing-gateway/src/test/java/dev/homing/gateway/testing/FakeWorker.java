@@ -77,6 +77,8 @@ public final class FakeWorker implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean sawBackpressure =
             new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Behaviour behaviour = Behaviour.NORMAL;
+    /** The JSON value /get_server_info gives as {@code kv_events_config}, or null for none. */
+    private volatile String kvEventsConfig;
     private volatile boolean healthy = true;
 
     private FakeWorker(String model, Role role, int bootstrapPort, String host) {
@@ -143,6 +145,11 @@ public final class FakeWorker implements AutoCloseable {
         this.roomTimeoutMs = timeout.toMillis();
     }
 
+    /** What {@code /get_server_info} reports as {@code kv_events_config} (a JSON value), or null for nothing. */
+    public void kvEventsConfig(String json) {
+        kvEventsConfig = json;
+    }
+
     public void healthy(boolean h) {
         this.healthy = h;
     }
@@ -175,7 +182,8 @@ public final class FakeWorker implements AutoCloseable {
             case "/get_server_info" -> resp.putHeader("content-type", "application/json")
                     .end("{\"max_total_num_tokens\":100000,\"disaggregation_mode\":\""
                             + (role == Role.REGULAR ? "null" : role.name().toLowerCase(java.util.Locale.ROOT)) + "\""
-                            + (bootstrapPort > 0 ? ",\"disaggregation_bootstrap_port\":" + bootstrapPort : "") + "}");
+                            + (bootstrapPort > 0 ? ",\"disaggregation_bootstrap_port\":" + bootstrapPort : "")
+                            + (kvEventsConfig != null ? ",\"kv_events_config\":" + kvEventsConfig : "") + "}");
             case "/get_load" -> resp.putHeader("content-type", "application/json").end("{\"num_tokens\":7}");
             case "/flush_cache" -> resp.end("Cache flushed");
             case "/metrics" -> resp.end("# HELP sglang:num_running_reqs running\n# TYPE sglang:num_running_reqs gauge\n"

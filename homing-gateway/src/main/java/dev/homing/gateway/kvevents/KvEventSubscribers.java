@@ -1,0 +1,203 @@
+package dev.homing.gateway.kvevents;
+
+import dev.homing.core.kv.KvIndexStats;
+import dev.homing.core.kv.TokenBlocks;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Every worker's KV event subscription, on one thread of its own: it polls all the workers' sockets with one ZMQ
+ * poller (each socket is used by this thread alone, as ZMQ requires), applies their batches to each model's
+ * {@link ExactViews} and ticks their liveness. Subscriptions come and go through a queue of commands the thread takes
+ * between polls, so any thread may call {@link #subscribe} and {@link #unsubscribe}.
+ *
+ * <p>A worker is keyed by its URL (its id in the routing policies): subscribing one again replaces its subscription,
+ * so it never has two. {@link #close} stops the thread, which closes every socket and terminates the ZMQ context.
+ */
+public final class KvEventSubscribers implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KvEventSubscribers.class);
+
+    /** How long a poll waits at most: the tick of silence and replay deadlines, and the command queue's delay. */
+    private static final long POLL_MS = 20;
+
+    private final TokenBlocks blocks;
+    private final long maxEngineBlocks;
+    private final long silenceNanos;
+    private final KvEventMetrics metrics;
+    private final ZContext context = new ZContext();
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Map<String, ExactViews> viewsByModel = new ConcurrentHashMap<>();
+    /** By worker URL; written on the thread only, read anywhere. */
+    private final Map<String, WorkerStream> streams = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    /**
+     * @param blockTokens     tokens per block of the gateway's own hashes
+     * @param maxEngineBlocks each model's index cap
+     * @param silence         how long an expected stream may stay silent
+     */
+    public KvEventSubscribers(int blockTokens, long maxEngineBlocks, Duration silence, PrometheusRegistry registry) {
+        this.blocks = new TokenBlocks(blockTokens);
+        this.maxEngineBlocks = maxEngineBlocks;
+        this.silenceNanos = silence.toNanos();
+        this.metrics = new KvEventMetrics(registry, this::statuses,
+                () -> viewsByModel.values().stream().map(ExactViews::stats).toList());
+        this.thread = Thread.ofPlatform().name("homing-kv-events").daemon().unstarted(this::run);
+        thread.start();
+    }
+
+    /** The model's exact view, created empty on first use. */
+    public ExactViews views(String model) {
+        return viewsByModel.computeIfAbsent(model, m -> new ExactViews(blocks, maxEngineBlocks));
+    }
+
+    /** Subscribes to {@code worker}'s events (replacing a subscription it has), applied to {@code model}'s view. */
+    public void subscribe(String worker, String model, KvEventEndpoint endpoint) {
+        subscribe(worker, model, endpoint, () -> true);
+    }
+
+    /** As {@link #subscribe(String, String, KvEventEndpoint)}, unless {@code wanted} says no by the time it runs. */
+    void subscribe(String worker, String model, KvEventEndpoint endpoint, BooleanSupplier wanted) {
+        ExactViews views = views(model);
+        commands.add(() -> {
+            if (!wanted.getAsBoolean()) {
+                return;
+            }
+            WorkerStream old = streams.remove(worker);
+            if (old != null) {
+                old.close();
+            }
+            streams.put(worker, new WorkerStream(worker, model, endpoint, views, metrics, silenceNanos, context));
+        });
+    }
+
+    /** Stops {@code worker}'s subscription and forgets its view. */
+    public void unsubscribe(String worker) {
+        commands.add(() -> {
+            WorkerStream stream = streams.remove(worker);
+            if (stream != null) {
+                stream.close();
+                LOG.info("worker {}: KV event subscription closed", worker);
+            }
+        });
+    }
+
+    /**
+     * A request placed on {@code worker} was prefilled (its first token came) with at least one block its engine
+     * did not hold: the engine must publish within the silence limit, or its view counts as gone. Any thread.
+     */
+    public void expectEvents(String worker, long nowNanos) {
+        WorkerStream stream = streams.get(worker);
+        if (stream != null) {
+            stream.expectEvents(nowNanos);
+        }
+    }
+
+    /** Each subscribed worker's state, for the admin route and the metrics. */
+    public Collection<WorkerStream.Status> statuses() {
+        return streams.values().stream().map(WorkerStream::status).toList();
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            if (!thread.join(Duration.ofSeconds(10))) {
+                LOG.warn("the KV event thread did not stop within 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        ZMQ.Poller poller = null;
+        List<ZMQ.Socket> polled = List.of();
+        Map<ZMQ.Socket, WorkerStream> owners = new HashMap<>();
+        try {
+            while (running) {
+                Runnable command;
+                while ((command = commands.poll()) != null) {
+                    command.run();
+                }
+                List<ZMQ.Socket> sockets = new ArrayList<>();
+                owners.clear();
+                for (WorkerStream stream : streams.values()) {
+                    for (ZMQ.Socket socket : stream.sockets()) {
+                        sockets.add(socket);
+                        owners.put(socket, stream);
+                    }
+                }
+                if (!sockets.equals(polled)) {
+                    if (poller != null) {
+                        poller.close();
+                    }
+                    poller = context.createPoller(sockets.size());
+                    for (ZMQ.Socket socket : sockets) {
+                        poller.register(socket, ZMQ.Poller.POLLIN);
+                    }
+                    polled = sockets;
+                }
+                if (sockets.isEmpty()) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(POLL_MS));
+                } else {
+                    poller.poll(POLL_MS);
+                    long now = System.nanoTime();
+                    for (int s = 0; s < sockets.size(); s++) {
+                        int i = s;
+                        if (poller.pollin(i)) {
+                            WorkerStream stream = owners.get(sockets.get(i));
+                            if (stream.owns(sockets.get(i))) {
+                                guarded(stream, () -> stream.readable(sockets.get(i), now));
+                            }
+                        }
+                    }
+                }
+                long now = System.nanoTime();
+                for (WorkerStream stream : streams.values()) {
+                    guarded(stream, () -> stream.tick(now));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("the KV event thread failed; every worker's exact view is set aside", e);
+        } finally {
+            for (WorkerStream stream : streams.values()) {
+                stream.close();
+            }
+            streams.clear();
+            if (poller != null) {
+                poller.close();
+            }
+            context.close();
+        }
+    }
+
+    /** A stream that fails (a bug) is dropped alone, its view with it, rather than every worker's. */
+    private void guarded(WorkerStream stream, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            LOG.error("worker {}: its KV event stream failed and is closed; routing on the prefix tree for it",
+                    stream.worker(), e);
+            streams.remove(stream.worker(), stream);
+            stream.close();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.homing.gateway.kvevents;
+
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.util.Comparator;
+import java.util.Locale;
+
+/** {@code GET /kv_events}: each subscribed worker's state, reason, endpoints and last sequence number, as JSON. */
+public final class KvEventsReport {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private KvEventsReport() {
+    }
+
+    /** The report; {@code subscribers} null when {@code --kv-events off}. */
+    public static String of(KvEventSubscribers subscribers) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("enabled", subscribers != null);
+        ArrayNode workers = root.putArray("workers");
+        if (subscribers != null) {
+            subscribers.statuses().stream().sorted(Comparator.comparing(WorkerStream.Status::worker)).forEach(s -> {
+                ObjectNode w = workers.addObject();
+                w.put("worker", s.worker());
+                w.put("model", s.model());
+                w.put("state", KvEventMetrics.label(s.state()));
+                w.put("reason", s.reason().name().toLowerCase(Locale.ROOT));
+                w.put("endpoint", s.endpoint());
+                w.put("replay_endpoint", s.replay());
+                w.put("last_sequence", s.lastSequence());
+            });
+        }
+        return JSON.writeValueAsString(root);
+    }
+}

@@ -1,0 +1,358 @@
+package dev.homing.gateway.kvevents;
+
+import dev.homing.core.kv.KvEventBatch;
+import dev.homing.core.kv.KvEventLiveness;
+import dev.homing.core.kv.KvEventLiveness.Reason;
+import dev.homing.core.kv.KvEventLiveness.State;
+import dev.homing.core.kv.KvEventLiveness.Verdict;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One worker's KV event stream: its SUB socket, its replay (a DEALER to the engine's ROUTER), its
+ * {@link KvEventLiveness}, and the batches it applies to its model's {@link ExactViews}.
+ *
+ * <p>Replay, as vLLM's publisher serves it: the client sends an empty delimiter frame and the first sequence number
+ * it misses (8 bytes, big-endian); the engine answers, one message per batch still in its buffer from that number
+ * on, the delimiter, the sequence number and the payload (newer engines put the topic before the sequence number),
+ * and ends with a message whose sequence number is -1 and whose payload is empty. Live batches that come meanwhile
+ * wait in a backlog of at most {@link #MAX_BACKLOG}, so the missing ones are applied first.
+ *
+ * <p>Batches lost for good (no replay socket, a replay that no longer reaches back, one that never ends, a backlog
+ * overflow, an undecodable batch) make the view wrong in unknown ways: it is cleared and rebuilt from the next
+ * batch. A view so joined late misses only stores (every removal of a block it records comes after that block's
+ * store), so it under-states what the engine holds and never over-states it: exact again at once.
+ *
+ * <p>Confined to the subscriber thread (ZMQ sockets are not thread-safe), except {@link #expectEvents} and
+ * {@link #status}, which any thread may call.
+ */
+final class WorkerStream {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerStream.class);
+
+    /** Live batches held while a replay runs: an engine publishes one a scheduler step, so seconds of them. */
+    static final int MAX_BACKLOG = 4096;
+    /** A replay unanswered for this long is given up: a local engine answers in milliseconds. */
+    static final long REPLAY_TIMEOUT_NANOS = 1_000_000_000L;
+    private static final long NO_EXPECTATION = Long.MAX_VALUE;
+    private static final long END_OF_REPLAY = -1;
+
+    /** What the admin route and the metrics show of a worker; immutable. */
+    record Status(String worker, String model, String endpoint, String replay, State state, Reason reason,
+                  long lastSequence) {
+    }
+
+    private record Pending(long seq, byte[] payload) {
+    }
+
+    private final String worker;
+    private final String model;
+    private final KvEventEndpoint endpoint;
+    private final ExactViews views;
+    private final KvEventDecoder decoder;
+    private final KvEventMetrics metrics;
+    private final KvEventLiveness liveness;
+    private final ZContext context;
+    private final ZMQ.Socket subscriber;
+    private final AtomicLong expectedSince = new AtomicLong(NO_EXPECTATION);
+
+    private ZMQ.Socket replaySocket;
+    /** The live batches waiting while a replay runs, the held one first; empty when none runs. */
+    private final ArrayDeque<Pending> backlog = new ArrayDeque<>();
+    private long replayDeadline;
+    private long lastSequence = -1;
+    private volatile Status status;
+
+    WorkerStream(String worker, String model, KvEventEndpoint endpoint, ExactViews views, KvEventMetrics metrics,
+                 long silenceNanos, ZContext context) {
+        this.worker = worker;
+        this.model = model;
+        this.endpoint = endpoint;
+        this.views = views;
+        this.decoder = new KvEventDecoder(endpoint.layout());
+        this.metrics = metrics;
+        this.liveness = new KvEventLiveness(silenceNanos);
+        this.context = context;
+        this.subscriber = context.createSocket(SocketType.SUB);
+        subscriber.setLinger(0);
+        subscriber.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
+        subscriber.connect(endpoint.endpoint());
+        this.status = snapshot();
+        metrics.added(worker);
+        LOG.info("worker {}: subscribing to KV events at {}{}", worker, endpoint.endpoint(),
+                endpoint.replay() == null ? " (no replay socket)" : ", replay at " + endpoint.replay());
+    }
+
+    String worker() {
+        return worker;
+    }
+
+    String model() {
+        return model;
+    }
+
+    Status status() {
+        return status;
+    }
+
+    /** Any thread: a request placed here was prefilled with blocks the engine did not hold. */
+    void expectEvents(long nowNanos) {
+        expectedSince.accumulateAndGet(nowNanos, Math::min);
+    }
+
+    /** The sockets to poll for input now. */
+    List<ZMQ.Socket> sockets() {
+        List<ZMQ.Socket> sockets = new ArrayList<>(2);
+        sockets.add(subscriber);
+        if (replaySocket != null) {
+            sockets.add(replaySocket);
+        }
+        return sockets;
+    }
+
+    boolean owns(ZMQ.Socket socket) {
+        return socket == subscriber || socket == replaySocket;
+    }
+
+    /** Reads whatever {@code socket} has, without blocking. */
+    void readable(ZMQ.Socket socket, long nowNanos) {
+        List<byte[]> frames;
+        while ((frames = receive(socket)) != null) {
+            if (socket == subscriber) {
+                live(frames, nowNanos);
+            } else {
+                replayed(frames, nowNanos);
+            }
+            if (socket != subscriber && socket != replaySocket) {
+                break; // the replay ended and its socket was closed
+            }
+        }
+        publish();
+    }
+
+    /** The clock moved: expectations, silence and an overdue replay. */
+    void tick(long nowNanos) {
+        long since = expectedSince.getAndSet(NO_EXPECTATION);
+        if (since != NO_EXPECTATION) {
+            liveness.expectEvents(since);
+        }
+        liveness.onTick(nowNanos);
+        if (!backlog.isEmpty() && nowNanos - replayDeadline >= 0) {
+            LOG.debug("worker {}: the replay from {} did not end in time", worker, liveness.expected());
+            endReplay(nowNanos);
+        }
+        publish();
+    }
+
+    void close() {
+        context.destroySocket(subscriber);
+        if (replaySocket != null) {
+            context.destroySocket(replaySocket);
+        }
+        views.remove(worker);
+        metrics.removed(worker);
+    }
+
+    private void live(List<byte[]> frames, long nowNanos) {
+        if (frames.size() != 3 || frames.get(1).length != Long.BYTES) {
+            metrics.batch(worker, "malformed");
+            warnOnce("a message of " + frames.size() + " frames, not topic, sequence number and payload");
+            return;
+        }
+        long seq = ByteBuffer.wrap(frames.get(1)).getLong();
+        if (seq < 0) {
+            metrics.batch(worker, "malformed");
+            return;
+        }
+        lastSequence = seq;
+        Pending batch = new Pending(seq, frames.get(2));
+        if (!backlog.isEmpty() && backlog.size() >= MAX_BACKLOG) {
+            LOG.debug("worker {}: more than {} batches waiting for a replay", worker, MAX_BACKLOG);
+            endReplay(nowNanos); // gives the replay up: what it had not brought is lost
+        }
+        if (!backlog.isEmpty()) {
+            // A replay runs (perhaps a new one, for a gap among the batches that waited).
+            backlog.add(batch);
+            metrics.batch(worker, "held");
+            return;
+        }
+        onLive(batch, nowNanos);
+    }
+
+    /** A live batch with no replay running. */
+    private void onLive(Pending batch, long nowNanos) {
+        Verdict verdict = liveness.onLive(batch.seq(), nowNanos);
+        switch (verdict) {
+            case APPLY -> apply(batch, nowNanos);
+            case SKIP -> metrics.batch(worker, "skipped");
+            case CLEAR_THEN_APPLY -> {
+                LOG.debug("worker {}: its publisher restarted at {}", worker, batch.seq());
+                views.clear(worker);
+                apply(batch, nowNanos);
+            }
+            case HOLD_FOR_REPLAY -> {
+                metrics.batch(worker, "held");
+                backlog.addFirst(batch); // the held batch goes first, before any later ones still waiting
+                if (!startReplay(nowNanos)) {
+                    endReplay(nowNanos);
+                }
+            }
+        }
+    }
+
+    private boolean startReplay(long nowNanos) {
+        if (endpoint.replay() == null) {
+            return false;
+        }
+        replaySocket = context.createSocket(SocketType.DEALER);
+        replaySocket.setLinger(0);
+        replaySocket.connect(endpoint.replay());
+        replaySocket.sendMore(new byte[0]);
+        replaySocket.send(ByteBuffer.allocate(Long.BYTES).putLong(liveness.expected()).array());
+        replayDeadline = nowNanos + REPLAY_TIMEOUT_NANOS;
+        return true;
+    }
+
+    private void replayed(List<byte[]> frames, long nowNanos) {
+        if (backlog.isEmpty()) {
+            return; // an answer to a replay given up
+        }
+        int first = !frames.isEmpty() && frames.getFirst().length == 0 ? 1 : 0;
+        List<byte[]> body = frames.subList(first, frames.size());
+        // [seq, payload], or [topic, seq, payload] from newer engines.
+        if (body.size() < 2 || body.get(body.size() - 2).length != Long.BYTES) {
+            metrics.batch(worker, "malformed");
+            endReplay(nowNanos);
+            return;
+        }
+        long seq = ByteBuffer.wrap(body.get(body.size() - 2)).getLong();
+        if (seq == END_OF_REPLAY) {
+            endReplay(nowNanos);
+            return;
+        }
+        if (seq < 0 || liveness.onReplayed(seq) == Verdict.SKIP) {
+            return;
+        }
+        if (!applied(new Pending(seq, body.getLast()))) {
+            endReplay(nowNanos); // what is left is lost: the held batch finds the gap unfilled
+        }
+    }
+
+    /** The replay is over or given up: the held batch, then the backlog. */
+    private void endReplay(long nowNanos) {
+        if (replaySocket != null) {
+            context.destroySocket(replaySocket);
+            replaySocket = null;
+        }
+        Pending held = backlog.poll();
+        long missing = held.seq() - liveness.expected();
+        Verdict verdict = liveness.releaseHeld();
+        if (liveness.reason() == Reason.BATCHES_LOST) {
+            metrics.gap(worker, false);
+            metrics.batches(worker, "dropped", (int) Math.min(Integer.MAX_VALUE, missing));
+            resync("batches before " + held.seq() + " were lost"
+                    + (endpoint.replay() == null ? " (no replay socket)" : " (the replay did not bring them)"));
+            verdict = liveness.onLive(held.seq(), nowNanos);
+        } else {
+            metrics.gap(worker, true);
+        }
+        if (verdict == Verdict.APPLY) {
+            apply(held, nowNanos);
+        } else {
+            metrics.batch(worker, "skipped");
+        }
+        // A new gap among them starts a replay of its own: the rest then waits behind its held batch.
+        while (!backlog.isEmpty() && replaySocket == null) {
+            onLive(backlog.poll(), nowNanos);
+        }
+    }
+
+    private void apply(Pending batch, long nowNanos) {
+        if (!applied(batch)) {
+            resync("batch " + batch.seq() + " was malformed");
+        }
+    }
+
+    /** Decodes and applies one batch; false when it was malformed (counted). */
+    private boolean applied(Pending batch) {
+        KvEventBatch decoded;
+        try {
+            decoded = decoder.decode(batch.payload());
+        } catch (KvEventFormatException e) {
+            metrics.batch(worker, "malformed");
+            LOG.warn("worker {}: KV event batch {} from {} is malformed: {}", worker, batch.seq(),
+                    endpoint.endpoint(), e.getMessage());
+            return false;
+        }
+        if (views.apply(worker, decoded)) {
+            liveness.onCleared();
+        }
+        metrics.batch(worker, "applied");
+        return true;
+    }
+
+    /** The view is wrong in ways nobody knows: drop it and rebuild it from the next batch. */
+    private void resync(String why) {
+        views.clear(worker);
+        liveness.onResync();
+        LOG.warn("worker {}: KV events {}; its exact view is cleared and rebuilt from the next batch ({})", worker,
+                why, endpoint.endpoint());
+    }
+
+    private void publish() {
+        Status now = snapshot();
+        Status before = status;
+        status = now;
+        views.exact(worker, now.state() == State.EXACT);
+        if (before.state() == now.state()) {
+            return;
+        }
+        if (now.state() == State.EXACT) {
+            LOG.info("worker {}: KV events in sequence from {}: routing on its exact view", worker,
+                    endpoint.endpoint());
+        } else {
+            LOG.warn("worker {}: KV events {} ({}) from {}: routing on the prefix tree for it", worker,
+                    KvEventMetrics.label(now.state()), now.reason().name().toLowerCase(java.util.Locale.ROOT),
+                    endpoint.endpoint());
+        }
+    }
+
+    private Status snapshot() {
+        return new Status(worker, model, endpoint.endpoint(), endpoint.replay(), liveness.state(), liveness.reason(),
+                lastSequence);
+    }
+
+    private boolean warnedShape;
+
+    private void warnOnce(String what) {
+        if (!warnedShape) {
+            warnedShape = true;
+            LOG.warn("worker {}: {} at {}; such messages are counted as malformed", worker, what,
+                    endpoint.endpoint());
+        }
+    }
+
+    /** One whole message, or null when none waits. */
+    private static List<byte[]> receive(ZMQ.Socket socket) {
+        byte[] frame = socket.recv(ZMQ.DONTWAIT);
+        if (frame == null) {
+            return null;
+        }
+        List<byte[]> frames = new ArrayList<>(3);
+        frames.add(frame);
+        while (socket.hasReceiveMore()) {
+            frames.add(socket.recv(0));
+        }
+        return frames;
+    }
+}
