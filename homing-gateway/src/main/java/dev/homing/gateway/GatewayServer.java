@@ -98,7 +98,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
                 ? WorkerHostAllowList.defaults(config.workers().stream().map(w -> WorkerUrls.engine(w.url()))
                         .toList(), resolver)
                 : WorkerHostAllowList.of(allowList, resolver), thisGateway, inference.bodies());
-        this.routes = declare().with(extraRoutes);
+        this.routes = declare(kvEvents).with(extraRoutes);
         // CORS before access: a browser's preflight carries no credentials. The route's 405 after access: a caller
         // without the key learns nothing of a guarded route's methods.
         this.stages = List.of(ExpectContinue.STAGE, HopLimit.STAGE,
@@ -107,7 +107,7 @@ final class GatewayServer implements Handler<HttpServerRequest> {
     }
 
     /** The data plane's route table: each route once, with who may call it. */
-    private Routes declare() {
+    private Routes declare(Supplier<KvEventSubscribers> kvEvents) {
         List<Route> table = new ArrayList<>();
         for (InferenceRoute route : InferenceRoute.values()) {
             table.add(new Route(HttpMethod.POST, route.path(), Kind.INFERENCE, route.requestIdPrefix(),
