@@ -11,12 +11,17 @@ import java.util.function.LongSupplier;
  * has computed them, and its events arrive a moment later, so an exact view alone misses a prefix that is still in
  * prefill; the policies take the longer of the exact view and the text shared with these.
  *
- * <p>Bounded: at most {@link #LIMIT} texts a worker, the oldest dropped first. Thread-safe: each worker's list is
+ * <p>Bounded: at most {@link #LIMIT} texts a worker, the oldest dropped first; a decision reads one character of most
+ * of them (only a text that agrees there is compared in full). Thread-safe: each worker's list is
  * locked by itself (placements come from decisions, first tokens and ends from any thread).
  */
 final class InFlightTexts {
 
-    static final int LIMIT = 32;
+    /**
+     * A burst sends many requests to a worker before any is prefilled (the shared-prefix burst: 128 each of 8
+     * workers); at 32 a group's prefix was dropped before its events came, and its later requests went elsewhere.
+     */
+    static final int LIMIT = 256;
     /** How long after its prefill a text still counts: the engine's events are on their way for a few milliseconds. */
     static final long SETTLE_NANOS = 100_000_000L;
 
