@@ -942,6 +942,17 @@ public final class Settings {
             .check(atLeast(0)).help("Simulated time from a replica's decision to the others applying it.", "NATS "
                     + "on one network: well under a millisecond a hop, plus batching")
             .in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<String> ROUTING_VIEW = declare(Setting.of("routing-view", LOWER_CASE_TEXT, "tree")
+            .check(oneOf(List.of("tree", "exact", "both")))
+            .help("What cache_aware and load_aware_affinity judge the workers on: the prefix tree, the engines' KV "
+                    + "events (exact), or both, each policy run both ways side by side; exact and both add the "
+                    + "predicted-against-realised cache columns.", "the reports as they were")
+            .in(SIMULATED_GATEWAY, SIMULATE));
+    public static final Setting<Double> KV_EVENT_DELAY_MS = declare(Setting.of("kv-event-delay-ms", NUMBER, 5.0)
+            .check(atLeast(0)).help("With --routing-view exact or both: simulated time from an engine's change to "
+                    + "its KV cache to the gateway's exact index applying it.", "a publisher's batching and one "
+                    + "network hop: a few milliseconds")
+            .in(SIMULATED_GATEWAY, SIMULATE));
     public static final Setting<Boolean> ROUTING_KEY = declare(Setting.of("routing-key", ValueType.SWITCH, true)
             .help("Send each conversation's id as X-SMG-Routing-Key, read by manual and consistent_hashing.",
                     "the header those two policies are for").in(SIMULATED_GATEWAY, SIMULATE));

@@ -10,8 +10,10 @@ final class MarkdownTable {
 
     static String render(Comparison comparison) {
         StringBuilder out = new StringBuilder();
-        out.append("| policy | hit rate | TTFT p50 (ms) | TTFT p99 (ms) | requests/s | tokens/s | max/mean load | errors |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        boolean predicted = comparison.policies().stream().anyMatch(r -> r.prediction() != null);
+        out.append("| policy | hit rate | TTFT p50 (ms) | TTFT p99 (ms) | requests/s | tokens/s | max/mean load | errors |")
+                .append(predicted ? " predicted vs realised: exact | tree |\n" : "\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|").append(predicted ? "---:|---:|\n" : "\n");
         for (PolicyResult r : comparison.policies()) {
             out.append("| ").append(cell(r.policy()))
                     .append(" | ").append(HitRateChart.percent(r.hitRate()))
@@ -20,8 +22,17 @@ final class MarkdownTable {
                     .append(" | ").append(format("%.2f", r.requestsPerSecond()))
                     .append(" | ").append(format("%,.0f", r.tokensPerSecond()))
                     .append(" | ").append(r.workers().isEmpty() ? "–" : format("%.2f", r.maxOverMeanLoad()))
-                    .append(" | ").append(r.errors())
-                    .append(" |\n");
+                    .append(" | ").append(r.errors());
+            if (predicted) {
+                PredictionGap gap = r.prediction();
+                out.append(" | ").append(gap == null ? "–" : format("%.2f%%", 100 * gap.exact()))
+                        .append(" | ").append(gap == null || gap.tree() == null ? "–" : format("%.2f%%", 100 * gap.tree()));
+            }
+            out.append(" |\n");
+        }
+        if (predicted) {
+            out.append("\nPredicted vs realised: the mean over answered requests of |predicted - reported "
+                    + "cached tokens| / prompt tokens, on the chosen worker, by the exact view and by the tree.\n");
         }
         HitRateBounds bounds = comparison.bounds();
         if (bounds != null) {

@@ -1,5 +1,6 @@
 package dev.homing.bench.report;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,10 +16,11 @@ import java.util.Objects;
  * @param errors            failed requests
  * @param workers           what each worker served
  * @param ttft              the time-to-first-token distribution
+ * @param prediction        predicted against realised cache by view, when the exact view was modelled; else null
  */
 public record PolicyResult(String policy, double hitRate, double ttftP50Millis, double ttftP99Millis,
                            double requestsPerSecond, double tokensPerSecond, long errors, List<WorkerShare> workers,
-                           LatencyCdf ttft) {
+                           LatencyCdf ttft, @JsonInclude(JsonInclude.Include.NON_NULL) PredictionGap prediction) {
 
     public PolicyResult {
         Objects.requireNonNull(policy, "policy");
@@ -30,7 +32,12 @@ public record PolicyResult(String policy, double hitRate, double ttftP50Millis, 
     public static PolicyResult of(String policy, double hitRate, LatencyCdf ttft, double requestsPerSecond,
                                   double tokensPerSecond, long errors, List<WorkerShare> workers) {
         return new PolicyResult(policy, hitRate, ttft.percentile(0.5), ttft.percentile(0.99), requestsPerSecond,
-                tokensPerSecond, errors, workers, ttft);
+                tokensPerSecond, errors, workers, ttft, null);
+    }
+
+    public PolicyResult withPrediction(PredictionGap gap) {
+        return new PolicyResult(policy, hitRate, ttftP50Millis, ttftP99Millis, requestsPerSecond, tokensPerSecond,
+                errors, workers, ttft, gap);
     }
 
     /** The busiest worker's prompt tokens over the mean per worker: 1 is perfect balance; 0 with no workers. */

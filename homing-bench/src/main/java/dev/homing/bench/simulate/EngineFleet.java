@@ -1,5 +1,6 @@
 package dev.homing.bench.simulate;
 
+import dev.homing.core.kv.KvEvent;
 import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * Workers of regular engines: each worker a server of one engine or of several data-parallel ranks, each rank an
@@ -96,6 +98,17 @@ final class EngineFleet extends SimulatedFleet<Engine> {
         nextRank[worker] = (nextRank[worker] + 1) % ranksPerWorker;
         sent.get(rank).put(id, request);
         return true;
+    }
+
+    @Override
+    void publishKvEvents(BiConsumer<SimulatedWorker, KvEvent> sink) {
+        if (ranksPerWorker != 1) {
+            super.publishKvEvents(sink);
+        }
+        for (int i = 0; i < engines.size(); i++) {
+            SimulatedWorker worker = routed.get(i);
+            engines.get(i).publishKvEvents(event -> sink.accept(worker, event));
+        }
     }
 
     @Override

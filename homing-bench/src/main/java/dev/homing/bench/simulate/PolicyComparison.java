@@ -11,7 +11,8 @@ import java.util.function.Consumer;
 /**
  * One workload through several policies, one after the other, each with fresh engines: what both
  * {@code homing simulate} and {@code homing compare} do. With several gateway replicas asked for, each policy runs
- * three times: as one gateway, as the replicas kept in step, and as independent replicas. Runs are sequential so that wall times are comparable and
+ * three times: as one gateway, as the replicas kept in step, and as independent replicas; with
+ * {@code --routing-view both}, each of these on the tree and then on the exact view. Runs are sequential so that wall times are comparable and
  * the machine stays usable; each is deterministic for a given seed.
  *
  * @param workload the workload's name
@@ -34,10 +35,12 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
                 replicas.withGateways(1, false), replicas.withGateways(replicas.gateways(), true),
                 replicas.withGateways(replicas.gateways(), false));
         for (String policy : policies) {
-            for (GatewayReplicas setup : setups) {
-                SimulationResult result = Simulation.run(settings.withReplicas(setup), shape, workload, policy);
-                finished.accept(result);
-                runs.add(result);
+            for (SimulationSettings view : settings.viewRuns()) {
+                for (GatewayReplicas setup : setups) {
+                    SimulationResult result = Simulation.run(view.withReplicas(setup), shape, workload, policy);
+                    finished.accept(result);
+                    runs.add(result);
+                }
             }
         }
         return new PolicyComparison(workload.name(), settings, runs);

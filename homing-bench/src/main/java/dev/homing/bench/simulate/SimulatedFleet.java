@@ -1,10 +1,12 @@
 package dev.homing.bench.simulate;
 
+import dev.homing.core.kv.KvEvent;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.VirtualTimeModel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The engines behind the simulated gateway: the workers the routing policy places on, and how a request it placed
@@ -77,6 +79,14 @@ abstract sealed class SimulatedFleet<M extends VirtualTimeModel<?>> permits Engi
 
     /** Samples every worker's load. */
     abstract void sampleLoad();
+
+    /**
+     * From now on, each routed worker's engine tells {@code sink} the changes to its KV cache, on the simulation's
+     * thread, as they happen; called before any request is sent. Only a fleet of one engine a worker can.
+     */
+    void publishKvEvents(BiConsumer<SimulatedWorker, KvEvent> sink) {
+        throw new UnsupportedOperationException("the exact view is simulated for workers of one engine each");
+    }
 
     abstract Totals totals();
 

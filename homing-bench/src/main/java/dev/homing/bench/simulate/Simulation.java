@@ -5,15 +5,20 @@ import dev.homing.bench.simulate.RequestShape.RenderedRequest;
 import dev.homing.bench.workload.ChatHistory;
 import dev.homing.bench.workload.Turn;
 import dev.homing.bench.workload.Workload;
+import dev.homing.bench.report.PredictionGap;
+import dev.homing.core.kv.ExactOverlay;
 import dev.homing.core.placement.Placement;
 import dev.homing.core.placement.Placer;
+import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.RoutingView;
 import dev.homing.core.replica.ModelReplica;
 import dev.homing.core.replica.ReplicaCodec;
 import dev.homing.core.replica.ReplicaEvent;
+import dev.homing.core.tree.PrefixMatch;
 import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.Tokenizer;
 import java.util.ArrayList;
@@ -115,6 +120,14 @@ public final class Simulation {
      */
     private final long[][] joinPrompt = new long[2][2];
     private final long[][] joinCached = new long[2][2];
+    /** The exact view beside the tree; null unless {@code --routing-view} models it. */
+    private final SimulatedExactView exactView;
+    /** Sums of |predicted - reported cached tokens| / prompt tokens, by the exact view and the tree. */
+    private double exactGapSum;
+    private double treeGapSum;
+    private long predictions;
+    /** Whether the policy keeps a tree, whose predictions then count. */
+    private boolean treeKnown;
 
     /** An event of one replica applied by another at {@code atNanos}. */
     private record Delivery(long atNanos, long sequence, Runnable apply) {
@@ -146,6 +159,13 @@ public final class Simulation {
         this.requestsPerWorker = new long[workers.size()];
         this.promptTokensPerWorker = new long[workers.size()];
         this.bounds = new SequenceBounds(settings.pooledKvTokens(), settings.engine().pageSize());
+        RoutingViews views = settings.views();
+        this.exactView = views.modelled() ? new SimulatedExactView(views, workers) : null;
+        if (exactView != null) {
+            // Each change reaches the gateway's index the delay later, in the order the engine made it.
+            fleet.publishKvEvents((worker, event) -> bus.add(new Delivery(now + views.eventDelayNanos(), busSent++,
+                    () -> exactView.apply(worker, event))));
+        }
     }
 
     /**
@@ -304,6 +324,11 @@ public final class Simulation {
         @Override
         public void answered(TurnRequest request, Progress last) {
             countAfterJoin(request, last.promptTokens(), last.cachedTokens());
+            if (exactView != null && last.promptTokens() > 0) {
+                predictions++;
+                exactGapSum += Math.abs(request.exactPrediction - last.cachedTokens()) / (double) last.promptTokens();
+                treeGapSum += Math.abs(request.treePrediction - last.cachedTokens()) / (double) last.promptTokens();
+            }
             lastFinish = Math.max(lastFinish, last.atNanos());
             if (request.arrival.hasNextTurn()) {
                 String answer = EngineAnswer.text(request.promptTokens(), request.maxNewTokens,
@@ -331,8 +356,14 @@ public final class Simulation {
         bounds.arrived(turn, tokens);
 
         String routingKey = settings.sendRoutingKey() ? arrival.conversation().id() : null;
-        RoutingRequest routed = new RoutingRequest(rendered.routingText(), routingKey, null, null);
+        String text = rendered.routingText();
+        // The gateway tokenizes as the engine does: the simulator has the engine's prompt tokens already.
+        ExactOverlay overlay = exactView == null ? ExactOverlay.NONE : exactView.overlay(tokens);
+        RoutingRequest routed = new RoutingRequest(text, routingKey, null, null,
+                settings.views().routesExact() ? overlay : ExactOverlay.NONE);
         SimulatedGateway gateway = nextGateway();
+        PrefixMatch treeBefore = exactView == null ? null
+                : gateway.policy().routingTree().map(tree -> tree.match(text)).orElse(null);
         Placer.Placed<SimulatedGateway.Target, SimulatedGateway.Target> outcome = gateway.placer().place(
                 gateway.targets(), routed, Placer.Admission.always());
         branches.merge(outcome.decision().branch(), 1L, Long::sum);
@@ -341,6 +372,15 @@ public final class Simulation {
             return;
         }
         TurnRequest placed = new TurnRequest(arrival, routed, tokens, outcome, now, gateway.index());
+        if (exactView != null) {
+            String id = placed.worker.id();
+            Decision decision = outcome.decision();
+            placed.exactPrediction = decision.view() == RoutingView.EXACT ? decision.predictedTokens()
+                    : overlay.cachedTokens(id);
+            placed.treePrediction = treeBefore == null ? 0
+                    : (int) ((long) treeBefore.matchedCharsFor(id) * tokens.length / Math.max(1, text.length()));
+            treeKnown = treeBefore != null;
+        }
         Placement.Hold hold = placed.placement.hold();
         if (hold == null) {
             send(placed);
@@ -417,9 +457,19 @@ public final class Simulation {
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
-        return new SimulationResult(policyName + settings.replicas().label(), requests, errors, totals.promptTokens(),
-                totals.cachedTokens(), totals.outputTokens(), sortedTtft, span, requestsPerWorker,
-                promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, busBytes, busDecisionEvents,
-                lateJoin(), wallNanos, InterTokenGaps.of(interTokenGaps));
+        return new SimulationResult(policyName + settings.replicas().label() + settings.views().label(), requests,
+                errors, totals.promptTokens(), totals.cachedTokens(), totals.outputTokens(), sortedTtft, span,
+                requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, busBytes,
+                busDecisionEvents, lateJoin(), wallNanos, InterTokenGaps.of(interTokenGaps), predictionGap());
+    }
+
+    /** Predicted against realised cache, when the exact view was modelled; null otherwise. */
+    private PredictionGap predictionGap() {
+        if (exactView == null) {
+            return null;
+        }
+        long n = Math.max(1, predictions);
+        return new PredictionGap(settings.views().routesExact() ? "exact" : "tree", exactGapSum / n,
+                treeKnown ? treeGapSum / n : null);
     }
 }

@@ -2,6 +2,7 @@ package dev.homing.bench.simulate;
 
 import dev.homing.bench.report.LatencyCdf;
 import dev.homing.bench.report.PolicyResult;
+import dev.homing.bench.report.PredictionGap;
 import dev.homing.bench.report.WorkerShare;
 import dev.homing.bench.workload.bounds.CacheBounds;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ import java.util.Map;
  * @param lateJoin              with a replica that joined late, its hit rate beside the others'; null otherwise
  * @param wallNanos             real time the run took
  * @param interTokenGaps        the gaps between consecutive output tokens
+ * @param prediction            predicted against realised cache by view, when the exact view was modelled; else null
  */
 public record SimulationResult(
         String policy,
@@ -68,7 +70,8 @@ public record SimulationResult(
         long busDecisionEvents,
         LateJoin lateJoin,
         long wallNanos,
-        InterTokenGaps interTokenGaps) {
+        InterTokenGaps interTokenGaps,
+        PredictionGap prediction) {
 
     public SimulationResult {
         branches = Map.copyOf(branches);
@@ -128,7 +131,7 @@ public record SimulationResult(
             workers.add(new WorkerShare("worker-" + i, requestsPerWorker[i], promptTokensPerWorker[i]));
         }
         return PolicyResult.of(policy, hitRate(), LatencyCdf.ofMillis(millis), requestsPerSecond(), tokensPerSecond(),
-                errors, workers);
+                errors, workers).withPrediction(prediction);
     }
 
     private double perSecond(long count) {

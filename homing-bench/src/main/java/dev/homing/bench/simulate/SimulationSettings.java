@@ -7,6 +7,7 @@ import dev.homing.config.Scope;
 import dev.homing.config.Settings;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.sim.model.EngineConfig;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -26,6 +27,7 @@ import java.util.function.LongSupplier;
  *                                {@code X-SMG-Routing-Key} (read by {@code manual} and {@code consistent_hashing})
  * @param fleet                   how the engines stand behind the gateway
  * @param replicas                the gateway replicas in front of the engines ({@link GatewayReplicas#ONE}: one)
+ * @param views                   the view the tree policies route on, and how the exact view is modelled
  */
 public record SimulationSettings(
         int workers,
@@ -35,7 +37,8 @@ public record SimulationSettings(
         long loadSampleIntervalNanos,
         boolean sendRoutingKey,
         FleetShape fleet,
-        GatewayReplicas replicas) {
+        GatewayReplicas replicas,
+        RoutingViews views) {
 
     /** Why several gateways in front of a prefill/decode fleet are refused: each would need its own decode step. */
     public static final String MANY_GATEWAYS_PD = "several gateways in front of a prefill/decode fleet are not "
@@ -54,6 +57,21 @@ public record SimulationSettings(
         if (replicas.gateways() > 1 && fleet.kind() == FleetShape.Kind.DISAGGREGATED) {
             throw new IllegalArgumentException(MANY_GATEWAYS_PD);
         }
+        Objects.requireNonNull(views, "views");
+        if (views.modelled() && fleet.kind() != FleetShape.Kind.REGULAR && fleet.kind() != FleetShape.Kind.RANK_AWARE) {
+            throw new IllegalArgumentException(EXACT_NEEDS_ONE_ENGINE);
+        }
+    }
+
+    /** Why --routing-view exact or both is refused for a fleet whose workers are not one engine each. */
+    public static final String EXACT_NEEDS_ONE_ENGINE = "--routing-view exact and both are simulated for workers of "
+            + "one engine each: fleet regular or dp-aware";
+
+    public SimulationSettings(int workers, EngineConfig engine, PolicyConfig policy, long maintainIntervalNanos,
+                              long loadSampleIntervalNanos, boolean sendRoutingKey, FleetShape fleet,
+                              GatewayReplicas replicas) {
+        this(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos, sendRoutingKey, fleet, replicas,
+                RoutingViews.TREE);
     }
 
     /** One gateway in front of a regular fleet of {@code workers} engines. */
@@ -76,7 +94,8 @@ public record SimulationSettings(
         return new SimulationSettings(config.get(Settings.WORKERS), EngineSettings.engine(config, seed),
                 PolicySettings.of(config, seed), TimeUnit.SECONDS.toNanos(config.get(Settings.EVICTION_INTERVAL)),
                 (long) (config.get(Settings.LOAD_SAMPLE_INTERVAL_SECS) * 1e9), config.get(Settings.ROUTING_KEY),
-                fleet, replicas);
+                fleet, replicas, new RoutingViews(RoutingViews.Mode.parse(config.get(Settings.ROUTING_VIEW)),
+                        (long) (config.get(Settings.KV_EVENT_DELAY_MS) * 1e6), RoutingViews.TREE.blockTokens()));
     }
 
     /** The table's defaults with {@code workers} engines and seed 0 (that of {@link EngineConfig#DEFAULTS}). */
@@ -86,22 +105,33 @@ public record SimulationSettings(
 
     public SimulationSettings withEngine(EngineConfig newEngine) {
         return new SimulationSettings(workers, newEngine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, fleet, replicas);
+                sendRoutingKey, fleet, replicas, views);
     }
 
     public SimulationSettings withPolicy(PolicyConfig newPolicy) {
         return new SimulationSettings(workers, engine, newPolicy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, fleet, replicas);
+                sendRoutingKey, fleet, replicas, views);
     }
 
     public SimulationSettings withReplicas(GatewayReplicas newReplicas) {
         return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, fleet, newReplicas);
+                sendRoutingKey, fleet, newReplicas, views);
+    }
+
+    public SimulationSettings withViews(RoutingViews newViews) {
+        return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
+                sendRoutingKey, fleet, replicas, newViews);
+    }
+
+    /** The runs each policy makes: one, or with {@code --routing-view both} the tree's and the exact view's. */
+    List<SimulationSettings> viewRuns() {
+        return views.mode() == RoutingViews.Mode.BOTH ? List.of(this, withViews(views.withMode(RoutingViews.Mode.EXACT)))
+                : List.of(this);
     }
 
     public SimulationSettings withFleet(FleetShape newFleet) {
         return new SimulationSettings(workers, engine, policy, maintainIntervalNanos, loadSampleIntervalNanos,
-                sendRoutingKey, newFleet, replicas);
+                sendRoutingKey, newFleet, replicas, views);
     }
 
     /** The pooled bound's memory: the KV pools of every engine the routing policy places on, together. */

@@ -23,6 +23,9 @@ final class TurnRequest {
     private int[] promptTokens;
     /** When its latest output token came; its arrival until the first. */
     long lastTokenNanos;
+    /** With the exact view modelled: the cached tokens the exact view and the tree predicted on its worker. */
+    int exactPrediction;
+    int treePrediction;
 
     /** A turn of {@code arrival}, placed by the policy as {@code placed} (found), at {@code arrivedNanos}. */
     TurnRequest(TurnArrival arrival, RoutingRequest routing, int[] promptTokens,

@@ -11,9 +11,11 @@ package dev.homing.core.policy;
  * @param textChars    characters of the routing text
  * @param prefill      this request's prefill, for requests that may come to rely on it; null when nobody can
  * @param hold         an earlier request's prefill this one should wait for before it is sent; null to send at once
+ * @param view         which view judged the chosen worker: {@link RoutingView#EXACT} when its engine's events did
+ * @param predictedTokens for an exact view, the prompt tokens the chosen worker's engine is predicted to hold; else 0
  */
 public record Decision(int workerIndex, String branch, int matchedChars, int textChars, PendingPrefill prefill,
-                       Hold hold) {
+                       Hold hold, RoutingView view, int predictedTokens) {
 
     public static final int NONE = -1;
 
@@ -24,8 +26,22 @@ public record Decision(int workerIndex, String branch, int matchedChars, int tex
     public record Hold(PendingPrefill awaited, long maxNanos) {
     }
 
+    public Decision {
+        view = view == null ? RoutingView.APPROXIMATE : view;
+    }
+
+    public Decision(int workerIndex, String branch, int matchedChars, int textChars, PendingPrefill prefill,
+                    Hold hold) {
+        this(workerIndex, branch, matchedChars, textChars, prefill, hold, RoutingView.APPROXIMATE, 0);
+    }
+
     public Decision(int workerIndex, String branch, int matchedChars, int textChars) {
         this(workerIndex, branch, matchedChars, textChars, null, null);
+    }
+
+    /** This decision with its chosen worker judged on {@code judged}'s view. */
+    public Decision judgedOn(RoutingView judged, int predicted) {
+        return new Decision(workerIndex, branch, matchedChars, textChars, prefill, hold, judged, predicted);
     }
 
     /** Branch label shared by every policy: no worker could take the request. */

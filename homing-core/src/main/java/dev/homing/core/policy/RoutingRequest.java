@@ -1,5 +1,7 @@
 package dev.homing.core.policy;
 
+import dev.homing.core.kv.ExactOverlay;
+
 /**
  * The parts of a request that routing reads. The gateway fills it from the body and headers; the simulator from a
  * trace. A missing header is {@code null}, and so is an empty one: {@code X-SMG-Routing-Key:} with no value names no
@@ -10,14 +12,26 @@ package dev.homing.core.policy;
  * @param targetWorker {@code X-SMG-Target-Worker}: a 0-based index into the model's workers; null or non-empty
  * @param implicitKey  the first non-empty of {@code authorization}, {@code x-forwarded-for}, {@code cookie} (see
  *                     {@link #implicitKey(String, String, String)}); null or non-empty
+ * @param exact        what the engines with an exact view hold of the prompt; {@link ExactOverlay#NONE} when none
  */
-public record RoutingRequest(String text, String routingKey, String targetWorker, String implicitKey) {
+public record RoutingRequest(String text, String routingKey, String targetWorker, String implicitKey,
+                             ExactOverlay exact) {
 
     public RoutingRequest {
         text = text == null ? "" : text;
+        exact = exact == null ? ExactOverlay.NONE : exact;
         routingKey = presentOrNull(routingKey);
         targetWorker = presentOrNull(targetWorker);
         implicitKey = presentOrNull(implicitKey);
+    }
+
+    public RoutingRequest(String text, String routingKey, String targetWorker, String implicitKey) {
+        this(text, routingKey, targetWorker, implicitKey, ExactOverlay.NONE);
+    }
+
+    /** This request with the exact view {@code overlay}. */
+    public RoutingRequest withExact(ExactOverlay overlay) {
+        return new RoutingRequest(text, routingKey, targetWorker, implicitKey, overlay);
     }
 
     public static RoutingRequest ofText(String text) {

@@ -6,6 +6,7 @@ import dev.homing.core.policy.PendingPrefill;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PrefixTreePolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerMatches;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.core.policy.affinity.FleetLedgers.Census;
 import dev.homing.core.tree.PrefixMatch;
@@ -102,9 +103,12 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
     private record RemoteWork(String workerId, int uncachedChars) {
     }
 
-    /** @param nanoClock unused: the window counts decisions, not time; kept so every policy is built the same way */
+    /**
+     * @param nanoClock times how long a text placed under an exact view still counts as in prefill (the window
+     *                  counts decisions, not time)
+     */
     public LoadAwareAffinityPolicy(PolicyConfig config, LongSupplier nanoClock) {
-        super(NAME, config);
+        super(NAME, config, nanoClock);
         this.settings = config.affinity();
         this.overloadAbs = config.balanceAbsThreshold();
         this.overloadRel = config.balanceRelThreshold();
@@ -122,7 +126,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         if (!anyAvailable(workers)) {
             return Decision.noHealthyWorkers();
         }
-        return decideOnMatch(workers, request.text(), match -> decide(workers, request.text(), match));
+        return decideOnMatch(workers, request, (match, matches) -> decide(workers, request.text(), match, matches));
     }
 
     private static boolean anyAvailable(List<WorkerView> workers) {
@@ -138,8 +142,10 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
      * Runs under the tree's write lock. Reads every worker once (its id and availability, as cache_aware reads every
      * load), then only the tenants of the levels that decide: the level every available worker holds (the floor) and
      * the levels beyond it by more than the minimum saving. The least recent work comes from the fleet's heap.
+     * With per-worker {@code matches} (an exact view; null without one) the floor and the holders come from them
+     * instead, met in the same order as the levels would give them.
      */
-    private Decision decide(List<WorkerView> workers, String text, PrefixMatch match) {
+    private Decision decide(List<WorkerView> workers, String text, PrefixMatch match, WorkerMatches matches) {
         countRemoteWork();
         advanceWorkScale(); // first: a rescale changes the stored values the census sums
         Census census = census(workers);
@@ -147,7 +153,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         decisions++;
         int n = workers.size();
         int textChars = match.textChars();
-        int floor = floor(match, workers, census.available());
+        int floor = matches == null ? floor(match, workers, census.available()) : matches.floor(workers);
         // The mean counts this request at its full length, so the least loaded worker is always within the bound.
         double bound = settings.loadFactor()
                 * ((ledgers.totalScaledWork() - census.unavailableScaledWork()) / workScale + textChars)
@@ -156,28 +162,17 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         // A saving no larger than minSaving is noise (a few characters of a block tag, a short common
         // opening): it must not pull the request away from the least loaded worker.
         int minSaving = (int) (settings.minSaving() * textChars);
-        for (int level = match.levels() - 1; level >= 0 && match.levelEnd(level) - floor > minSaving; level--) {
-            int end = match.levelEnd(level);
-            if (textChars - end > choice.cost) {
-                // Every cost here is at least what this level leaves to compute: nothing shallower can win.
-                // (A candidate was found, so the saving that existed is already recorded for the branch.)
-                break;
+        Holder holder = (i, end) -> {
+            choice.anySaving = true;
+            double work = ledgers.ledger(i).scaledWork() / workScale;
+            if (work <= bound + settings.moveTolerance() * (end - floor)) {
+                choice.offer(i, cost(ledgers.ledger(i), textChars - end), work, end);
             }
-            for (int t = 0; t < match.tenantCount(level); t++) {
-                int tenant = match.tenantAt(level, t);
-                if (!firstSighting(tenant, match.tenantLimit())) {
-                    continue; // seen at a deeper level, its longest match
-                }
-                int i = position(match, tenant, workers);
-                if (i < 0 || !workers.get(i).available()) {
-                    continue;
-                }
-                choice.anySaving = true;
-                double work = ledgers.ledger(i).scaledWork() / workScale;
-                if (work <= bound + settings.moveTolerance() * (end - floor)) {
-                    choice.offer(i, cost(ledgers.ledger(i), textChars - end), work, end);
-                }
-            }
+        };
+        if (matches == null) {
+            offerTreeHolders(match, workers, floor, minSaving, choice, holder);
+        } else {
+            offerHolders(matches, workers, textChars, floor, minSaving, choice, holder);
         }
         // Everyone else saves only the floor. Without a queue term their costs are equal, so the least recent work
         // among them is the fleet's least recent work overall (always within the bound).
@@ -204,6 +199,49 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         }
         return withPrefillWait(ledgers.ledger(choice.worker), text, textChars, choice.worker, branch, choice.matched,
                 Math.max(1, minSaving));
+    }
+
+    /** An available worker holding {@code end} characters, more than the minimum saving beyond the floor. */
+    private interface Holder {
+        void offer(int worker, int end);
+    }
+
+    /** Offers the tree's holders beyond the floor, deepest level first, each tenant at its deepest level only. */
+    private void offerTreeHolders(PrefixMatch match, List<WorkerView> workers, int floor, int minSaving,
+                                  Choice choice, Holder holder) {
+        int textChars = match.textChars();
+        for (int level = match.levels() - 1; level >= 0 && match.levelEnd(level) - floor > minSaving; level--) {
+            int end = match.levelEnd(level);
+            if (textChars - end > choice.cost) {
+                // Every cost here is at least what this level leaves to compute: nothing shallower can win.
+                // (A candidate was found, so the saving that existed is already recorded for the branch.)
+                break;
+            }
+            for (int t = 0; t < match.tenantCount(level); t++) {
+                int tenant = match.tenantAt(level, t);
+                if (!firstSighting(tenant, match.tenantLimit())) {
+                    continue; // seen at a deeper level, its longest match
+                }
+                int i = position(match, tenant, workers);
+                if (i >= 0 && workers.get(i).available()) {
+                    holder.offer(i, end);
+                }
+            }
+        }
+    }
+
+    /** Offers the holders beyond the floor by per-worker matches, in the order the tree's levels would. */
+    private void offerHolders(WorkerMatches matches, List<WorkerView> workers, int textChars, int floor,
+                              int minSaving, Choice choice, Holder holder) {
+        for (int i : matches.longestFirst()) {
+            int end = matches.chars(i);
+            if (end - floor <= minSaving || textChars - end > choice.cost) {
+                break; // as the level walk stops: no saving worth counting, or nothing shorter can cost less
+            }
+            if (workers.get(i).available()) {
+                holder.offer(i, end);
+            }
+        }
     }
 
     /**
@@ -379,6 +417,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
 
     @Override
     public void onFirstToken(String workerId, Decision decision) {
+        super.onFirstToken(workerId, decision);
         decision.prefillDone();
         WorkerLedger ledger = ledgers.get(workerId);
         if (ledger != null) {
@@ -388,6 +427,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
 
     @Override
     public void onCompleted(String workerId, RoutingRequest request, Decision decision, EngineReport report) {
+        super.onCompleted(workerId, request, decision, report);
         decision.prefillDone();
         WorkerLedger ledger = ledgers.get(workerId);
         if (ledger == null) {

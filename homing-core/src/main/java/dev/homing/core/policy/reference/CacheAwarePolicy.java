@@ -4,9 +4,11 @@ import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PrefixTreePolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.WorkerMatches;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.core.tree.PrefixMatch;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -26,6 +28,9 @@ import java.util.function.LongSupplier;
  * best available holder or the least-loaded worker rather than to the first worker; ties among the least loaded
  * rotate instead of always going to the first; among workers holding the same longest match the least loaded wins.
  *
+ * <p>A request with an exact view ({@link dev.homing.core.kv.ExactOverlay}) is decided by the same rule on
+ * {@link WorkerMatches}: each exact worker's match is what its engine holds, every other worker's the tree's.
+ *
  * <p>Thread-safe: the tree locks itself (a decision runs under its write lock, where the tenants' positions are
  * found) and the tie-break rotation is an atomic counter.
  */
@@ -39,9 +44,9 @@ public final class CacheAwarePolicy extends PrefixTreePolicy {
     /** Which of several equally loaded workers goes next; starts at the seed, so runs repeat for a given seed. */
     private final AtomicLong turn;
 
-    /** @param nanoClock unused: the tree orders by a logical clock; kept so every policy is built the same way */
+    /** @param nanoClock times how long a text placed under an exact view still counts as in prefill */
     public CacheAwarePolicy(PolicyConfig config, LongSupplier nanoClock) {
-        super(NAME, config);
+        super(NAME, config, nanoClock);
         this.cacheThreshold = config.cacheThreshold();
         this.balanceAbsThreshold = config.balanceAbsThreshold();
         this.balanceRelThreshold = config.balanceRelThreshold();
@@ -65,10 +70,12 @@ public final class CacheAwarePolicy extends PrefixTreePolicy {
         if (imbalanced(min, max)) {
             int chosen = leastLoaded(workers, min);
             int held = tree.insert(text, workers.get(chosen).id());
-            return new Decision(chosen, "imbalance", held, text.length());
+            return judgedWithoutMatch(workers, request, new Decision(chosen, "imbalance", held, text.length()));
         }
         int minLoad = min;
-        return decideOnMatch(workers, text, match -> decide(workers, minLoad, match));
+        return decideOnMatch(workers, request,
+                (match, matches) -> matches == null ? decide(workers, minLoad, match) : decide(workers, minLoad,
+                        match.textChars(), matches));
     }
 
     private boolean imbalanced(int min, int max) {
@@ -95,6 +102,33 @@ public final class CacheAwarePolicy extends PrefixTreePolicy {
         return new Decision(chosen, "miss", match.matchedCharsFor(workers.get(chosen).id()), textChars);
     }
 
+    /**
+     * The same rule on per-worker matches, some judged by the exact view: the longest match among the available
+     * workers, when above the threshold, goes to its least-loaded holder (ties rotated in tree order), else the
+     * least-loaded worker. On the tree's matches alone this is {@link #decide(List, int, PrefixMatch)}: a walk from
+     * the deepest level stops at the first level with an available tenant, whose available tenants all hold exactly
+     * that level.
+     */
+    private Decision decide(List<WorkerView> workers, int minLoad, int textChars, WorkerMatches matches) {
+        int longest = -1;
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).available()) {
+                longest = Math.max(longest, matches.chars(i));
+            }
+        }
+        if (aboveThreshold(longest, textChars)) {
+            List<Integer> holders = new ArrayList<>();
+            for (int i : matches.longestFirst()) {
+                if (matches.chars(i) == longest && workers.get(i).available()) {
+                    holders.add(i);
+                }
+            }
+            return new Decision(leastLoadedOf(workers, holders), "hit", longest, textChars);
+        }
+        int chosen = leastLoaded(workers, minLoad);
+        return new Decision(chosen, "miss", matches.chars(chosen), textChars);
+    }
+
     private boolean aboveThreshold(int matched, int textChars) {
         double ratio = textChars == 0 ? 0.0 : (double) matched / textChars;
         return ratio > cacheThreshold;
@@ -102,17 +136,22 @@ public final class CacheAwarePolicy extends PrefixTreePolicy {
 
     /** The least-loaded available worker among the tenants at {@code level}, ties rotated; -1 when none. */
     private int leastLoadedHolder(List<WorkerView> workers, PrefixMatch match, int level) {
-        int[] candidates = new int[match.tenantCount(level)];
-        int count = 0;
+        List<Integer> candidates = new ArrayList<>(match.tenantCount(level));
+        for (int i = 0; i < match.tenantCount(level); i++) {
+            int index = position(match, match.tenantAt(level, i), workers);
+            if (index >= 0 && workers.get(index).available()) {
+                candidates.add(index);
+            }
+        }
+        return candidates.isEmpty() ? -1 : leastLoadedOf(workers, candidates);
+    }
+
+    /** The least-loaded of {@code candidates} (available, in order), ties rotated. */
+    private int leastLoadedOf(List<WorkerView> workers, List<Integer> candidates) {
         int best = Integer.MAX_VALUE;
         int ties = 0;
-        for (int i = 0; i < candidates.length; i++) {
-            int index = position(match, match.tenantAt(level, i), workers);
-            if (index < 0 || !workers.get(index).available()) {
-                continue;
-            }
-            candidates[count++] = index;
-            int load = workers.get(index).inFlight();
+        for (int i : candidates) {
+            int load = workers.get(i).inFlight();
             if (load < best) {
                 best = load;
                 ties = 1;
@@ -120,13 +159,10 @@ public final class CacheAwarePolicy extends PrefixTreePolicy {
                 ties++;
             }
         }
-        if (ties == 0) {
-            return -1;
-        }
         int pick = nextTie(ties);
-        for (int i = 0; i < count; i++) {
-            if (workers.get(candidates[i]).inFlight() == best && pick-- == 0) {
-                return candidates[i];
+        for (int i : candidates) {
+            if (workers.get(i).inFlight() == best && pick-- == 0) {
+                return i;
             }
         }
         throw new AssertionError("tie count changed while counting");
