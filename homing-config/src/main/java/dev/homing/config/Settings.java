@@ -563,10 +563,14 @@ public final class Settings {
             .label("PATH").check(notBlank())
             .help("The model's tokenizer: a directory holding tokenizer.json (and tokenizer_config.json, whose "
                     + "chat_template renders chats), that tokenizer.json itself, or demo (a small bundled byte-level "
-                    + "BPE with a ChatML template). Default: the simulated engine's own, 4 characters a token.",
-                    "none: the built-in tokenizer needs no files, and its token counts follow character counts")
-            .gateway(TOKENIZER, Compatibility.notYet("read by `homing sim-engine` (its prompts' tokens); the "
-                    + "gateway does not tokenize yet"))
+                    + "BPE with a ChatML template). The gateway tokenizes prompts with it for the exact view (default: "
+                    + "it asks the engine's /tokenize); the simulated engine counts its prompts' tokens with it "
+                    + "(default: its own, 4 characters a token).",
+                    "none: the gateway asks the engine, which always tokenizes as itself, at one round trip; the "
+                    + "built-in simulated tokenizer needs no files")
+            .gateway(TOKENIZER, Compatibility.different("the gateway tokenizes only for the exact KV view "
+                    + "([KV_EVENTS.md](KV_EVENTS.md)), a request's routing text stays its characters; `homing "
+                    + "sim-engine` reads it too"))
             .alsoIn(SIM_ENGINE));
 
     static {

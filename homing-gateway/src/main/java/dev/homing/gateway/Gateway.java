@@ -4,6 +4,7 @@ import dev.homing.config.Settings;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
+import dev.homing.gateway.kvevents.ExactRouting;
 import dev.homing.gateway.kvevents.KvEventSources;
 import dev.homing.gateway.kvevents.KvEventSubscribers;
 import dev.homing.gateway.kvevents.KvEventsMode;
@@ -33,6 +34,8 @@ import dev.homing.gateway.workers.WorkerLifecycle;
 import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
+import dev.homing.tokenizer.PromptTokenizer;
+import dev.homing.tokenizer.Tokenizers;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -281,7 +284,7 @@ public final class Gateway implements AutoCloseable {
                     bodies, config.get(Settings.MAX_PAYLOAD_SIZE),
                     new RequestTimeouts(vertx, Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS))),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
-                    config.get(Settings.DP_AWARE), tracing);
+                    config.get(Settings.DP_AWARE), tracing, exactRouting(config, kvEvents, client, registry, vertx));
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
                     replicas == null ? () -> true : replicas::readyToServe, () -> kvEvents, extraRoutes);
@@ -443,6 +446,25 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** The subscriptions {@code --kv-events} asks for, or null when off. */
+    /**
+     * The exact view's lookups, tokenizing with {@code --tokenizer-path} where given, else through the engines'
+     * {@code /tokenize}; null when {@code --kv-events off}.
+     */
+    private static ExactRouting exactRouting(GatewayConfig config, KvEventSubscribers kvEvents, HttpClient client,
+                                             WorkerRegistry registry, Vertx vertx) {
+        if (kvEvents == null) {
+            return null;
+        }
+        String path = config.get(Settings.TOKENIZER_PATH);
+        PromptTokenizer tokenizer = path == null ? null : Tokenizers.open(path);
+        LOG.info("exact view: prompts tokenized {}", tokenizer == null ? "by the engines' /tokenize (one round trip "
+                + "a request; --tokenizer-path saves it)" : "here, by " + tokenizer.name());
+        return new ExactRouting(kvEvents, tokenizer, client, url -> {
+            Worker worker = registry.find(url);
+            return worker == null ? null : worker.id();
+        }, vertx);
+    }
+
     private static KvEventSubscribers kvEvents(GatewayConfig config, GatewayMetrics metrics) {
         if (new KvEventsMode(config.get(Settings.KV_EVENTS)).off()) {
             return null;

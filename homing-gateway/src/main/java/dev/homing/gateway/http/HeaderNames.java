@@ -13,6 +13,10 @@ public final class HeaderNames {
     public static final AsciiString ERROR_CODE = AsciiString.cached("x-smg-error-code");
     public static final AsciiString ROUTING_KEY = AsciiString.cached("x-smg-routing-key");
     public static final AsciiString TARGET_WORKER = AsciiString.cached("x-smg-target-worker");
+    /** Which view placed the request: {@code exact} (the engines' KV events) or {@code approximate} (the tree). */
+    public static final AsciiString ROUTING_VIEW = AsciiString.cached("x-homing-routing-view");
+    /** The share of the prompt the routing expected the chosen engine to hold, 0 to 1. */
+    public static final AsciiString PREDICTED_HIT = AsciiString.cached("x-homing-predicted-hit");
     public static final AsciiString FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
 
     private HeaderNames() {

@@ -27,6 +27,7 @@ public final class RequestRecord {
     private String model = "-";
     private String worker = "-";
     private String branch = "-";
+    private String view = "-";
     private double matchRatio = -1;
     private long firstByteNanos = -1;
     private long promptTokens = -1;
@@ -51,10 +52,16 @@ public final class RequestRecord {
     }
 
     public void routed(String model, String worker, String branch, double matchRatio) {
+        routed(model, worker, branch, matchRatio, "-");
+    }
+
+    /** As {@link #routed(String, String, String, double)}, placed on the {@code view} ({@code exact}/{@code approximate}). */
+    public void routed(String model, String worker, String branch, double matchRatio, String view) {
         this.model = model;
         this.worker = worker;
         this.branch = branch;
         this.matchRatio = matchRatio;
+        this.view = view;
     }
 
     /** The request is traced, in the trace {@code id} (null: it is not). */
@@ -113,7 +120,7 @@ public final class RequestRecord {
         LoggingEventBuilder line = ACCESS.atInfo()
                 .addKeyValue("request_id", requestId).addKeyValue("method", method).addKeyValue("route", path)
                 .addKeyValue("model", model).addKeyValue("worker", worker).addKeyValue("branch", branch)
-                .addKeyValue("status", status).addKeyValue("total_ms", tenths(total));
+                .addKeyValue("view", view).addKeyValue("status", status).addKeyValue("total_ms", tenths(total));
         if (matchRatio >= 0) {
             line.addKeyValue("match_ratio", Math.round(matchRatio * 1000) / 1000.0);
         }
@@ -129,10 +136,10 @@ public final class RequestRecord {
         if (traceId != null) {
             line.addKeyValue("trace_id", traceId);
         }
-        line.log("request_id={} method={} route={} model={} worker={} branch={} match_ratio={} status={}{} "
+        line.log("request_id={} method={} route={} model={} worker={} branch={} view={} match_ratio={} status={}{} "
                         + "prompt_tokens={} cached_tokens={} ttfb_ms={} total_ms={}{}",
                 field(requestId), field(method), field(path), field(model), field(worker), field(branch),
-                ratio, status, errorCode == null ? "" : " error=" + field(errorCode),
+                field(view), ratio, status, errorCode == null ? "" : " error=" + field(errorCode),
                 promptTokens < 0 ? "-" : promptTokens, cachedTokens < 0 ? "-" : cachedTokens, ttfb, totalMs,
                 traceId == null ? "" : " trace_id=" + traceId);
     }

@@ -63,6 +63,11 @@ public final class KvEventSubscribers implements AutoCloseable {
         thread.start();
     }
 
+    /** Tokens per block of the gateway's own hashes. */
+    public int blockTokens() {
+        return blocks.blockTokens();
+    }
+
     /** The model's exact view, created empty on first use. */
     public ExactViews views(String model) {
         return viewsByModel.computeIfAbsent(model, m -> new ExactViews(blocks, maxEngineBlocks));

@@ -73,6 +73,7 @@ public final class GatewayMetrics {
     private final LabelCache<CounterDataPoint> cachedTokens;
     private final LabelCache<CounterDataPoint> routedChars;
     private final LabelCache<CounterDataPoint> predictedChars;
+    private final LabelCache<CounterDataPoint> routingViews;
     private final Counter retries;
     private final LabelCache<CounterDataPoint> rateLimit;
     private final Counter retriesExhausted;
@@ -154,6 +155,9 @@ public final class GatewayMetrics {
                         + "homing_routed_chars_total it is the predicted hit rate, to compare with the realised one "
                         + "(homing_cached_tokens_total / homing_prompt_tokens_total)")
                 .labelNames("model", "worker").register(registry));
+        routingViews = cache(Counter.builder().name("homing_routing_view_total")
+                .help("Placements by the view that judged the chosen worker: exact (its engine's KV events) or "
+                        + "approximate (the prefix tree)").labelNames("model", "worker", "view").register(registry));
         cachedTokens = cache(Counter.builder().name("homing_cached_tokens_total")
                 .help("Prompt tokens workers served from their prefix cache; divided by homing_prompt_tokens_total "
                         + "it is the realised cache hit rate").labelNames("model", "worker").register(registry));
@@ -359,6 +363,7 @@ public final class GatewayMetrics {
     public void legPlaced(WorkerRole role, String model, String worker, String policy, Decision decision) {
         workerSelection.get(role).get(model, policy).inc();
         decisions.get(model, policy, decision.branch()).inc();
+        routingViews.get(model, worker, decision.view().label()).inc();
         if (decision.textChars() > 0) {
             matchRatio.get(model).observe(decision.matchRatio());
             routedChars.get(model, worker).inc(decision.textChars());

@@ -1,9 +1,11 @@
 package dev.homing.gateway.proxy;
 
+import dev.homing.core.kv.ExactOverlay;
 import dev.homing.core.placement.Placement;
 import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.Decision;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.RoutingView;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.HeaderNames;
@@ -20,14 +22,18 @@ import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerRole;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -114,6 +120,7 @@ import java.util.concurrent.ThreadLocalRandom;
 final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamLeg.Listener, SseRelay.Listener,
         PrefillSide.Listener {
 
+    private static final Logger LOG = LoggerFactory.getLogger(InferenceExchange.class);
     /** The first wait for a free socket once the gateway ran out of them; it doubles up to the maximum. */
     private static final long SOCKET_WAIT_FIRST_MS = 50;
     private static final long SOCKET_WAIT_MAX_MS = 1_000;
@@ -132,6 +139,8 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         ADMISSION_WAIT,
         /** For the whole body; routing happens as it ends. */
         READING_BODY,
+        /** For the prompt's tokens from an engine's {@code /tokenize}: the exact view, without a tokenizer here. */
+        TOKENIZING,
         /** For an earlier request's prefill on the chosen worker, or the end of the wait. */
         HELD,
         /** For a connection to the worker (its connect gate, then its pool). */
@@ -149,7 +158,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
 
         /** A worker was chosen: the exchange has a leg (over already in RETRY_BACKOFF). */
         boolean placed() {
-            return this != ADMISSION_WAIT && this != READING_BODY && this != DONE;
+            return this != ADMISSION_WAIT && this != READING_BODY && this != TOKENIZING && this != DONE;
         }
 
         /** The current leg has not ended. */
@@ -189,6 +198,10 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     private BodyReader.Body body;
     private ModelPool pool;
     private RoutingRequest routing;
+    /** The decision that placed the current leg (not a pair's): its view goes out in the answer's headers. */
+    private Decision judged;
+    /** The prompt's tokens, where an exact view counted them; else 0. */
+    private int promptTokens;
     /** Set at placement when the gateway adds fields to the body (a pair's bootstrap fields, a rank); else null. */
     private AddedFields added;
     /** The current leg's body: {@link #body}, with the fields the gateway adds for its worker. */
@@ -296,6 +309,30 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
             answer(ApiError.badRequest(e.getMessage()));
             return;
         }
+        Future<ExactOverlay> exact = proxy.exactRouting() == null ? null
+                : proxy.exactRouting().overlay(pool, route.kind(), ByteSlice.of(received.bytes()));
+        if (exact == null || exact.isComplete()) {
+            placeFirst(sniffed.stream(), exact);
+            return;
+        }
+        moveTo(Phase.TOKENIZING);
+        exact.onComplete(tokenized -> context.runOnContext(v -> {
+            if (phase == Phase.TOKENIZING) {
+                placeFirst(sniffed.stream(), exact);
+            }
+        }));
+    }
+
+    // READING_BODY or TOKENIZING: the request's first placement, with its exact view when it has one
+
+    private void placeFirst(boolean stream, Future<ExactOverlay> exact) {
+        if (exact != null && exact.succeeded()) {
+            routing = routing.withExact(exact.result());
+            promptTokens = exact.result().promptTokens();
+        } else if (exact != null) {
+            LOG.debug("request {}: no exact view ({}); routed on the tree", record.requestId(),
+                    exact.cause().getMessage());
+        }
         Placer.Placed<Worker, BreakerLease> placed = pool.place(routing, proxy.breakers());
         if (!placed.found()) {
             noWorker("No available workers (all circuits open, unhealthy or draining) for model " + pool.model());
@@ -305,12 +342,13 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
         legBody = bodyFor(leg.worker(), null);
         Decision decision = placed.decision();
+        judged = decision;
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
-                decision.textChars() > 0 ? decision.matchRatio() : -1);
+                decision.textChars() > 0 ? decision.matchRatio() : -1, decision.view().label());
         trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
         String worker = leg.worker().url();
         hold(leg.placement().hold());
-        afterWrites(() -> proxy.metrics().routed(pool.model(), worker, route.path(), sniffed.stream(),
+        afterWrites(() -> proxy.metrics().routed(pool.model(), worker, route.path(), stream,
                 pool.policy().name(), decision));
     }
 
@@ -557,6 +595,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         response.setStatusCode(status);
         ForwardedHeaders.toClient(upstream.headers(), response.headers());
         response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
+        routingViewHeaders();
         boolean sized = upstream.headers().contains(HttpHeaderNames.CONTENT_LENGTH);
         // HTTP/1.0 has no chunked framing: an answer of unknown length ends with the connection, and its head
         // goes out with its first chunk (Vert.x writes no head it cannot frame).
@@ -760,8 +799,25 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
         }
         leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
         legBody = bodyFor(leg.worker(), null);
+        judged = next.decision();
         record.rerouted(leg.worker().url());
         send();
+    }
+
+    /**
+     * Which view placed the request ({@code exact}: its worker's engine reported what it holds; {@code approximate}:
+     * the prefix tree's guess) and the share of the prompt it expected that engine to hold, so a client can compare
+     * the prediction with the usage the engine reports.
+     */
+    private void routingViewHeaders() {
+        if (judged == null) {
+            return;
+        }
+        response.putHeader(HeaderNames.ROUTING_VIEW, judged.view().label());
+        double predicted = judged.view() == RoutingView.EXACT && promptTokens > 0
+                ? (double) judged.predictedTokens() / promptTokens
+                : judged.textChars() > 0 ? judged.matchRatio() : 0;
+        response.putHeader(HeaderNames.PREDICTED_HIT, String.format(Locale.ROOT, "%.4f", predicted));
     }
 
     // RELAYING
@@ -769,6 +825,9 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
     @Override
     public void firstByte() {
         leg.placement().firstToken();
+        if (judged != null && judged.view() == RoutingView.EXACT && proxy.exactRouting() != null) {
+            proxy.exactRouting().prefilled(leg.worker().url(), promptTokens - judged.predictedTokens());
+        }
         record.firstByte();
         trace.firstToken();
         proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
@@ -891,7 +950,7 @@ final class InferenceExchange implements InferenceAdmission.Applicant, UpstreamL
                 proxy.admission().cancel(ticket);
                 clientGone();
             }
-            case READING_BODY, RETRY_BACKOFF -> clientGone();
+            case READING_BODY, TOKENIZING, RETRY_BACKOFF -> clientGone();
             case HELD -> {
                 endHold(Placement.HoldEnding.CLIENT_GONE);
                 leg.dropped();

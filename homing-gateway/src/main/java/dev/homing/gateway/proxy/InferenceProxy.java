@@ -2,6 +2,7 @@ package dev.homing.gateway.proxy;
 
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.kvevents.ExactRouting;
 import dev.homing.gateway.metrics.GatewayMetrics;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.resilience.RetryPolicy;
@@ -26,11 +27,13 @@ import io.vertx.core.http.HttpServerRequest;
  * @param prefillDecode   every request goes to a prefill/decode pair ({@code --pd-disaggregation})
  * @param dpAware         a worker may be one data-parallel rank of an engine ({@code --dp-aware})
  * @param tracing         the requests' spans ({@link Tracing#OFF} unless {@code --enable-trace})
+ * @param exactRouting    the exact view's lookups, or null when {@code --kv-events off}
  */
 public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metrics, WorkerRegistry registry,
                              CircuitBreakers breakers, InferenceAdmission admission, BodyReader bodies,
                              long maxPayloadBytes, RequestTimeouts requestTimeouts, RetryPolicy retryPolicy,
-                             boolean markUnreachable, boolean prefillDecode, boolean dpAware, Tracing tracing) {
+                             boolean markUnreachable, boolean prefillDecode, boolean dpAware, Tracing tracing,
+                             ExactRouting exactRouting) {
 
     /**
      * Takes over an inference request that passed the route checks: from here its exchange answers it and writes

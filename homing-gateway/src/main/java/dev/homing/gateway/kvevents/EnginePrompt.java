@@ -1,0 +1,111 @@
+package dev.homing.gateway.kvevents;
+
+import dev.homing.core.request.RequestKind;
+import dev.homing.gateway.proxy.ByteSlice;
+import dev.homing.tokenizer.ChatTurn;
+import dev.homing.tokenizer.PromptTokenizer;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A request's prompt in the form the engine tokenizes it: a chat (its template applies), a raw text, or token ids
+ * given by the client. Read from the body only when the model routes on an exact view; the first prompt of a batch
+ * stands for the request, as the routing text's rule has it.
+ */
+public sealed interface EnginePrompt {
+
+    /** A chat's turns, as its template sees them: each message's role and its text parts joined. */
+    record Chat(List<ChatTurn> turns) implements EnginePrompt {
+    }
+
+    /** A raw prompt ({@code /generate}'s {@code text}, a completion's {@code prompt}). */
+    record Text(String text) implements EnginePrompt {
+    }
+
+    /** Token ids the client sent ({@code input_ids}, a completion's token prompt): no tokenizer needed. */
+    record Tokens(int[] ids) implements EnginePrompt {
+    }
+
+    JsonMapper JSON = JsonMapper.builder().build();
+
+    /** The tokens of this prompt as {@code tokenizer} makes them. */
+    default int[] tokens(PromptTokenizer tokenizer) {
+        return switch (this) {
+            case Chat chat -> tokenizer.encodeChat(chat.turns());
+            case Text text -> tokenizer.encodeText(text.text());
+            case Tokens tokens -> tokens.ids();
+        };
+    }
+
+    /**
+     * The prompt of a body the sniffer already accepted, or null for a kind of request, or a shape, that no engine
+     * caches by prefix the gateway can name (embeddings, rerank, responses, an empty prompt).
+     */
+    static EnginePrompt read(RequestKind kind, ByteSlice body) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body.array(), body.offset(), body.length());
+        } catch (JacksonException e) {
+            return null;
+        }
+        return switch (kind) {
+            case CHAT -> chat(root.path("messages"));
+            case COMPLETION -> textOrIds(root.path("prompt"));
+            case GENERATE -> root.has("text") ? textOrIds(root.path("text")) : textOrIds(root.path("input_ids"));
+            default -> null;
+        };
+    }
+
+    private static EnginePrompt chat(JsonNode messages) {
+        if (!messages.isArray() || messages.isEmpty()) {
+            return null;
+        }
+        List<ChatTurn> turns = new ArrayList<>(messages.size());
+        for (JsonNode message : messages) {
+            turns.add(new ChatTurn(message.path("role").asString(""), content(message.path("content"))));
+        }
+        return new Chat(turns);
+    }
+
+    /** A message's text: a string, or its parts' {@code text} joined, as templates that flatten parts do. */
+    private static String content(JsonNode content) {
+        if (content.isString()) {
+            return content.asString();
+        }
+        if (!content.isArray()) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode part : content) {
+            if (part.path("text").isString()) {
+                text.append(part.path("text").asString());
+            }
+        }
+        return text.toString();
+    }
+
+    private static EnginePrompt textOrIds(JsonNode prompt) {
+        if (prompt.isString()) {
+            return prompt.asString().isEmpty() ? null : new Text(prompt.asString());
+        }
+        if (!prompt.isArray() || prompt.isEmpty()) {
+            return null;
+        }
+        JsonNode first = prompt.get(0);
+        if (first.isString() || first.isArray()) {
+            return textOrIds(first); // a batch: its first prompt stands for it
+        }
+        int[] ids = new int[prompt.size()];
+        for (int i = 0; i < ids.length; i++) {
+            if (!prompt.get(i).isInt()) {
+                return null;
+            }
+            ids[i] = prompt.get(i).intValue();
+        }
+        return new Tokens(ids);
+    }
+}

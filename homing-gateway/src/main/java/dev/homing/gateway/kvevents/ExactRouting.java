@@ -1,0 +1,99 @@
+package dev.homing.gateway.kvevents;
+
+import dev.homing.core.kv.ExactOverlay;
+import dev.homing.core.kv.KvNamespace;
+import dev.homing.core.request.RequestKind;
+import dev.homing.gateway.proxy.ByteSlice;
+import dev.homing.gateway.workers.ModelPool;
+import dev.homing.gateway.workers.Worker;
+import dev.homing.tokenizer.PromptTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+
+import java.util.function.Function;
+
+/**
+ * The exact view's part in a routing decision: for a request whose model has a worker with an exact view now, reads
+ * the prompt, tokenizes it as the engine will (the gateway's tokenizer, {@code --tokenizer-path}; else the engine's
+ * {@code /tokenize}, at one round trip) and looks the tokens up. Any other request costs nothing: no worker is exact,
+ * so the body is not read again. A failure (the template refuses the chat, the engine cannot tokenize) gives no
+ * overlay: the request is routed on the tree, and says so.
+ */
+public final class ExactRouting {
+    /**
+     * Bodies up to this size are tokenized on the event loop (tens of microseconds); larger ones on a worker thread,
+     * so a long prompt's milliseconds never hold the other connections of its event loop.
+     */
+    private static final int INLINE_BODY_BYTES = 16 * 1024;
+
+    private final KvEventSubscribers subscribers;
+    private final PromptTokenizer tokenizer;
+    private final EngineTokenize engine;
+    private final Function<String, String> idOfUrl;
+    private final Vertx vertx;
+
+    /**
+     * @param tokenizer the models' tokenizer, or null to ask the engines
+     * @param idOfUrl   a worker's id from its URL (the subscriptions' name for it), or null when it is gone
+     */
+    public ExactRouting(KvEventSubscribers subscribers, PromptTokenizer tokenizer, HttpClient client,
+                        Function<String, String> idOfUrl, Vertx vertx) {
+        this.subscribers = subscribers;
+        this.tokenizer = tokenizer;
+        this.engine = new EngineTokenize(client);
+        this.idOfUrl = idOfUrl;
+        this.vertx = vertx;
+    }
+
+    /** Whether the gateway tokenizes itself, rather than asking the engines. */
+    public boolean tokenizesLocally() {
+        return tokenizer != null;
+    }
+
+    /**
+     * The exact view of this request, or null when there is none to look at (no worker of the model is exact now,
+     * or the request names no prompt an engine caches by prefix). The future fails only where the prompt cannot be
+     * tokenized; the caller routes on the tree then.
+     */
+    public Future<ExactOverlay> overlay(ModelPool pool, RequestKind kind, ByteSlice body) {
+        ExactViews views = subscribers.views(pool.model());
+        if (!views.anyExact()) {
+            return null;
+        }
+        EnginePrompt prompt = EnginePrompt.read(kind, body);
+        if (prompt == null) {
+            return null;
+        }
+        return tokens(pool, prompt, body.length()).map(ids -> views.lookup(ids, KvNamespace.DEFAULT, idOfUrl));
+    }
+
+    private Future<int[]> tokens(ModelPool pool, EnginePrompt prompt, int bodyBytes) {
+        if (prompt instanceof EnginePrompt.Tokens given) {
+            return Future.succeededFuture(given.ids());
+        }
+        if (tokenizer == null) {
+            Worker asked = pool.workers().stream().filter(Worker::available).findFirst().orElse(null);
+            return asked == null ? Future.failedFuture("no worker to tokenize the prompt")
+                    : engine.tokens(asked, pool.model(), prompt);
+        }
+        if (bodyBytes <= INLINE_BODY_BYTES) {
+            try {
+                return Future.succeededFuture(prompt.tokens(tokenizer));
+            } catch (RuntimeException e) {
+                return Future.failedFuture(e);
+            }
+        }
+        return vertx.executeBlocking(() -> prompt.tokens(tokenizer), false);
+    }
+
+    /**
+     * A request placed on {@code workerUrl} by its exact view was prefilled with {@code uncachedTokens} tokens its
+     * engine did not hold: a block's worth or more must show in its events soon, or its stream counts as gone.
+     */
+    public void prefilled(String workerUrl, int uncachedTokens) {
+        if (uncachedTokens >= subscribers.blockTokens()) {
+            subscribers.expectEvents(workerUrl, System.nanoTime());
+        }
+    }
+}
