@@ -7,7 +7,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -111,6 +117,43 @@ class HuggingFaceTokenizerTest {
         Files.writeString(dir.resolve("tokenizer.json"), "{\"model\": 42}");
         assertThatThrownBy(() -> Tokenizers.open(dir.toString())).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("is not a tokenizer");
+    }
+
+    @Test
+    void chatsEncodedOnSeveralThreadsAtOnceGetTheTokensEachGetsAlone() throws Exception {
+        int threads = 4;
+        List<List<ChatTurn>> chats = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            chats.add(List.of(new ChatTurn("system", "You are assistant " + i + "."),
+                new ChatTurn("user", ("abc def ghi " + i + " ").repeat(10 + 30 * i)),
+                new ChatTurn("assistant", "jkl " + i), new ChatTurn("user", "mno pqr " + i)));
+        }
+        List<int[]> alone = chats.stream().map(demo::encodeChat).toList();
+
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<int[]>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                List<ChatTurn> chat = chats.get(t);
+                results.add(pool.submit(() -> {
+                    start.await();
+                    List<int[]> tokens = new ArrayList<>();
+                    for (int round = 0; round < 200; round++) {
+                        tokens.add(demo.encodeChat(chat));
+                    }
+                    return tokens;
+                }));
+            }
+            start.countDown();
+            for (int t = 0; t < threads; t++) {
+                int[] expected = alone.get(t);
+                assertThat(results.get(t).get(2, TimeUnit.MINUTES))
+                    .allSatisfy(tokens -> assertThat(tokens).isEqualTo(expected));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
