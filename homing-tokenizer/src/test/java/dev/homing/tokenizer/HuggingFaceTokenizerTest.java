@@ -66,6 +66,28 @@ class HuggingFaceTokenizerTest {
     }
 
     @Test
+    void theIdsAreThoseDjlsFullEncodingGives(@TempDir Path dir) throws IOException {
+        writeLlama3StyleTokenizer(dir);
+        List<String> texts = List.of("", "a", "hello world", "<|im_start|>user\nabc<|im_end|>\n",
+            "  leading and trailing  ", "Grüße, naïve café — 東京 🚀", "abc def ghi ".repeat(500));
+        try (HuggingFaceTokenizer llama = HuggingFaceTokenizer.load(dir);
+             InputStream in = Files.newInputStream(dir.resolve("tokenizer.json"));
+             var djl = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer.newInstance(in,
+                 HuggingFaceTokenizer.OPTIONS)) {
+            for (String text : texts) {
+                for (boolean special : List.of(true, false)) {
+                    assertThat(llama.encodeText(text, special)).as("%s, special tokens %s", text, special)
+                        .isEqualTo(ints(djl.encode(text, special, false).getIds()));
+                }
+            }
+        }
+    }
+
+    private static int[] ints(long[] ids) {
+        return java.util.Arrays.stream(ids).mapToInt(Math::toIntExact).toArray();
+    }
+
+    @Test
     void aLongPromptIsCountedWholeNeverTruncated() {
         String prompt = "abc def ghi ".repeat(2_000);
 
