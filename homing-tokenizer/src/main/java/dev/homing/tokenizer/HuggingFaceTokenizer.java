@@ -1,5 +1,6 @@
 package dev.homing.tokenizer;
 
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -19,7 +20,8 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
         DjlTracking.optOut();
     }
 
-    private static final Map<String, String> OPTIONS = Map.of("truncation", "false", "padding", "false");
+    /** Truncation and padding off; nothing else, so DJL leaves the text itself as it is (see encodeText). */
+    static final Map<String, String> OPTIONS = Map.of("truncation", "false", "padding", "false");
 
     private final ai.djl.huggingface.tokenizers.HuggingFaceTokenizer tokenizer;
     private final TokenizerConfig config;
@@ -71,13 +73,25 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     @Override
     public int[] encodeText(String text) {
-        return ids(tokenizer.encode(text));
+        return encodeText(text, true);
     }
 
-    /** The tokens of {@code text}, with or without the special tokens the tokenizer adds (its BOS, say). */
+    /**
+     * The tokens of {@code text}, with or without the special tokens the tokenizer adds (its BOS, say).
+     *
+     * <p>Only the ids are read from the native encoding: DJL's {@code encode} also copies out each token's text, char
+     * span, type, word and masks, costing more than the encoding itself for a short prompt. DJL's own preparation of
+     * the text (prefix space, lower case, accent stripping) is off with the options this tokenizer is made with, so
+     * the text goes to the native tokenizer as it is, as DJL would send it.
+     */
     @Override
     public int[] encodeText(String text, boolean addSpecialTokens) {
-        return ids(tokenizer.encode(text, addSpecialTokens, false));
+        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, addSpecialTokens);
+        try {
+            return ints(TokenizersLibrary.LIB.getTokenIds(encoding));
+        } finally {
+            TokenizersLibrary.LIB.deleteEncoding(encoding);
+        }
     }
 
     @Override
@@ -114,8 +128,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
         tokenizer.close();
     }
 
-    private static int[] ids(ai.djl.huggingface.tokenizers.Encoding encoding) {
-        long[] ids = encoding.getIds();
+    private static int[] ints(long[] ids) {
         int[] tokens = new int[ids.length];
         for (int i = 0; i < ids.length; i++) {
             tokens[i] = Math.toIntExact(ids[i]);

@@ -1,11 +1,14 @@
 package dev.homing.tokenizer;
 
+import com.google.common.collect.SetMultimap;
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.LegacyOverrides;
-import com.hubspot.jinjava.interpret.RenderResult;
+import com.hubspot.jinjava.interpret.Context;
+import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
+import com.hubspot.jinjava.tree.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,16 +19,20 @@ import java.util.Objects;
  * A HuggingFace chat template ({@code tokenizer_config.json}'s {@code chat_template}) rendered as transformers
  * renders it: Jinja with {@code trim_blocks} and {@code lstrip_blocks}, given {@code messages} (each with
  * {@code role} and {@code content}), {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and the
- * {@code raise_exception} function. Thread-safe: every render has an interpreter of its own.
+ * {@code raise_exception} function. The template is parsed once; each render walks that tree with an interpreter and
+ * a context of its own, so renders may run on several threads at once.
  */
 public final class JinjaChatTemplate {
     /** A rendered chat larger than this is refused: far beyond any context, it can only be a runaway template. */
     private static final long MAX_OUTPUT_CHARS = 64L << 20;
 
-    private final String template;
     private final String bosToken;
     private final String eosToken;
     private final Jinjava jinjava;
+    private final RenderBase base;
+    private final Node tree;
+    /** What parsing found wrong (FATAL ones refuse every chat, as rendering the source each time would). */
+    private final List<TemplateError> parseErrors;
 
     /**
      * @param template the template's Jinja source
@@ -33,7 +40,7 @@ public final class JinjaChatTemplate {
      * @param eosToken the tokenizer's EOS token text, or "" when it declares none
      */
     public JinjaChatTemplate(String template, String bosToken, String eosToken) {
-        this.template = Objects.requireNonNull(template, "template");
+        Objects.requireNonNull(template, "template");
         this.bosToken = Objects.requireNonNull(bosToken, "bosToken");
         this.eosToken = Objects.requireNonNull(eosToken, "eosToken");
         JinjavaConfig config = JinjavaConfig.newBuilder()
@@ -49,6 +56,10 @@ public final class JinjaChatTemplate {
         jinjava = new Jinjava(config);
         jinjava.getGlobalContext().registerFunction(new ELFunctionDefinition("", "raise_exception",
             JinjaChatTemplate.class, "raiseException", String.class));
+        base = new RenderBase(jinjava.getGlobalContext());
+        JinjavaInterpreter parser = interpreter(Map.of());
+        tree = parser.parse(template);
+        parseErrors = parser.getErrorsCopy();
     }
 
     /** The prompt text of {@code turns}, ending with the generation prompt when {@code addGenerationPrompt}. */
@@ -62,13 +73,38 @@ public final class JinjaChatTemplate {
         bindings.put("add_generation_prompt", addGenerationPrompt);
         bindings.put("bos_token", bosToken);
         bindings.put("eos_token", eosToken);
-        RenderResult result = jinjava.renderForResult(template, bindings);
-        for (TemplateError error : result.getErrors()) {
+        refuseOnFatal(parseErrors);
+        JinjavaInterpreter interpreter = interpreter(bindings);
+        String output;
+        JinjavaInterpreter.pushCurrent(interpreter);
+        try {
+            output = interpreter.render(tree);
+        } catch (RuntimeException e) {
+            // What Jinjava's renderForResult turns into a fatal error: a syntax or argument error found while rendering.
+            throw new ChatTemplateException("the chat template refused the messages: " + reason(e));
+        } finally {
+            JinjavaInterpreter.popCurrent();
+        }
+        refuseOnFatal(interpreter.getErrorsCopy());
+        return output;
+    }
+
+    /**
+     * An interpreter over a fresh context holding {@code bindings}, whose parent is the shared {@link RenderBase}:
+     * Jinjava's own {@code renderForResult} copies the global context and registers every built-in filter, tag and
+     * function again for each render, which costs more than rendering a chat.
+     */
+    private JinjavaInterpreter interpreter(Map<String, Object> bindings) {
+        Context context = new Context(base, bindings, jinjava.getGlobalConfig().getDisabled());
+        return new JinjavaInterpreter(jinjava, context, jinjava.getGlobalConfig());
+    }
+
+    private static void refuseOnFatal(List<TemplateError> errors) {
+        for (TemplateError error : errors) {
             if (error.getSeverity() == TemplateError.ErrorType.FATAL) {
                 throw new ChatTemplateException("the chat template refused the messages: " + reason(error));
             }
         }
-        return result.getOutput();
     }
 
     /** Called by templates as {@code raise_exception('why')}: the chat is refused with that reason. */
@@ -77,14 +113,53 @@ public final class JinjaChatTemplate {
     }
 
     private static String reason(TemplateError error) {
-        Throwable cause = error.getException();
-        while (cause != null) {
+        String raised = raisedReason(error.getException());
+        return raised != null ? raised : error.getMessage();
+    }
+
+    private static String reason(RuntimeException e) {
+        String raised = raisedReason(e);
+        return raised != null ? raised : e.getMessage();
+    }
+
+    private static String raisedReason(Throwable thrown) {
+        for (Throwable cause = thrown; cause != null; cause = cause.getCause()) {
             if (cause instanceof TemplateRaised raised) {
                 return raised.getMessage();
             }
-            cause = cause.getCause();
         }
-        return error.getMessage();
+        return null;
+    }
+
+    /**
+     * The parent of every render's context: Jinjava's global context (the built-ins and {@code raise_exception}) seen
+     * read-only. A context reports what it resolved to its parent, all the way up; stopping that here keeps the
+     * shared contexts unchanged by renders, so concurrent renders do not race on them nor make them grow.
+     */
+    private static final class RenderBase extends Context {
+        RenderBase(Context global) {
+            super(global);
+        }
+
+        @Override
+        public void addResolvedExpression(String expression) {
+        }
+
+        @Override
+        public void addResolvedValue(String value) {
+        }
+
+        @Override
+        public void addResolvedFunction(String function) {
+        }
+
+        @Override
+        public void addDependency(String type, String identification) {
+        }
+
+        @Override
+        public void addDependencies(SetMultimap<String, String> dependencies) {
+        }
     }
 
     /** What {@code raise_exception} throws through Jinjava, to be found again among its errors. */

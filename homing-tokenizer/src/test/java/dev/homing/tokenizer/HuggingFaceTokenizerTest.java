@@ -7,7 +7,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,6 +63,28 @@ class HuggingFaceTokenizerTest {
         assertThat(tokens).isEqualTo(demo.encodeText(text, false));
         assertThat(tokens[0]).isEqualTo(IM_START);
         assertThat(demo.decode(tokens)).isEqualTo(text);
+    }
+
+    @Test
+    void theIdsAreThoseDjlsFullEncodingGives(@TempDir Path dir) throws IOException {
+        writeLlama3StyleTokenizer(dir);
+        List<String> texts = List.of("", "a", "hello world", "<|im_start|>user\nabc<|im_end|>\n",
+            "  leading and trailing  ", "Grüße, naïve café — 東京 🚀", "abc def ghi ".repeat(500));
+        try (HuggingFaceTokenizer llama = HuggingFaceTokenizer.load(dir);
+             InputStream in = Files.newInputStream(dir.resolve("tokenizer.json"));
+             var djl = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer.newInstance(in,
+                 HuggingFaceTokenizer.OPTIONS)) {
+            for (String text : texts) {
+                for (boolean special : List.of(true, false)) {
+                    assertThat(llama.encodeText(text, special)).as("%s, special tokens %s", text, special)
+                        .isEqualTo(ints(djl.encode(text, special, false).getIds()));
+                }
+            }
+        }
+    }
+
+    private static int[] ints(long[] ids) {
+        return java.util.Arrays.stream(ids).mapToInt(Math::toIntExact).toArray();
     }
 
     @Test
@@ -111,6 +139,43 @@ class HuggingFaceTokenizerTest {
         Files.writeString(dir.resolve("tokenizer.json"), "{\"model\": 42}");
         assertThatThrownBy(() -> Tokenizers.open(dir.toString())).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("is not a tokenizer");
+    }
+
+    @Test
+    void chatsEncodedOnSeveralThreadsAtOnceGetTheTokensEachGetsAlone() throws Exception {
+        int threads = 4;
+        List<List<ChatTurn>> chats = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            chats.add(List.of(new ChatTurn("system", "You are assistant " + i + "."),
+                new ChatTurn("user", ("abc def ghi " + i + " ").repeat(10 + 30 * i)),
+                new ChatTurn("assistant", "jkl " + i), new ChatTurn("user", "mno pqr " + i)));
+        }
+        List<int[]> alone = chats.stream().map(demo::encodeChat).toList();
+
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<int[]>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                List<ChatTurn> chat = chats.get(t);
+                results.add(pool.submit(() -> {
+                    start.await();
+                    List<int[]> tokens = new ArrayList<>();
+                    for (int round = 0; round < 200; round++) {
+                        tokens.add(demo.encodeChat(chat));
+                    }
+                    return tokens;
+                }));
+            }
+            start.countDown();
+            for (int t = 0; t < threads; t++) {
+                int[] expected = alone.get(t);
+                assertThat(results.get(t).get(2, TimeUnit.MINUTES))
+                    .allSatisfy(tokens -> assertThat(tokens).isEqualTo(expected));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

@@ -61,6 +61,16 @@ class JinjaChatTemplateTest {
     }
 
     @Test
+    void aTemplateThatDoesNotParseRefusesEveryChat() {
+        JinjaChatTemplate template = new JinjaChatTemplate("{% for message in messages %}{{ message['content'] }}",
+            "", "");
+
+        assertThatThrownBy(() -> template.render(CHAT, true)).isInstanceOf(ChatTemplateException.class)
+            .hasMessageContaining("the chat template refused the messages");
+        assertThatThrownBy(() -> template.render(CHAT, true)).isInstanceOf(ChatTemplateException.class);
+    }
+
+    @Test
     void aMessagesTextIsNeverReadAsTemplateSyntax() {
         JinjaChatTemplate template = new JinjaChatTemplate(CHATML, "", "");
         String content = "{{ 7 * 6 }} {% if true %}x{% endif %}";

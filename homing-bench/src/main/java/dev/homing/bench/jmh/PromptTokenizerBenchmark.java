@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * A chat's prompt tokens, as an engine (and the gateway reading its KV events) computes them: the chat template
  * rendered, then the text encoded. {@code demo} is homing-tokenizer's bundled byte-level BPE through HuggingFace's
  * tokenizers and jinjava; {@code built-in} the simulated engine's 4-character tokenizer, for scale. A short chat
- * (a system prompt and one question) and a long one (four turns of about 4,000 characters each).
+ * (a system prompt and a question of 200 characters) and a long one (four turns of 4,000 characters each).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -51,7 +51,7 @@ public class PromptTokenizerBenchmark {
         SplittableRandom random = new SplittableRandom(7);
         turns = chat.equals("short")
             ? List.of(new ChatTurn("system", "You are a helpful assistant."),
-                new ChatTurn("user", "Name three rivers in Europe and say which is longest."))
+                new ChatTurn("user", PromptCorpus.words(random, 200)))
             : List.of(new ChatTurn("system", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("user", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("assistant", PromptCorpus.words(random, 4_000)),
