@@ -1,0 +1,54 @@
+package dev.homing.gateway.kvevents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.core.request.RequestKind;
+import dev.homing.gateway.proxy.ByteSlice;
+import dev.homing.tokenizer.ChatTurn;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class EnginePromptTest {
+
+    @Test
+    void aChatIsItsTurnsWithTextPartsJoined() {
+        EnginePrompt prompt = read(RequestKind.CHAT, """
+                {"model":"m","messages":[{"role":"system","content":"Be brief."},
+                 {"role":"user","content":[{"type":"text","text":"Hello "},{"type":"image_url","image_url":{}},
+                 {"type":"text","text":"there"}]},{"role":"assistant","tool_calls":[]}]}""");
+
+        assertThat(prompt).isEqualTo(new EnginePrompt.Chat(List.of(new ChatTurn("system", "Be brief."),
+                new ChatTurn("user", "Hello there"), new ChatTurn("assistant", ""))));
+    }
+
+    @Test
+    void aCompletionIsItsTextOrItsTokenIdsAndABatchItsFirstPrompt() {
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":\"Once upon\"}"))
+                .isEqualTo(new EnginePrompt.Text("Once upon"));
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":[\"first\",\"second\"]}"))
+                .isEqualTo(new EnginePrompt.Text("first"));
+        EnginePrompt ids = read(RequestKind.COMPLETION, "{\"prompt\":[[5,6,7],[8]]}");
+        assertThat(((EnginePrompt.Tokens) ids).ids()).containsExactly(5, 6, 7);
+    }
+
+    @Test
+    void aGenerateRequestIsItsTextElseItsInputIds() {
+        assertThat(read(RequestKind.GENERATE, "{\"text\":\"abc\",\"input_ids\":[1]}"))
+                .isEqualTo(new EnginePrompt.Text("abc"));
+        assertThat(((EnginePrompt.Tokens) read(RequestKind.GENERATE, "{\"input_ids\":[1,2]}")).ids())
+                .containsExactly(1, 2);
+    }
+
+    @Test
+    void whatNoEngineCachesByPrefixHasNoPrompt() {
+        assertThat(read(RequestKind.EMBEDDING, "{\"input\":\"abc\"}")).isNull();
+        assertThat(read(RequestKind.CHAT, "{\"messages\":[]}")).isNull();
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":\"\"}")).isNull();
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":[1,\"x\"]}")).isNull();
+    }
+
+    private static EnginePrompt read(RequestKind kind, String body) {
+        return EnginePrompt.read(kind, ByteSlice.of(body.getBytes(StandardCharsets.UTF_8)));
+    }
+}
