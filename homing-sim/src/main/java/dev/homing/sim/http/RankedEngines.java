@@ -4,6 +4,7 @@ import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
+import dev.homing.sim.model.KvEventSink;
 import dev.homing.sim.model.Progress;
 import dev.homing.sim.model.Tokenizer;
 import io.vertx.core.Vertx;
@@ -22,10 +23,16 @@ final class RankedEngines implements InferenceBackend {
     private final List<ModelDriver<Engine, Progress>> ranks = new ArrayList<>();
     private int nextRank;
 
-    RankedEngines(Vertx vertx, EngineConfig engine, int dpSize, double timeScale, Consumer<Progress> observer) {
+    /** @param kvEvents each rank's KV event sink, in rank order; empty when the engine publishes none */
+    RankedEngines(Vertx vertx, EngineConfig engine, int dpSize, double timeScale, Consumer<Progress> observer,
+                  List<? extends KvEventSink> kvEvents) {
         long start = System.nanoTime();
         for (int i = 0; i < dpSize; i++) {
-            ranks.add(new ModelDriver<>(vertx, new Engine(engine), timeScale, start, observer, Progress::requestId,
+            Engine rank = new Engine(engine);
+            if (!kvEvents.isEmpty()) {
+                rank.publishKvEvents(kvEvents.get(i));
+            }
+            ranks.add(new ModelDriver<>(vertx, rank, timeScale, start, observer, Progress::requestId,
                 Progress::finished));
         }
     }
