@@ -3,6 +3,8 @@ package dev.homing.config;
 import dev.homing.sim.http.DisaggregationMode;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.kvevents.KvEventsFormat;
+import dev.homing.sim.kvevents.KvEventsOptions;
 import dev.homing.sim.model.BuiltInTokenizer;
 import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
@@ -53,7 +55,14 @@ public final class EngineSettings {
                 config.get(Settings.RECORD_REQUEST_IDS),
                 DisaggregationMode.parse(config.get(Settings.DISAGGREGATION_MODE)),
                 config.get(Settings.DISAGGREGATION_BOOTSTRAP_PORT), disaggregation(config),
-                config.get(Settings.DP_SIZE), tokenizer(config));
+                config.get(Settings.DP_SIZE), tokenizer(config), kvEvents(config));
+    }
+
+    /** Whether and how the engine publishes its KV events ({@code --kv-events-config}, {@code --kv-events-format}). */
+    public static KvEventsOptions kvEvents(Config config) {
+        String json = config.get(Settings.ENGINE_KV_EVENTS_CONFIG);
+        return json == null ? KvEventsOptions.OFF : KvEventsOptions.of(json)
+                .withFormat(KvEventsFormat.parse(config.get(Settings.ENGINE_KV_EVENTS_FORMAT)));
     }
 
     /**

@@ -847,6 +847,19 @@ public final class Settings {
             .check(atLeast(1)), "Data-parallel ranks behind one port, each with its own cache and scheduler; a "
                     + "request's data_parallel_rank picks one, else they take turns.", "SGLang's: one rank"));
 
+    public static final Setting<String> ENGINE_KV_EVENTS_CONFIG = declare(Setting.of("kv-events-config", TEXT, null)
+            .label("JSON").check(notBlank())
+            .help("Publish the KV cache's events over ZMQ, as SGLang's flag of this name takes it: "
+                    + "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:5557\",\"topic\":\"kv-events\"} (with "
+                    + "\"replay_endpoint\" for vLLM's replay socket; a port * or 0 is any free one, reported in "
+                    + "/get_server_info).", "SGLang's: no events")
+            .in(ENGINE_ROLES, SIM_ENGINE));
+    public static final Setting<String> ENGINE_KV_EVENTS_FORMAT = declare(Setting.of("kv-events-format", TEXT, "map")
+            .label("map|array").check(that(v -> v.equals("map") || v.equals("array"), "must be map or array"))
+            .help("How events are encoded: map (tagged maps, current vLLM and SGLang) or array (the older "
+                    + "positional form).", "what current engines send")
+            .in(ENGINE_ROLES, SIM_ENGINE));
+
     public static final Setting<Long> ENGINE_SEED = declare(Setting.of("seed", LONG, ENGINE.seed())
             .help("Seed of the output words and the fault dice.", "the engine model's: answers repeat run to run")
             .in(FAULTS, SIM_ENGINE));

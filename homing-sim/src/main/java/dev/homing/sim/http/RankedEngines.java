@@ -4,6 +4,7 @@ import dev.homing.sim.model.Engine;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.GenerationRequest;
+import dev.homing.sim.model.KvEventSink;
 import dev.homing.sim.model.Progress;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -23,12 +24,17 @@ final class RankedEngines implements InferenceBackend {
     private final int[] pingPrompt;
     private int nextRank;
 
+    /** @param kvEvents each rank's KV event sink, in rank order; empty when the engine publishes none */
     RankedEngines(Vertx vertx, EngineConfig engine, int dpSize, double timeScale, Consumer<Progress> observer,
-                  int[] pingPrompt) {
+                  int[] pingPrompt, List<? extends KvEventSink> kvEvents) {
         this.pingPrompt = pingPrompt;
         long start = System.nanoTime();
         for (int i = 0; i < dpSize; i++) {
-            ranks.add(new ModelDriver<>(vertx, new Engine(engine), timeScale, start, observer, Progress::requestId,
+            Engine rank = new Engine(engine);
+            if (!kvEvents.isEmpty()) {
+                rank.publishKvEvents(kvEvents.get(i));
+            }
+            ranks.add(new ModelDriver<>(vertx, rank, timeScale, start, observer, Progress::requestId,
                 Progress::finished));
         }
     }

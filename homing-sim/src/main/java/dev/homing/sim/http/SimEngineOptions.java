@@ -2,6 +2,7 @@ package dev.homing.sim.http;
 
 import dev.homing.sim.model.BuiltInTokenizer;
 import dev.homing.sim.model.DisaggregationConfig;
+import dev.homing.sim.kvevents.KvEventsOptions;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.tokenizer.PromptTokenizer;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import java.util.Objects;
  * @param dpSize        data-parallel ranks behind the port, each an engine of its own (without disaggregation)
  * @param tokenizer     how prompts become tokens: {@link BuiltInTokenizer} (4 characters a token), or a model's own
  *                      (its owner closes it after the server)
+ * @param kvEvents      whether and how each rank publishes its KV events (without disaggregation)
  */
 public record SimEngineOptions(
     String host,
@@ -39,7 +41,8 @@ public record SimEngineOptions(
     int bootstrapPort,
     DisaggregationConfig disaggregation,
     int dpSize,
-    PromptTokenizer tokenizer) {
+    PromptTokenizer tokenizer,
+    KvEventsOptions kvEvents) {
 
     public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
     /** Virtual nanoseconds fit a long for 292 years; at this scale that is still 25 hours of real time. */
@@ -69,13 +72,18 @@ public record SimEngineOptions(
             throw new IllegalArgumentException("a " + mode.flag() + " engine runs one rank: data-parallel ranks are "
                 + "simulated without disaggregation only");
         }
+        Objects.requireNonNull(kvEvents, "kvEvents");
+        if (kvEvents.enabled() && mode.disaggregated()) {
+            throw new IllegalArgumentException("a " + mode.flag() + " engine publishes no KV events: they are "
+                + "simulated without disaggregation only");
+        }
     }
 
     /** An engine serving whole requests on one rank, as before disaggregation and data parallelism. */
     public SimEngineOptions(String host, int port, String modelName, double timeScale, EngineConfig engine,
                             Faults faults, Path requestIdLog) {
         this(host, port, modelName, timeScale, engine, faults, requestIdLog, DisaggregationMode.NONE, 0,
-            DisaggregationConfig.DEFAULTS, 1, BuiltInTokenizer.INSTANCE);
+            DisaggregationConfig.DEFAULTS, 1, BuiltInTokenizer.INSTANCE, KvEventsOptions.OFF);
     }
 
     public static SimEngineOptions defaults() {
@@ -86,30 +94,36 @@ public record SimEngineOptions(
     /** These options at {@code scale} times real time: what most tests and the demo change. */
     public SimEngineOptions withTimeScale(double scale) {
         return new SimEngineOptions(host, port, modelName, scale, engine, faults, requestIdLog, mode, bootstrapPort,
-            disaggregation, dpSize, tokenizer);
+            disaggregation, dpSize, tokenizer, kvEvents);
     }
 
     /** These options with {@code newFaults}, for fault tests. */
     public SimEngineOptions withFaults(Faults newFaults) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, newFaults, requestIdLog, mode,
-            bootstrapPort, disaggregation, dpSize, tokenizer);
+            bootstrapPort, disaggregation, dpSize, tokenizer, kvEvents);
     }
 
     /** A prefill or decode engine (bootstrap port 0: any free one) with these roles' settings. */
     public SimEngineOptions withMode(DisaggregationMode newMode, DisaggregationConfig newDisaggregation) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, newMode, 0,
-            newDisaggregation, dpSize, tokenizer);
+            newDisaggregation, dpSize, tokenizer, kvEvents);
     }
 
     /** An engine of {@code ranks} data-parallel ranks. */
     public SimEngineOptions withDpSize(int ranks) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, mode,
-            bootstrapPort, disaggregation, ranks, tokenizer);
+            bootstrapPort, disaggregation, ranks, tokenizer, kvEvents);
     }
 
     /** These options with prompts tokenized by {@code newTokenizer}. */
     public SimEngineOptions withTokenizer(PromptTokenizer newTokenizer) {
         return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, mode,
-            bootstrapPort, disaggregation, dpSize, newTokenizer);
+            bootstrapPort, disaggregation, dpSize, newTokenizer, kvEvents);
+    }
+
+    /** An engine whose ranks publish their KV events as {@code newKvEvents} says. */
+    public SimEngineOptions withKvEvents(KvEventsOptions newKvEvents) {
+        return new SimEngineOptions(host, port, modelName, timeScale, engine, faults, requestIdLog, mode,
+            bootstrapPort, disaggregation, dpSize, tokenizer, newKvEvents);
     }
 }

@@ -1,5 +1,6 @@
 package dev.homing.sim.http;
 
+import dev.homing.sim.kvevents.KvEventEndpoints;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.transport.Transport;
@@ -31,7 +32,7 @@ public final class SimEngineServer implements AutoCloseable {
     private final ReceivedTraceContexts traceContexts;
 
     /** Where the engine listens: kept from start-up, so that they still name it once it has stopped. */
-    private record Ports(String host, int port, int bootstrapPort) {
+    private record Ports(String host, int port, int bootstrapPort, List<KvEventEndpoints> kvEvents) {
     }
 
     private SimEngineServer(Supplier<Future<?>> stop, Ports ports, ReceivedTraceContexts traceContexts) {
@@ -70,7 +71,8 @@ public final class SimEngineServer implements AutoCloseable {
         SimEngineVerticle verticle = new SimEngineVerticle(options);
         String id = await(vertx.deployVerticle(verticle), "start the simulated engine on port " + options.port());
         Supplier<Future<?>> stop = ownsVertx ? vertx::close : () -> vertx.undeploy(id);
-        Ports ports = new Ports(options.host(), verticle.actualPort(), verticle.actualBootstrapPort());
+        Ports ports = new Ports(options.host(), verticle.actualPort(), verticle.actualBootstrapPort(),
+            verticle.kvEventEndpoints());
         return new SimEngineServer(stop, ports, verticle.traceContexts());
     }
 
@@ -81,6 +83,14 @@ public final class SimEngineServer implements AutoCloseable {
     /** A prefill engine's bootstrap port, where decode engines register rooms; -1 for any other engine. */
     public int bootstrapPort() {
         return ports.bootstrapPort();
+    }
+
+    /**
+     * Where each data-parallel rank publishes its KV events (the ports its sockets bound), in rank order; empty when
+     * the engine publishes none.
+     */
+    public List<KvEventEndpoints> kvEventEndpoints() {
+        return ports.kvEvents();
     }
 
     /** The engine's base URL, e.g. {@code http://127.0.0.1:34567}. */

@@ -1,5 +1,7 @@
 package dev.homing.sim.http;
 
+import dev.homing.sim.kvevents.KvEventEndpoints;
+import dev.homing.sim.kvevents.KvEventPublisher;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.EngineStats;
 import dev.homing.sim.model.Progress;
@@ -12,6 +14,8 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +46,10 @@ final class SimEngineVerticle extends VerticleBase {
     private CompletedRequestLog completedLog;
     private final ReceivedTraceContexts traceContexts = new ReceivedTraceContexts();
     private InferenceBackend backend;
+    /** Each rank's KV event publisher, in rank order; empty when the engine publishes none. */
+    private List<KvEventPublisher> kvEvents = List.of();
+    /** Where they bound, once they have. */
+    private List<KvEventEndpoints> kvEventEndpoints = List.of();
     private EngineMetrics metrics;
     private HttpServer server;
     /** A prefill engine's bootstrap server; null for the other modes. */
@@ -64,9 +72,13 @@ final class SimEngineVerticle extends VerticleBase {
     public Future<?> start() {
         // The backend reports every progress to the metrics, which read the backend's stats: a cycle, closed here.
         Consumer<Progress> observer = progress -> metrics.observe(progress);
+        if (options.kvEvents().enabled()) {
+            kvEvents = IntStream.range(0, options.dpSize())
+                .mapToObj(rank -> new KvEventPublisher(options.kvEvents(), rank, options.faults().seed())).toList();
+        }
         backend = switch (options.mode()) {
             case NONE -> new RankedEngines(vertx, options.engine(), options.dpSize(), options.timeScale(), observer,
-                parser.encodeText("ping"));
+                parser.encodeText("ping"), kvEvents);
             case PREFILL -> new PrefillSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
                 observer, json, renderer);
             case DECODE -> new DecodeSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
@@ -76,7 +88,7 @@ final class SimEngineVerticle extends VerticleBase {
             backend::virtualNow);
         completedLog = CompletedRequestLog.open(options.requestIdLog());
         server = vertx.createHttpServer(new HttpServerOptions().setHost(options.host()).setPort(options.port()));
-        Future<HttpServer> listening = server.requestHandler(this::handle).listen();
+        Future<?> listening = Future.all(server.requestHandler(this::handle).listen(), kvEventsBound());
         if (backend instanceof PrefillSide prefill) {
             bootstrapServer = vertx.createHttpServer(new HttpServerOptions().setHost(options.host())
                 .setPort(options.bootstrapPort()));
@@ -86,11 +98,28 @@ final class SimEngineVerticle extends VerticleBase {
         return listening;
     }
 
+    /** Completes once every rank's KV event sockets are bound, keeping where; fails when one could not bind. */
+    private Future<?> kvEventsBound() {
+        List<CompletableFuture<KvEventEndpoints>> bound = kvEvents.stream().map(KvEventPublisher::bound).toList();
+        CompletableFuture<List<KvEventEndpoints>> all = CompletableFuture.allOf(bound.toArray(CompletableFuture[]::new))
+            .thenApply(ignored -> bound.stream().map(CompletableFuture::join).toList());
+        return Future.fromCompletionStage(all, context).onSuccess(endpoints -> kvEventEndpoints = endpoints);
+    }
+
     @Override
     public Future<?> stop() {
         backend.close();
         completedLog.close();
-        return bootstrapServer == null ? server.close() : Future.all(server.close(), bootstrapServer.close());
+        kvEvents.forEach(KvEventPublisher::close);
+        Future<?> publishersClosed = Future.fromCompletionStage(CompletableFuture.allOf(
+            kvEvents.stream().map(KvEventPublisher::closed).toArray(CompletableFuture[]::new)), context);
+        return bootstrapServer == null ? Future.all(server.close(), publishersClosed)
+            : Future.all(server.close(), bootstrapServer.close(), publishersClosed);
+    }
+
+    /** Where each rank publishes its KV events, in rank order; empty when it publishes none. */
+    List<KvEventEndpoints> kvEventEndpoints() {
+        return kvEventEndpoints;
     }
 
     int actualPort() {
@@ -125,6 +154,7 @@ final class SimEngineVerticle extends VerticleBase {
                 case "/tokenize", "/v1/tokenize" -> withBody(http, body -> sendJson(http, 200, tokenize.tokenize(body)));
                 case "/flush_cache" -> flushCache(http);
                 case "/clear_faults" -> clearFaults(http);
+                case "/kv_events/drop", "/kv_events/resume", "/kv_events/restart" -> kvEventsFault(http);
                 default -> notFound(http);
             }
             return;
@@ -242,6 +272,12 @@ final class SimEngineVerticle extends VerticleBase {
         if (backend instanceof RoomSide<?> side) {
             body.put("bootstrap_rooms", side.rooms());
         }
+        if (kvEvents.isEmpty()) {
+            body.putNull("kv_events_config");
+        } else {
+            body.put("kv_events_config", KvEventsInfo.config(json, options.kvEvents(), kvEventEndpoints));
+            KvEventsInfo.stats(body.putArray("kv_events_stats"), kvEvents);
+        }
         body.put("time_scale", options.timeScale());
         ArrayNode states = body.putArray("internal_states");
         for (EngineStats stats : ranks) {
@@ -276,7 +312,30 @@ final class SimEngineVerticle extends VerticleBase {
     private void clearFaults(HttpServerRequest http) {
         LOG.info("simulated engine on port {}: faults cleared", actualPort());
         faults = Faults.NONE;
+        kvEvents.forEach(KvEventPublisher::clearFaults);
         http.response().putHeader("content-type", "text/plain").end("Faults cleared.\n");
+    }
+
+    /**
+     * The KV event streams' fault switches, for fault tests: {@code drop} loses every batch from now on (numbered
+     * and kept for replay, as if lost on the wire), {@code resume} ends that, {@code restart} starts every rank's
+     * stream again from sequence 0 with nothing to replay, as an engine's restart would.
+     */
+    private void kvEventsFault(HttpServerRequest http) {
+        if (kvEvents.isEmpty()) {
+            error(http, 400, "this engine publishes no KV events: start it with --kv-events-config");
+            return;
+        }
+        String action = http.path().substring("/kv_events/".length());
+        for (KvEventPublisher publisher : kvEvents) {
+            switch (action) {
+                case "drop" -> publisher.dropAll(true);
+                case "resume" -> publisher.dropAll(false);
+                default -> publisher.restart();
+            }
+        }
+        LOG.info("simulated engine on port {}: KV events {}", actualPort(), action);
+        http.response().putHeader("content-type", "text/plain").end("KV events: " + action + ".\n");
     }
 
     private void flushCache(HttpServerRequest http) {

@@ -54,6 +54,8 @@ public final class Engine implements VirtualTimeModel<Progress> {
     private final List<Sequence> decoding = new ArrayList<>();
     private final Map<Long, Sequence> active = new HashMap<>();
     private final List<Progress> outbox = new ArrayList<>();
+    /** Hears each step's KV events as one batch; none until {@link #publishKvEvents} names one. */
+    private KvEventSink kvEvents;
     private Sequence chunked;
     private Step step;
     private long now;
@@ -134,6 +136,7 @@ public final class Engine implements VirtualTimeModel<Progress> {
         waiting.add(sequence);
         active.put(sequence.id, sequence);
         startStepIfIdle();
+        endKvBatch();
         return sequence.id;
     }
 
@@ -176,6 +179,7 @@ public final class Engine implements VirtualTimeModel<Progress> {
         cache.unlock(sequence.lock);
         cache.release(sequence.reserved);
         startStepIfIdle();
+        endKvBatch();
         return true;
     }
 
@@ -190,6 +194,7 @@ public final class Engine implements VirtualTimeModel<Progress> {
             return false;
         }
         cache.flush();
+        endKvBatch();
         return true;
     }
 
@@ -211,7 +216,31 @@ public final class Engine implements VirtualTimeModel<Progress> {
      * it; call before the first request.
      */
     public void publishKvEvents(Consumer<KvEvent> sink) {
+        publishKvEvents(new KvEventSink() {
+            @Override
+            public void accept(KvEvent event) {
+                sink.accept(event);
+            }
+
+            @Override
+            public void batchEnded() {
+            }
+        });
+    }
+
+    /**
+     * As {@link #publishKvEvents(Consumer)}, with the end of each step's batch: after every step, and after every
+     * call that may have changed the cache in between (a submission's admission, an abort, a flush).
+     */
+    public void publishKvEvents(KvEventSink sink) {
         cache.publishTo(sink);
+        kvEvents = sink;
+    }
+
+    private void endKvBatch() {
+        if (kvEvents != null) {
+            kvEvents.batchEnded();
+        }
     }
 
     /** The cache, for tests and for the offline simulator's reports; read it, do not change it. */
@@ -230,6 +259,7 @@ public final class Engine implements VirtualTimeModel<Progress> {
                 completeDecode(done);
             }
             startStepIfIdle();
+            endKvBatch();
         }
         now = Math.max(now, atNanos);
     }
