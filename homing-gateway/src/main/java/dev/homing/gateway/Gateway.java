@@ -284,7 +284,7 @@ public final class Gateway implements AutoCloseable {
                     bodies, config.get(Settings.MAX_PAYLOAD_SIZE),
                     new RequestTimeouts(vertx, Duration.ofSeconds(config.get(Settings.REQUEST_TIMEOUT_SECS))),
                     config.retryPolicy(), !config.get(Settings.DISABLE_HEALTH_CHECK), config.prefillDecode(),
-                    config.get(Settings.DP_AWARE), tracing, exactRouting(config, kvEvents, client, registry, vertx));
+                    config.get(Settings.DP_AWARE), tracing, exactRouting(config, kvEvents, client, vertx));
             GatewayServer handler = new GatewayServer(config, registry, lifecycle, inference, client, metrics, vertx,
                     new RequestFraming(refusals), resolver, thisGateway,
                     replicas == null ? () -> true : replicas::readyToServe, () -> kvEvents, extraRoutes);
@@ -451,7 +451,7 @@ public final class Gateway implements AutoCloseable {
      * {@code /tokenize}; null when {@code --kv-events off}.
      */
     private static ExactRouting exactRouting(GatewayConfig config, KvEventSubscribers kvEvents, HttpClient client,
-                                             WorkerRegistry registry, Vertx vertx) {
+                                             Vertx vertx) {
         if (kvEvents == null) {
             return null;
         }
@@ -459,10 +459,7 @@ public final class Gateway implements AutoCloseable {
         PromptTokenizer tokenizer = path == null ? null : Tokenizers.open(path);
         LOG.info("exact view: prompts tokenized {}", tokenizer == null ? "by the engines' /tokenize (one round trip "
                 + "a request; --tokenizer-path saves it)" : "here, by " + tokenizer.name());
-        return new ExactRouting(kvEvents, tokenizer, client, url -> {
-            Worker worker = registry.find(url);
-            return worker == null ? null : worker.id();
-        }, vertx);
+        return new ExactRouting(kvEvents, tokenizer, client, vertx);
     }
 
     private static KvEventSubscribers kvEvents(GatewayConfig config, GatewayMetrics metrics) {

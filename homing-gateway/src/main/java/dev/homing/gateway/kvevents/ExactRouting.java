@@ -11,7 +11,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 
-import java.util.function.Function;
 
 /**
  * The exact view's part in a routing decision: for a request whose model has a worker with an exact view now, reads
@@ -30,19 +29,15 @@ public final class ExactRouting {
     private final KvEventSubscribers subscribers;
     private final PromptTokenizer tokenizer;
     private final EngineTokenize engine;
-    private final Function<String, String> idOfUrl;
     private final Vertx vertx;
 
     /**
      * @param tokenizer the models' tokenizer, or null to ask the engines
-     * @param idOfUrl   a worker's id from its URL (the subscriptions' name for it), or null when it is gone
      */
-    public ExactRouting(KvEventSubscribers subscribers, PromptTokenizer tokenizer, HttpClient client,
-                        Function<String, String> idOfUrl, Vertx vertx) {
+    public ExactRouting(KvEventSubscribers subscribers, PromptTokenizer tokenizer, HttpClient client, Vertx vertx) {
         this.subscribers = subscribers;
         this.tokenizer = tokenizer;
         this.engine = new EngineTokenize(client);
-        this.idOfUrl = idOfUrl;
         this.vertx = vertx;
     }
 
@@ -65,7 +60,7 @@ public final class ExactRouting {
         if (prompt == null) {
             return null;
         }
-        return tokens(pool, prompt, body.length()).map(ids -> views.lookup(ids, KvNamespace.DEFAULT, idOfUrl));
+        return tokens(pool, prompt, body.length()).map(ids -> views.lookup(ids, KvNamespace.DEFAULT));
     }
 
     private Future<int[]> tokens(ModelPool pool, EnginePrompt prompt, int bodyBytes) {

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 
 /**
  * One model's exact view: what every worker's engine holds, from its KV events, and which workers' views can be
@@ -42,15 +41,6 @@ public final class ExactViews {
 
     /** For each worker whose view is exact now, the prompt's leading tokens its engine holds. */
     public ExactOverlay lookup(int[] tokens, KvNamespace namespace) {
-        return lookup(tokens, namespace, Function.identity());
-    }
-
-    /**
-     * As {@link #lookup(int[], KvNamespace)}, each worker named by {@code idOf} its subscription's name (the
-     * routing knows workers by id, the subscriptions by URL); a worker {@code idOf} no longer knows (null) is left
-     * out.
-     */
-    public ExactOverlay lookup(int[] tokens, KvNamespace namespace, Function<String, String> idOf) {
         if (exactWorkers.isEmpty()) {
             return new ExactOverlay(tokens.length, Map.of());
         }
@@ -64,10 +54,7 @@ public final class ExactViews {
         }
         Map<String, Integer> cached = new HashMap<>();
         for (String worker : exactWorkers) {
-            String id = idOf.apply(worker);
-            if (id != null) {
-                cached.put(id, match.tokens(worker));
-            }
+            cached.put(worker, match.tokens(worker));
         }
         return new ExactOverlay(tokens.length, Map.copyOf(cached));
     }
