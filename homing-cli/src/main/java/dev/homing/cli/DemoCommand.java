@@ -9,6 +9,8 @@ import dev.homing.gateway.cli.UntilStopped;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.sim.http.SimEngineOptions;
 import dev.homing.sim.http.SimEngineServer;
+import dev.homing.sim.kvevents.KvEventsOptions;
+import dev.homing.tokenizer.Tokenizers;
 import io.vertx.core.Vertx;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -45,6 +47,10 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--time-scale", description = "How many times faster than real time the engines run.")
     double timeScale = Settings.TIME_SCALE.defaultValue();
+
+    @Option(names = "--kv-events", description = "Engines publish their KV events (ZMQ on free loopback ports) and "
+            + "tokenize with the bundled demo tokenizer, which the gateway uses too: it routes on the exact view.")
+    boolean kvEvents;
 
     @Option(names = "--replay", description = "Send a built-in multi-turn chat workload first and print its cache "
             + "hit rate and time to first token.")
@@ -95,10 +101,18 @@ public final class DemoCommand implements Callable<Integer> {
         List<SimEngineServer> servers = new ArrayList<>();
         try {
             SimEngineOptions options = SimEngineOptions.defaults().withTimeScale(timeScale);
+            if (kvEvents) {
+                options = options.withTokenizer(Tokenizers.demo()).withKvEvents(KvEventsOptions.of(
+                        "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\",\"topic\":\"kv-events\"}"));
+            }
             for (int i = 0; i < engines; i++) {
                 servers.add(SimEngineServer.start(engineVertx, options));
             }
-            GatewayConfig config = new GatewayConfig(Config.defaults(Scope.GATEWAY).with(Settings.HOST, "127.0.0.1")
+            Config values = Config.defaults(Scope.GATEWAY);
+            if (kvEvents) {
+                values = values.with(Settings.TOKENIZER_PATH, Tokenizers.DEMO);
+            }
+            GatewayConfig config = new GatewayConfig(values.with(Settings.HOST, "127.0.0.1")
                     .with(Settings.PORT, port).with(Settings.POLICY, policy)
                     .with(Settings.PROMETHEUS_HOST, "127.0.0.1").with(Settings.PROMETHEUS_PORT, prometheusPort)
                     .with(Settings.WORKER_URLS, servers.stream().map(SimEngineServer::url).toList())
@@ -140,6 +154,10 @@ public final class DemoCommand implements Callable<Integer> {
         out.println("  curl -s http://127.0.0.1:" + gatewayPort + "/v1/chat/completions "
                 + "-H 'content-type: application/json' "
                 + "-d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}],\"max_tokens\":16}'");
+        if (kvEvents) {
+            out.println("Each engine's KV event state: curl -s http://127.0.0.1:" + gatewayPort + "/kv_events; "
+                    + "each answer's x-homing-routing-view header says exact or approximate");
+        }
         if (replay) {
             out.println("Replaying a multi-turn chat workload through the gateway...");
             replay(demo, REPLAY_WORKLOAD, out);
