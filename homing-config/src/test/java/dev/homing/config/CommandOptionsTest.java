@@ -223,7 +223,7 @@ class CommandOptionsTest {
     }
 
     @Test
-    void theSimulatedEngineTakesATokenizerPathThatTheGatewayStillRefuses() {
+    void theSimulatedEngineAndTheGatewayBothTakeATokenizerPath() {
         CommandLine commandLine = new CommandLine(new SimEngineFlags());
         commandLine.parseArgs("--tokenizer-path", "demo");
         Config config = CommandOptions.resolve(commandLine, Scope.SIM_ENGINE).config();
@@ -231,8 +231,7 @@ class CommandOptionsTest {
         assertThat(config.get(Settings.TOKENIZER_PATH)).isEqualTo("demo");
         assertThat(EngineSettings.server(config).tokenizer().name()).isEqualTo("demo");
         assertThat(EngineSettings.server(Config.defaults(Scope.SIM_ENGINE)).tokenizer().name()).isEqualTo("built-in");
-        assertThatThrownBy(() -> gateway("--tokenizer-path", "demo"))
-                .hasMessageStartingWith("--tokenizer-path is not supported by Homing yet (given demo)");
+        assertThat(gateway("--tokenizer-path", "demo").config().get(Settings.TOKENIZER_PATH)).isEqualTo("demo");
     }
 
     @Test
