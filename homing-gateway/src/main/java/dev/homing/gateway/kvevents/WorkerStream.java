@@ -85,8 +85,8 @@ final class WorkerStream {
         this.context = context;
         this.subscriber = context.createSocket(SocketType.SUB);
         subscriber.setLinger(0);
-        subscriber.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
         subscriber.connect(endpoint.endpoint());
+        subscriber.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
         this.status = snapshot();
         metrics.added(worker);
         LOG.info("worker {}: subscribing to KV events at {}{}", worker, endpoint.endpoint(),
