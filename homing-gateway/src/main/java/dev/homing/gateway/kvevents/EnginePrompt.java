@@ -46,12 +46,21 @@ public sealed interface EnginePrompt {
      * caches by prefix the gateway can name (embeddings, rerank, responses, an empty prompt).
      */
     static EnginePrompt read(RequestKind kind, ByteSlice body) {
-        JsonNode root;
+        JsonNode root = parse(body);
+        return root == null ? null : of(kind, root);
+    }
+
+    /** The body's JSON tree, or null where it is not JSON. */
+    static JsonNode parse(ByteSlice body) {
         try {
-            root = JSON.readTree(body.array(), body.offset(), body.length());
+            return JSON.readTree(body.array(), body.offset(), body.length());
         } catch (JacksonException e) {
             return null;
         }
+    }
+
+    /** The prompt of a parsed body, as {@link #read}. */
+    static EnginePrompt of(RequestKind kind, JsonNode root) {
         return switch (kind) {
             case CHAT -> chat(root.path("messages"));
             case COMPLETION -> textOrIds(root.path("prompt"));

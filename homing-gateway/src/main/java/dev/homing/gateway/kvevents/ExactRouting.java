@@ -1,7 +1,6 @@
 package dev.homing.gateway.kvevents;
 
 import dev.homing.core.kv.ExactOverlay;
-import dev.homing.core.kv.KvNamespace;
 import dev.homing.core.request.RequestKind;
 import dev.homing.gateway.proxy.ByteSlice;
 import dev.homing.gateway.workers.ModelPool;
@@ -56,11 +55,11 @@ public final class ExactRouting {
         if (!views.anyExact()) {
             return null;
         }
-        EnginePrompt prompt = EnginePrompt.read(kind, body);
-        if (prompt == null) {
+        ExactQuery query = ExactQuery.read(kind, body);
+        if (query == null) {
             return null;
         }
-        return tokens(pool, prompt, body.length()).map(ids -> views.lookup(ids, KvNamespace.DEFAULT));
+        return tokens(pool, query.prompt(), body.length()).map(ids -> views.lookup(ids, query.namespace()));
     }
 
     private Future<int[]> tokens(ModelPool pool, EnginePrompt prompt, int bodyBytes) {
