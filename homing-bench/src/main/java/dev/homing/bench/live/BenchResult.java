@@ -21,11 +21,14 @@ import java.util.Map;
  * @param endToEnd             of successful requests
  * @param cacheHitRate         measured from the answers' usage and from the engines' counters
  * @param workers              per engine given by {@code --engine-urls}: counter deltas and shares
+ * @param routingViews         by the view a Homing gateway said it routed on: answers and their mean prediction
+ *                             gap; empty in front of any other server
  */
 public record BenchResult(RunDescription run, String latencyMeasuredFrom, double elapsedSeconds,
                           boolean stoppedAtDurationCap, Requests requests, Map<String, Long> errors,
                           Throughput throughput, LatencySummary timeToFirstToken, LatencySummary interTokenGap,
-                          LatencySummary endToEnd, CacheHitRate cacheHitRate, List<Worker> workers) {
+                          LatencySummary endToEnd, CacheHitRate cacheHitRate, List<Worker> workers,
+                          Map<String, ViewPrediction> routingViews) {
 
     /**
      * @param sent        requests sent
@@ -49,6 +52,13 @@ public record BenchResult(RunDescription run, String latencyMeasuredFrom, double
      */
     public record CacheHitRate(Double fromUsage, long answersWithUsage, long usagePromptTokens, long usageCachedTokens,
                                Double fromEngines) {
+    }
+
+    /**
+     * @param requests answers routed on this view that reported cached tokens
+     * @param meanGap  mean over them of |predicted share cached - cached tokens / prompt tokens|
+     */
+    public record ViewPrediction(long requests, double meanGap) {
     }
 
     /** One engine's counter deltas over the run, and its share of the engines' requests and tokens. */

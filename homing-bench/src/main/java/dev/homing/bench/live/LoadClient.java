@@ -116,6 +116,7 @@ public final class LoadClient implements AutoCloseable {
         private int gapCount;
         private int textChunks;
         private Usage usage;
+        private RoutingNote routing;
         private StringBuilder text;
         private byte[] lastChunk;
         private int lastChunkLength;
@@ -152,6 +153,7 @@ public final class LoadClient implements AutoCloseable {
 
         private void onResponse(HttpClientResponse response) {
             status = response.statusCode();
+            routing = RoutingNote.of(response.headers());
             if (status / 100 != 2) {
                 response.body().onComplete(body -> {
                     String message = body.succeeded() ? body.result().toString(StandardCharsets.UTF_8) : "";
@@ -307,7 +309,7 @@ public final class LoadClient implements AutoCloseable {
             done = true;
             inFlight.remove(this);
             promise.complete(new RequestOutcome(outcome, status, intendedNanos, sentNanos, firstTokenNanos,
-                    System.nanoTime(), Arrays.copyOf(gaps, gapCount), textChunks, usage,
+                    System.nanoTime(), Arrays.copyOf(gaps, gapCount), textChunks, usage, routing,
                     text == null ? null : text.toString(), error));
         }
     }

@@ -91,7 +91,7 @@ public record LoadRun(LoadTarget target, RequestEncoder encoder, Pacing pacing, 
                 new BenchResult.CacheHitRate(snapshot.usageHitRate(), snapshot.requestsWithUsage(),
                         snapshot.promptTokensWithCachedCount(), snapshot.cachedTokens(),
                         deltas.isEmpty() ? null : total.hitRate()),
-                workers);
+                workers, snapshot.routingViews());
     }
 
     private static double share(double part, double whole) {

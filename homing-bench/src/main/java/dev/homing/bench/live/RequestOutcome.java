@@ -14,11 +14,13 @@ package dev.homing.bench.live;
  * @param gapNanos        the time between consecutive chunks carrying output text, in order
  * @param textChunks      how many chunks carried output text
  * @param usage           the counts the server reported, or null when it sent none
+ * @param routing         what a Homing gateway said of its decision (response headers), or null
  * @param text            the answer's text when it was asked for, else null
  * @param error           a short description of an error, else null
  */
 public record RequestOutcome(Status status, int httpStatus, long intendedNanos, long sentNanos, long firstTokenNanos,
-                             long endNanos, long[] gapNanos, int textChunks, Usage usage, String text, String error) {
+                             long endNanos, long[] gapNanos, int textChunks, Usage usage, RoutingNote routing,
+                             String text, String error) {
 
     /** The ways a request ends; each sent request ends in exactly one. */
     public enum Status {

@@ -39,6 +39,8 @@ public final class ResultAggregator implements OutcomeListener {
     private final LongAdder cachedReportPromptTokens = new LongAdder();
     private final LongAdder cachedTokens = new LongAdder();
 
+    private final PredictionTally predictions = new PredictionTally();
+
     private final Histogram ttftTotal = new Histogram(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
     private final Histogram gapsTotal = new Histogram(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
     private final Histogram e2eTotal = new Histogram(HIGHEST_MICROS, SIGNIFICANT_DIGITS);
@@ -47,7 +49,7 @@ public final class ResultAggregator implements OutcomeListener {
     public record Snapshot(long sent, long ended, long succeeded, Map<String, Long> errors, long promptTokens,
                            long completionTokens, long requestsWithUsage, long cachedTokens,
                            long promptTokensWithCachedCount, Histogram ttftMicros, Histogram gapMicros,
-                           Histogram e2eMicros) {
+                           Histogram e2eMicros, Map<String, BenchResult.ViewPrediction> routingViews) {
 
         public long inFlight() {
             return sent - ended;
@@ -84,6 +86,7 @@ public final class ResultAggregator implements OutcomeListener {
         }
         e2e.recordValue(micros(outcome.e2eNanos()));
         Usage usage = outcome.usage();
+        predictions.record(outcome.routing(), usage);
         if (usage != null) {
             withUsage.increment();
             promptTokens.add(usage.promptTokens());
@@ -108,7 +111,7 @@ public final class ResultAggregator implements OutcomeListener {
         long endedNow = ended.sum();
         return new Snapshot(Math.max(sent.sum(), endedNow), endedNow, succeeded.sum(), errorCounts,
                 promptTokens.sum(), completionTokens.sum(), withUsage.sum(), cachedTokens.sum(),
-                cachedReportPromptTokens.sum(), ttftTotal.copy(), gapsTotal.copy(), e2eTotal.copy());
+                cachedReportPromptTokens.sum(), ttftTotal.copy(), gapsTotal.copy(), e2eTotal.copy(), predictions.byView());
     }
 
     private static long micros(long nanos) {

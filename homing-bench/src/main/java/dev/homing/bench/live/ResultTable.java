@@ -50,6 +50,12 @@ public final class ResultTable {
             row(out, "  " + w.url(), f("%.1f%% of requests, %.1f%% of tokens, hit %s", 100 * w.requestShare(),
                     100 * w.tokenShare(), w.hitRate() == null ? "-" : f("%.2f%%", 100 * w.hitRate())));
         }
+        if (!r.routingViews().isEmpty()) {
+            StringBuilder views = new StringBuilder();
+            r.routingViews().forEach((view, p) -> views.append(views.isEmpty() ? "" : ", ")
+                    .append(f("%s %d (gap %.2f%%)", view, p.requests(), 100 * p.meanGap())));
+            row(out, "routing view", views + "; gap: |predicted - cached| / prompt tokens");
+        }
         return out.toString();
     }
 
