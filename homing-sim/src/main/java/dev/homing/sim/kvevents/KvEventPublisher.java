@@ -2,17 +2,12 @@ package dev.homing.sim.kvevents;
 
 import dev.homing.core.kv.KvEvent;
 import dev.homing.sim.model.KvEventSink;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.Pipe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +39,6 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
     private KvEventFault fault;
     private final SplittableRandom dropDice;
     private final BlockingQueue<Outgoing> queue;
-    private final Pipe wake;
-    private final AtomicBoolean wakePending = new AtomicBoolean();
     private final ZmqSender sender;
     // The driver's: the batch being collected, the next number, the switches.
     private List<KvEvent> pending = new ArrayList<>();
@@ -67,15 +60,7 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
         this.dropDice = new SplittableRandom(seed + dpRank);
         KvEventsConfig config = options.config();
         this.queue = new ArrayBlockingQueue<>(config.maxQueueSize());
-        try {
-            this.wake = Pipe.open();
-            wake.sink().configureBlocking(false);
-            wake.source().configureBlocking(false);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the KV event publisher's wake-up pipe", e);
-        }
-        this.sender = new ZmqSender(config, options.format(), fault, dpRank, seed, queue, wake.source(),
-            wakePending);
+        this.sender = new ZmqSender(config, options.format(), fault, dpRank, seed, queue);
         Thread.ofPlatform().daemon().name("kv-events-rank-" + dpRank).start(sender);
     }
 
@@ -114,7 +99,6 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
             return;
         }
         queued++;
-        wakeSender();
     }
 
     /** From now on every batch is lost on its way out (still numbered and kept for replay), or none again. */
@@ -153,17 +137,5 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
     @Override
     public void close() {
         sender.stop();
-        wakeSender();
-    }
-
-    /** One byte in the pipe wakes the sender's poll; one is enough until it has drained the queue. */
-    private void wakeSender() {
-        if (wakePending.compareAndSet(false, true)) {
-            try {
-                wake.sink().write(ByteBuffer.wrap(new byte[] {1}));
-            } catch (IOException e) {
-                LOG.debug("KV events of rank {}: the sender has stopped", dpRank, e);
-            }
-        }
     }
 }

@@ -1,15 +1,13 @@
 package dev.homing.sim.kvevents;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
@@ -18,8 +16,12 @@ import org.zeromq.ZMQ;
 
 /**
  * The thread that owns one rank's sockets (ZMQ sockets are not thread-safe: each is used by this thread alone). It
- * binds them, then waits on one poll for a replay request or a wake-up from {@link KvEventPublisher}, and sends what
- * the queue holds.
+ * binds them, then waits on the queue from {@link KvEventPublisher} and sends what it holds, and between batches
+ * answers replay requests without waiting on the ROUTER.
+ *
+ * <p>Why the queue is the only wait: a ZMQ poll over the ROUTER and a wake-up pipe was seen to sleep on with hundreds
+ * of batches queued (the pipe's readiness missed), which turned a busy engine's events into silence. The queue's own
+ * wait cannot miss a batch; a replay request waits at most {@link #REPLAY_POLL_MILLIS} for this thread.
  *
  * <p>The replay protocol is vLLM's: a client (a DEALER) sends an empty delimiter and the first sequence number it
  * wants as 8 big-endian bytes; the ROUTER answers with one message per kept batch from that number on, each an empty
@@ -32,6 +34,10 @@ final class ZmqSender implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ZmqSender.class);
     /** How long a held-back batch waits for a later one to overtake it. */
     static final long HOLD_MILLIS = 50;
+    /** How long a replay request may wait while no batch comes. */
+    static final long REPLAY_POLL_MILLIS = 5;
+    /** How long a stop may wait to be noticed where there is no replay socket to serve. */
+    private static final long IDLE_MILLIS = 100;
     private static final byte[] EMPTY = new byte[0];
 
     private final KvEventsConfig config;
@@ -40,8 +46,6 @@ final class ZmqSender implements Runnable {
     private final int dpRank;
     private final SplittableRandom reorderDice;
     private final BlockingQueue<KvEventPublisher.Outgoing> queue;
-    private final Pipe.SourceChannel wake;
-    private final AtomicBoolean wakePending;
     private final byte[] topic;
     private final ReplayBuffer replayBuffer;
     private final CompletableFuture<KvEventEndpoints> bound = new CompletableFuture<>();
@@ -52,17 +56,16 @@ final class ZmqSender implements Runnable {
     private long epoch;
     private KvEventPublisher.Outgoing held;
     private byte[] heldPayload;
+    private long heldSinceNanos;
 
     ZmqSender(KvEventsConfig config, KvEventsFormat format, KvEventFault fault, int dpRank, long seed,
-              BlockingQueue<KvEventPublisher.Outgoing> queue, Pipe.SourceChannel wake, AtomicBoolean wakePending) {
+              BlockingQueue<KvEventPublisher.Outgoing> queue) {
         this.config = config;
         this.encoder = new KvEventEncoder(format);
         this.fault = fault;
         this.dpRank = dpRank;
         this.reorderDice = new SplittableRandom(~seed + dpRank);
         this.queue = queue;
-        this.wake = wake;
-        this.wakePending = wakePending;
         this.topic = config.topic().getBytes(StandardCharsets.UTF_8);
         this.replayBuffer = new ReplayBuffer(config.bufferSteps());
     }
@@ -107,26 +110,25 @@ final class ZmqSender implements Runnable {
                     + "could not bind: " + e.getMessage(), e));
                 return;
             }
-            ZMQ.Poller poller = context.createPoller(2);
-            int wakeIndex = poller.register(wake, ZMQ.Poller.POLLIN);
-            int routerIndex = router == null ? -1 : poller.register(router, ZMQ.Poller.POLLIN);
             bound.complete(endpoints);
+            long waitMillis = router == null ? IDLE_MILLIS : REPLAY_POLL_MILLIS;
             while (running) {
-                int ready = poller.poll(held != null ? HOLD_MILLIS : -1);
-                if (routerIndex >= 0 && poller.pollin(routerIndex)) {
+                KvEventPublisher.Outgoing first = queue.poll(waitMillis, TimeUnit.MILLISECONDS);
+                if (router != null) {
                     serveReplays(router);
                 }
-                if (poller.pollin(wakeIndex)) {
-                    drainWake();
+                if (first != null) {
+                    sendQueued(pub, first);
                 }
-                boolean any = sendQueued(pub);
-                if (ready == 0 && !any && held != null) {
+                if (held != null && System.nanoTime() - heldSinceNanos >= TimeUnit.MILLISECONDS.toNanos(HOLD_MILLIS)) {
                     sendHeld(pub);
                 }
             }
             if (held != null) {
                 sendHeld(pub);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.error("KV events of rank {}: the publisher stopped", dpRank, e);
             bound.completeExceptionally(e);
@@ -148,24 +150,9 @@ final class ZmqSender implements Runnable {
         return new KvEventEndpoints(dpRank, events.bound(pub.getLastEndpoint()), replay);
     }
 
-    private void drainWake() {
-        wakePending.set(false);
-        ByteBuffer sink = ByteBuffer.allocate(64);
-        try {
-            while (wake.read(sink.clear()) > 0) {
-                // emptied
-            }
-        } catch (IOException e) {
-            LOG.debug("KV events of rank {}: the wake-up pipe failed", dpRank, e);
-        }
-    }
-
-    /** Sends what the queue holds; whether it held anything. */
-    private boolean sendQueued(ZMQ.Socket pub) {
-        boolean any = false;
-        KvEventPublisher.Outgoing next;
-        while ((next = queue.poll()) != null) {
-            any = true;
+    /** Sends {@code first} and whatever else the queue holds now. */
+    private void sendQueued(ZMQ.Socket pub, KvEventPublisher.Outgoing first) {
+        for (KvEventPublisher.Outgoing next = first; next != null; next = queue.poll()) {
             if (next.epoch() != epoch) {
                 // The publisher restarted: nothing of the old stream is replayed or held back any longer.
                 epoch = next.epoch();
@@ -181,6 +168,7 @@ final class ZmqSender implements Runnable {
             if (held == null && fault.hits(reorderDice, KvEventFault.Kind.REORDER)) {
                 held = next;
                 heldPayload = payload;
+                heldSinceNanos = System.nanoTime();
                 continue;
             }
             send(pub, next.sequence(), payload);
@@ -188,7 +176,6 @@ final class ZmqSender implements Runnable {
                 sendHeld(pub);
             }
         }
-        return any;
     }
 
     private void sendHeld(ZMQ.Socket pub) {
