@@ -320,7 +320,7 @@ public final class Settings {
     public static final Setting<Boolean> AFFINITY_ONE_OFF_PLACEMENT = declare(affinity(
             Setting.off("affinity-one-off-placement"),
             "a request no worker holds beyond the shared prefix, whose opening a frequency sketch has not seen, goes "
-                    + "within the load bound to the worker that took the most such work lately",
+                    + "to the first worker whose recent prompt characters stay within the load bound with it",
             "off: on Mooncake it did not beat the default ([POLICY.md](POLICY.md), \"One-off placement\")",
             "a request no worker holds beyond the shared prefix and whose opening was not seen before is placed, "
                     + "within the load bound, with the other one-off work, so that it evicts one-off text rather "

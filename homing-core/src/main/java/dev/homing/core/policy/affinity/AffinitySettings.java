@@ -27,9 +27,9 @@ import java.util.List;
  *                        worker waits at the gateway until that prefill is done (its first token), for at most this
  *                        long; 0 sends it at once
  * @param placeOneOff     a request no worker holds beyond the shared prefix and predicted to bring text no later
- *                        request reads goes, within the load bound, to the worker that took the most such work lately,
- *                        so its new text evicts other one-off text rather than reusable prefixes (off by default: it
- *                        did not beat the default, docs/POLICY.md)
+ *                        request reads goes to the first worker whose recent prompt characters stay within the load
+ *                        bound with it, so its new text evicts other one-off text rather than reusable prefixes (off by
+ *                        default: it lost hit rate on Mooncake, docs/POLICY.md)
  */
 public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
         int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis, boolean placeOneOff) {
