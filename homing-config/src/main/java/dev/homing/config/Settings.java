@@ -317,6 +317,15 @@ public final class Settings {
                     + "for that request's first token, at most this long, so the engine does not compute the prefix "
                     + "twice in one prefill step; 0 sends at once"));
 
+    public static final Setting<Boolean> AFFINITY_ONE_OFF_PLACEMENT = declare(affinity(
+            Setting.off("affinity-one-off-placement"),
+            "a request no worker holds beyond the shared prefix, whose opening a frequency sketch has not seen, goes "
+                    + "to the first worker whose recent prompt characters stay within the load bound with it",
+            "off: on Mooncake it did not beat the default ([POLICY.md](POLICY.md), \"One-off placement\")",
+            "a request no worker holds beyond the shared prefix and whose opening was not seen before is placed, "
+                    + "within the load bound, with the other one-off work, so that it evicts one-off text rather "
+                    + "than reusable prefixes ([POLICY.md](POLICY.md))"));
+
     public static final Setting<Boolean> PD_DISAGGREGATION = declare(Setting.off("pd-disaggregation")
             .help("Prefill/decode mode: every request goes to a prefill worker and a decode worker at once.",
                     "regular workers, as the reference")

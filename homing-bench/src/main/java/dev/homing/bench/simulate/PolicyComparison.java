@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * One workload through several policies, one after the other, each with fresh engines: what both
  * {@code homing simulate} and {@code homing compare} do. With several gateway replicas asked for, each policy runs
  * three times: as one gateway, as the replicas kept in step, and as independent replicas; with
- * {@code --routing-view both}, each of these on the tree and then on the exact view. Runs are sequential so that wall times are comparable and
+ * {@code --routing-view both}, each of these on the tree and then on the exact view. A trace with block ids adds
+ * the foresight ceiling's run ({@link Simulation#runWithForesight}). Runs are sequential so that wall times are comparable and
  * the machine stays usable; each is deterministic for a given seed.
  *
  * @param workload the workload's name
@@ -41,6 +42,15 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
                     finished.accept(result);
                     runs.add(result);
                 }
+            }
+        }
+        // The foresight ceiling needs each request's future: only a trace with block ids tells it.
+        if (settings.fleet().kind() == FleetShape.Kind.REGULAR && replicas.gateways() == 1) {
+            ForesightLabels foresight = ForesightLabels.of(workload);
+            if (!foresight.isEmpty()) {
+                SimulationResult ceiling = Simulation.runWithForesight(settings, shape, workload, foresight);
+                finished.accept(ceiling);
+                runs.add(ceiling);
             }
         }
         return new PolicyComparison(workload.name(), settings, runs);

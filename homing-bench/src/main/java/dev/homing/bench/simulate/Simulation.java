@@ -14,6 +14,8 @@ import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.RoutingRequest.Reuse;
+import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.RoutingView;
 import dev.homing.core.replica.ModelReplica;
 import dev.homing.core.replica.ReplicaCodec;
@@ -74,6 +76,9 @@ import org.HdrHistogram.Histogram;
  */
 public final class Simulation {
 
+    /** The label of the foresight ceiling's run. */
+    public static final String FORESIGHT_CEILING = "foresight ceiling";
+
     /** Inter-token gaps are kept to three significant digits, up to an hour. */
     private static final long LONGEST_GAP_NANOS = 3_600_000_000_000L;
     /** The one model a simulation serves: the key of its replicas' events. */
@@ -87,6 +92,8 @@ public final class Simulation {
     private final SimulatedFleet<?> fleet;
     private final List<SimulatedWorker> workers;
     private final SequenceBounds bounds;
+    /** Each request's future, for the foresight ceiling; null routes as a gateway would, without it. */
+    private final ForesightLabels foresight;
     private final Map<String, Long> branches = new TreeMap<>();
     private final long[] requestsPerWorker;
     private final long[] promptTokensPerWorker;
@@ -134,7 +141,9 @@ public final class Simulation {
     }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
-                       UnaryOperator<RoutingPolicy> watch) {
+                       UnaryOperator<RoutingPolicy> watch,
+                       ForesightLabels foresight) {
+        this.foresight = foresight;
         this.settings = settings;
         this.shape = shape;
         this.fleet = settings.newFleet(() -> now);
@@ -178,15 +187,33 @@ public final class Simulation {
         return run(settings, shape, workload, policyName, UnaryOperator.identity());
     }
 
+    /**
+     * The foresight ceiling: {@code load_aware_affinity} with one-off placement, told each request's future by
+     * {@code foresight} instead of predicting it. Labelled {@link #FORESIGHT_CEILING}.
+     */
+    public static SimulationResult runWithForesight(SimulationSettings settings, RequestShape shape,
+                                                    Workload workload, ForesightLabels foresight) {
+        SimulationSettings oneOff = settings.withPolicy(settings.policy().withAffinity(
+                settings.policy().affinity().withOneOffPlacement(true)));
+        return run(oneOff, shape, workload, LoadAwareAffinityPolicy.NAME, UnaryOperator.identity(), foresight,
+                FORESIGHT_CEILING);
+    }
+
     /** As {@link #run(SimulationSettings, RequestShape, Workload, String)}, the policy seen through {@code watch}. */
     static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload, String policyName,
                                 UnaryOperator<RoutingPolicy> watch) {
+        return run(settings, shape, workload, policyName, watch, null, policyName);
+    }
+
+    private static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
+                                        String policyName, UnaryOperator<RoutingPolicy> watch,
+                                        ForesightLabels foresight, String label) {
         long wallStart = System.nanoTime();
-        Simulation simulation = new Simulation(settings, shape, policyName, watch);
+        Simulation simulation = new Simulation(settings, shape, policyName, watch, foresight);
         try (ArrivalQueue arrivals = new ArrivalQueue(workload)) {
             simulation.loop(arrivals);
         }
-        return simulation.result(policyName, System.nanoTime() - wallStart);
+        return simulation.result(label, System.nanoTime() - wallStart);
     }
 
     /**
@@ -360,7 +387,8 @@ public final class Simulation {
         // The gateway tokenizes as the engine does: the simulator has the engine's prompt tokens already.
         ExactOverlay overlay = exactView == null ? ExactOverlay.NONE : exactView.overlay(tokens);
         RoutingRequest routed = new RoutingRequest(text, routingKey, null, null,
-                settings.views().routesExact() ? overlay : ExactOverlay.NONE);
+                settings.views().routesExact() ? overlay : ExactOverlay.NONE,
+                foresight == null ? Reuse.UNKNOWN : foresight.of(arrival.conversation().id(), arrival.turn()));
         SimulatedGateway gateway = nextGateway();
         PrefixMatch treeBefore = exactView == null ? null
                 : gateway.policy().routingTree().map(tree -> tree.match(text)).orElse(null);

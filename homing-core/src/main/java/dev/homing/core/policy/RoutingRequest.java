@@ -13,25 +13,41 @@ import dev.homing.core.kv.ExactOverlay;
  * @param implicitKey  the first non-empty of {@code authorization}, {@code x-forwarded-for}, {@code cookie} (see
  *                     {@link #implicitKey(String, String, String)}); null or non-empty
  * @param exact        what the engines with an exact view hold of the prompt; {@link ExactOverlay#NONE} when none
+ * @param reuse        whether the prompt's new text is known to be read again by a later request: known only offline,
+ *                     where the simulator sees the whole trace (the foresight ceiling); {@link Reuse#UNKNOWN} otherwise
  */
 public record RoutingRequest(String text, String routingKey, String targetWorker, String implicitKey,
-                             ExactOverlay exact) {
+                             ExactOverlay exact, Reuse reuse) {
+
+    /** What is known of a request's future: the gateway never knows it; a simulator replaying a trace does. */
+    public enum Reuse { UNKNOWN, ONE_OFF, REUSED }
 
     public RoutingRequest {
         text = text == null ? "" : text;
         exact = exact == null ? ExactOverlay.NONE : exact;
+        reuse = reuse == null ? Reuse.UNKNOWN : reuse;
         routingKey = presentOrNull(routingKey);
         targetWorker = presentOrNull(targetWorker);
         implicitKey = presentOrNull(implicitKey);
     }
 
     public RoutingRequest(String text, String routingKey, String targetWorker, String implicitKey) {
-        this(text, routingKey, targetWorker, implicitKey, ExactOverlay.NONE);
+        this(text, routingKey, targetWorker, implicitKey, ExactOverlay.NONE, Reuse.UNKNOWN);
+    }
+
+    public RoutingRequest(String text, String routingKey, String targetWorker, String implicitKey,
+                          ExactOverlay exact) {
+        this(text, routingKey, targetWorker, implicitKey, exact, Reuse.UNKNOWN);
     }
 
     /** This request with the exact view {@code overlay}. */
     public RoutingRequest withExact(ExactOverlay overlay) {
-        return new RoutingRequest(text, routingKey, targetWorker, implicitKey, overlay);
+        return new RoutingRequest(text, routingKey, targetWorker, implicitKey, overlay, reuse);
+    }
+
+    /** This request with its future {@code known}. */
+    public RoutingRequest withReuse(Reuse known) {
+        return new RoutingRequest(text, routingKey, targetWorker, implicitKey, exact, known);
     }
 
     public static RoutingRequest ofText(String text) {

@@ -26,11 +26,30 @@ import java.util.List;
  * @param prefillWaitMillis a request placed for a prefix that an earlier request is still computing on the same
  *                        worker waits at the gateway until that prefill is done (its first token), for at most this
  *                        long; 0 sends it at once
+ * @param placeOneOff     a request no worker holds beyond the shared prefix and predicted to bring text no later
+ *                        request reads goes to the first worker whose recent prompt characters stay within the load
+ *                        bound with it, so its new text evicts other one-off text rather than reusable prefixes (off by
+ *                        default: it lost hit rate on Mooncake, docs/POLICY.md)
  */
 public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
-        int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis) {
+        int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis, boolean placeOneOff) {
 
-    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0, 2000);
+    public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0, 2000,
+            false);
+
+    /** The settings with one-off placement off. */
+    public AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions,
+                            double pendingWeight, int trimMinChars, double trimShare, double charsPerToken,
+                            long prefillWaitMillis) {
+        this(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars, trimShare,
+                charsPerToken, prefillWaitMillis, false);
+    }
+
+    /** These settings with one-off placement {@code on} or off. */
+    public AffinitySettings withOneOffPlacement(boolean on) {
+        return new AffinitySettings(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars,
+                trimShare, charsPerToken, prefillWaitMillis, on);
+    }
 
     /** @throws IllegalArgumentException naming every component whose value is out of range */
     public AffinitySettings {

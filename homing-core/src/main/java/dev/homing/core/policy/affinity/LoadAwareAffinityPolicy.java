@@ -6,6 +6,7 @@ import dev.homing.core.policy.PendingPrefill;
 import dev.homing.core.policy.PolicyConfig;
 import dev.homing.core.policy.PrefixTreePolicy;
 import dev.homing.core.policy.RoutingRequest;
+import dev.homing.core.policy.RoutingRequest.Reuse;
 import dev.homing.core.policy.WorkerMatches;
 import dev.homing.core.policy.WorkerView;
 import dev.homing.core.policy.affinity.FleetLedgers.Census;
@@ -76,6 +77,8 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
     private final double overloadRel;
     private final double keep;
     private final Map<String, WorkerLedger> ledgers = new ConcurrentHashMap<>();
+    /** Guarded by the tree's write lock; null when one-off placement is off. */
+    private final OneOffPredictor oneOffPredictor;
 
     /**
      * Guarded, like every field below, by the tree's write lock (used only inside a decision).
@@ -114,6 +117,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         this.overloadRel = config.balanceRelThreshold();
         this.keep = settings.keepPerDecision();
         this.remoteLimit = 8 * settings.windowDecisions();
+        this.oneOffPredictor = settings.placeOneOff() ? new OneOffPredictor() : null;
     }
 
     /** The settings this policy runs with. */
@@ -126,7 +130,8 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
         if (!anyAvailable(workers)) {
             return Decision.noHealthyWorkers();
         }
-        return decideOnMatch(workers, request, (match, matches) -> decide(workers, request.text(), match, matches));
+        return decideOnMatch(workers, request, (match, matches) -> decide(workers, request.text(), request.reuse(), match,
+                matches));
     }
 
     private static boolean anyAvailable(List<WorkerView> workers) {
@@ -145,7 +150,8 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
      * With per-worker {@code matches} (an exact view; null without one) the floor and the holders come from them
      * instead, met in the same order as the levels would give them.
      */
-    private Decision decide(List<WorkerView> workers, String text, PrefixMatch match, WorkerMatches matches) {
+    private Decision decide(List<WorkerView> workers, String text, Reuse reuse, PrefixMatch match,
+                            WorkerMatches matches) {
         countRemoteWork();
         advanceWorkScale(); // first: a rescale changes the stored values the census sums
         Census census = census(workers);
@@ -187,18 +193,56 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
                 }
             }
         }
+        boolean oneOff = oneOffPredictor != null && oneOffPredictor.oneOff(text, floor, reuse) && !choice.anySaving;
+        if (oneOff) {
+            int scratch = scratchWorker(workers, ledgers, textChars);
+            if (scratch >= 0) {
+                choice.worker = scratch;
+                choice.matched = floor;
+            }
+        }
         int fewest = overloadedInFavourOf(workers, workers.get(choice.worker).inFlight());
         if (fewest >= 0) {
             choice.worker = fewest;
             choice.matched = Math.min(choice.matched, floor); // every available worker holds the floor
         }
         ledgers.placed(choice.worker, textChars - choice.matched, workScale);
+        if (oneOffPredictor != null) {
+            ledgers.ledger(choice.worker).routed(textChars, workScale);
+        }
         String branch = choice.matched > floor ? "hit" : choice.anySaving ? "balance" : "miss";
         if (!settings.waitsForPrefill()) {
             return new Decision(choice.worker, branch, choice.matched, textChars);
         }
         return withPrefillWait(ledgers.ledger(choice.worker), text, textChars, choice.worker, branch, choice.matched,
                 Math.max(1, minSaving));
+    }
+
+    /**
+     * Where one-off work goes: the first worker, in the fleet's order, whose recent prompt characters (cached or
+     * not) stay within the load bound with this request added, so that one-off text fills the same few caches and
+     * evicts its own kind there without pushing any worker past the bound (allowing the least loaded to pass it, as
+     * the work bound does, gave a max/mean prompt load of 1.29 on Mooncake). The bound counts prompts, not work: a worker full of one-off text computes all it is
+     * sent, and the work bound would hold it to the mean work while the others' cached prompts weigh nothing.
+     * -1 when none can take it. Reads every ledger, only for requests predicted one-off.
+     */
+    private int scratchWorker(List<WorkerView> workers, FleetLedgers ledgers, int textChars) {
+        double total = textChars;
+        int available = 0;
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).available()) {
+                total += ledgers.ledger(i).scaledPromptChars() / workScale;
+                available++;
+            }
+        }
+        double bound = settings.loadFactor() * total / available;
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).available()
+                    && ledgers.ledger(i).scaledPromptChars() / workScale + textChars <= bound) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** An available worker holding {@code end} characters, more than the minimum saving beyond the floor. */

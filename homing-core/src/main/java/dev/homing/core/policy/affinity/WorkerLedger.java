@@ -34,6 +34,8 @@ final class WorkerLedger {
 
     // Guarded by the policy's tree lock: recent work times the policy's work scale.
     private double scaledWork;
+    // Guarded by the policy's tree lock: the prompt characters routed here lately, cached or not, in the same units.
+    private double scaledPromptChars;
     // Guarded by the policy's tree lock: requests placed here with a new prefix to compute, oldest first.
     private final ArrayDeque<Prefilling> prefilling = new ArrayDeque<>();
 
@@ -71,6 +73,17 @@ final class WorkerLedger {
     /** The policy reset its work scale from {@code scale} to 1. */
     void rescaleWork(double scale) {
         scaledWork /= scale;
+        scaledPromptChars /= scale;
+    }
+
+    /** Prompt characters routed here lately, cached or not, in the policy's scaled units. */
+    double scaledPromptChars() {
+        return scaledPromptChars;
+    }
+
+    /** A prompt of {@code textChars} was routed here (at work scale {@code scale}). */
+    void routed(int textChars, double scale) {
+        scaledPromptChars += textChars * scale;
     }
 
     /** The policy placed a request with {@code uncachedChars} to compute here, at work scale {@code scale}. */
