@@ -467,7 +467,8 @@ public final class Gateway implements AutoCloseable {
             return null;
         }
         return new KvEventSubscribers(config.get(Settings.KV_BLOCK_TOKENS), config.get(Settings.KV_INDEX_MAX_BLOCKS),
-                Duration.ofMillis(config.get(Settings.KV_EVENTS_SILENCE_MS)), metrics.registry());
+                Duration.ofMillis(config.get(Settings.KV_EVENTS_SILENCE_MS)), KvEventSubscribers.REPLAY_TIMEOUT,
+                metrics.registry());
     }
 
     /** The link to the sibling replicas, or null when {@code --replica-sync} is off. */

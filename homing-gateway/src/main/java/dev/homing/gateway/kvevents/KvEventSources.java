@@ -6,12 +6,16 @@ import io.vertx.core.buffer.Buffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
  * Ties the subscriptions to the workers' lives: when a worker becomes active its endpoint is found (from
  * {@code --kv-events}: its {@code /get_server_info} for {@code auto}, a template, or the default) and it is
- * subscribed; when it is removed its subscription and view go. Runs on whatever thread tells it; the work is
+ * subscribed; when it is removed its subscription and view go. Under {@code auto}, an engine whose
+ * {@code /get_server_info} answers without a {@code kv_events_config} publishes nothing: it is subscribed to nothing
+ * and reported NONE ({@link KvEventSubscribers#ENGINE_REPORTS_NO_KV_EVENTS}); one without that route (vLLM) is
+ * subscribed at the engines' default endpoint. Runs on whatever thread tells it; the work is
  * asynchronous.
  */
 public final class KvEventSources {
@@ -37,14 +41,17 @@ public final class KvEventSources {
             subscribe(worker, KvEventEndpoint.fromTemplate(mode.value(), host, rank));
             return;
         }
-        get.apply(worker, "/get_server_info").map(body -> {
-            KvEventEndpoint reported = KvEventEndpoint.fromServerInfo(body.getBytes(), host, rank);
-            return reported != null ? reported : KvEventEndpoint.byDefault(host, rank);
-        }).otherwise(err -> {
+        get.apply(worker, "/get_server_info").map(body -> Optional.ofNullable(
+                KvEventEndpoint.fromServerInfo(body.getBytes(), host, rank))).otherwise(err -> {
             LOG.debug("worker {}: no /get_server_info ({}); KV events at the default endpoint", worker.url(),
                     err.getMessage());
-            return KvEventEndpoint.byDefault(host, rank);
-        }).onSuccess(endpoint -> subscribe(worker, endpoint));
+            return Optional.of(KvEventEndpoint.byDefault(host, rank));
+        }).onSuccess(reported -> reported.ifPresentOrElse(endpoint -> subscribe(worker, endpoint), () -> {
+            LOG.info("worker {}: its engine reports no kv_events_config; routing on the prefix tree for it",
+                    worker.url());
+            subscribers.withoutEvents(worker.url(), worker.modelId(), KvEventSubscribers.ENGINE_REPORTS_NO_KV_EVENTS,
+                    () -> worker.state() != Worker.State.REMOVED);
+        }));
     }
 
     public void workerRemoved(Worker worker) {

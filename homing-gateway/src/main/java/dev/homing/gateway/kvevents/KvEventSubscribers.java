@@ -1,6 +1,6 @@
 package dev.homing.gateway.kvevents;
 
-import dev.homing.core.kv.KvIndexStats;
+import dev.homing.core.kv.KvEventLiveness.State;
 import dev.homing.core.kv.TokenBlocks;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.slf4j.Logger;
@@ -26,8 +26,11 @@ import java.util.function.BooleanSupplier;
  * {@link ExactViews} and ticks their liveness. Subscriptions come and go through a queue of commands the thread takes
  * between polls, so any thread may call {@link #subscribe} and {@link #unsubscribe}.
  *
- * <p>A worker is keyed by its URL (its id in the routing policies): subscribing one again replaces its subscription,
- * so it never has two. {@link #close} stops the thread, which closes every socket and terminates the ZMQ context.
+ * <p>A worker is keyed by its URL (its id in the routing policies): subscribing one to another endpoint replaces its
+ * subscription in one step, so it never has two and is never missing from {@link #statuses} meanwhile (its old status
+ * shows until the new stream takes its place); subscribing it again to the same endpoint keeps the stream it has. A
+ * worker whose engine says it publishes no events has a status and no stream. {@link #close} stops the thread, which
+ * closes every socket and terminates the ZMQ context.
  */
 public final class KvEventSubscribers implements AutoCloseable {
 
@@ -35,16 +38,26 @@ public final class KvEventSubscribers implements AutoCloseable {
 
     /** How long a poll waits at most: the tick of silence and replay deadlines, and the command queue's delay. */
     private static final long POLL_MS = 20;
+    /**
+     * A replay unanswered for this long is given up. A local engine answers in milliseconds; the margin lets a
+     * stalled handshake be dropped ({@link WorkerStream#HANDSHAKE_MS}) and made afresh before the gap counts as lost.
+     */
+    public static final Duration REPLAY_TIMEOUT = Duration.ofSeconds(5);
+    /** The reason shown for a worker whose {@code /get_server_info} reports no {@code kv_events_config}. */
+    public static final String ENGINE_REPORTS_NO_KV_EVENTS = "engine_reports_no_kv_events";
 
     private final TokenBlocks blocks;
     private final long maxEngineBlocks;
     private final long silenceNanos;
+    private final long replayTimeoutNanos;
     private final KvEventMetrics metrics;
     private final ZContext context = new ZContext();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Map<String, ExactViews> viewsByModel = new ConcurrentHashMap<>();
     /** By worker URL; written on the thread only, read anywhere. */
     private final Map<String, WorkerStream> streams = new ConcurrentHashMap<>();
+    /** By worker URL, the workers with no stream because their engine publishes no events; as {@link #streams}. */
+    private final Map<String, WorkerStream.Status> withoutEvents = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -52,11 +65,14 @@ public final class KvEventSubscribers implements AutoCloseable {
      * @param blockTokens     tokens per block of the gateway's own hashes
      * @param maxEngineBlocks each model's index cap
      * @param silence         how long an expected stream may stay silent
+     * @param replayTimeout   how long a replay may stay unanswered ({@link #REPLAY_TIMEOUT} in production)
      */
-    public KvEventSubscribers(int blockTokens, long maxEngineBlocks, Duration silence, PrometheusRegistry registry) {
+    public KvEventSubscribers(int blockTokens, long maxEngineBlocks, Duration silence, Duration replayTimeout,
+                              PrometheusRegistry registry) {
         this.blocks = new TokenBlocks(blockTokens);
         this.maxEngineBlocks = maxEngineBlocks;
         this.silenceNanos = silence.toNanos();
+        this.replayTimeoutNanos = replayTimeout.toNanos();
         this.metrics = new KvEventMetrics(registry, this::statuses,
                 () -> viewsByModel.values().stream().map(ExactViews::stats).toList());
         this.thread = Thread.ofPlatform().name("homing-kv-events").daemon().unstarted(this::run);
@@ -73,7 +89,10 @@ public final class KvEventSubscribers implements AutoCloseable {
         return viewsByModel.computeIfAbsent(model, m -> new ExactViews(blocks, maxEngineBlocks));
     }
 
-    /** Subscribes to {@code worker}'s events (replacing a subscription it has), applied to {@code model}'s view. */
+    /**
+     * Subscribes to {@code worker}'s events, applied to {@code model}'s view: replaces a subscription it has
+     * elsewhere, keeps one it has at the same endpoint.
+     */
     public void subscribe(String worker, String model, KvEventEndpoint endpoint) {
         subscribe(worker, model, endpoint, () -> true);
     }
@@ -85,17 +104,42 @@ public final class KvEventSubscribers implements AutoCloseable {
             if (!wanted.getAsBoolean()) {
                 return;
             }
+            WorkerStream old = streams.get(worker);
+            if (old != null && old.model().equals(model) && old.endpoint().equals(endpoint)) {
+                return; // a worker active again: its stream goes on, and ZMQ reconnects it by itself
+            }
+            WorkerStream stream = new WorkerStream(worker, model, endpoint, views, metrics, silenceNanos,
+                    replayTimeoutNanos, context);
+            streams.put(worker, stream); // in the old one's place: the worker is never missing from statuses()
+            withoutEvents.remove(worker);
+            if (old != null) {
+                old.replaced();
+            }
+        });
+    }
+
+    /**
+     * {@code worker}'s engine says it publishes no KV events: it is subscribed to nothing (a subscription it has
+     * ends) and reported NONE with {@code reason}, routed on the tree. As {@link #subscribe}, unless {@code wanted}
+     * says no by the time it runs.
+     */
+    void withoutEvents(String worker, String model, String reason, BooleanSupplier wanted) {
+        commands.add(() -> {
+            if (!wanted.getAsBoolean()) {
+                return;
+            }
+            withoutEvents.put(worker, new WorkerStream.Status(worker, model, null, null, State.NONE, reason, -1));
             WorkerStream old = streams.remove(worker);
             if (old != null) {
                 old.close();
             }
-            streams.put(worker, new WorkerStream(worker, model, endpoint, views, metrics, silenceNanos, context));
         });
     }
 
     /** Stops {@code worker}'s subscription and forgets its view. */
     public void unsubscribe(String worker) {
         commands.add(() -> {
+            withoutEvents.remove(worker);
             WorkerStream stream = streams.remove(worker);
             if (stream != null) {
                 stream.close();
@@ -117,7 +161,11 @@ public final class KvEventSubscribers implements AutoCloseable {
 
     /** Each subscribed worker's state, for the admin route and the metrics. */
     public Collection<WorkerStream.Status> statuses() {
-        return streams.values().stream().map(WorkerStream::status).toList();
+        List<WorkerStream.Status> statuses = new ArrayList<>();
+        streams.values().forEach(stream -> statuses.add(stream.status()));
+        // A worker moving between the two maps is in both for a moment: its stream's status counts.
+        withoutEvents.values().stream().filter(s -> !streams.containsKey(s.worker())).forEach(statuses::add);
+        return statuses;
     }
 
     @Override
@@ -187,6 +235,7 @@ public final class KvEventSubscribers implements AutoCloseable {
                 stream.close();
             }
             streams.clear();
+            withoutEvents.clear();
             if (poller != null) {
                 poller.close();
             }

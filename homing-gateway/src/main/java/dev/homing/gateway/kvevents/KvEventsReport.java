@@ -5,7 +5,6 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.util.Comparator;
-import java.util.Locale;
 
 /** {@code GET /kv_events}: each subscribed worker's state, reason, endpoints and last sequence number, as JSON. */
 public final class KvEventsReport {
@@ -26,7 +25,7 @@ public final class KvEventsReport {
                 w.put("worker", s.worker());
                 w.put("model", s.model());
                 w.put("state", KvEventMetrics.label(s.state()));
-                w.put("reason", s.reason().name().toLowerCase(Locale.ROOT));
+                w.put("reason", s.reason());
                 w.put("endpoint", s.endpoint());
                 w.put("replay_endpoint", s.replay());
                 w.put("last_sequence", s.lastSequence());

@@ -2,7 +2,6 @@ package dev.homing.gateway.kvevents;
 
 import dev.homing.core.kv.KvEventBatch;
 import dev.homing.core.kv.KvEventLiveness;
-import dev.homing.core.kv.KvEventLiveness.Reason;
 import dev.homing.core.kv.KvEventLiveness.State;
 import dev.homing.core.kv.KvEventLiveness.Verdict;
 import org.slf4j.Logger;
@@ -16,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -42,13 +42,18 @@ final class WorkerStream {
 
     /** Live batches held while a replay runs: an engine publishes one a scheduler step, so seconds of them. */
     static final int MAX_BACKLOG = 4096;
-    /** A replay unanswered for this long is given up: a local engine answers in milliseconds. */
-    static final long REPLAY_TIMEOUT_NANOS = 1_000_000_000L;
+    /**
+     * A ZMQ handshake unfinished after this long is dropped and the connection made afresh. Without it a handshake
+     * that stalls (the peer busy, or not bound yet when the connection began) leaves the socket connected but
+     * silent for ZMQ's default of 30 s: the worker would look as if its engine published nothing. A local engine
+     * completes it in milliseconds.
+     */
+    static final int HANDSHAKE_MS = 2_000;
     private static final long NO_EXPECTATION = Long.MAX_VALUE;
     private static final long END_OF_REPLAY = -1;
 
     /** What the admin route and the metrics show of a worker; immutable. */
-    record Status(String worker, String model, String endpoint, String replay, State state, Reason reason,
+    record Status(String worker, String model, String endpoint, String replay, State state, String reason,
                   long lastSequence) {
     }
 
@@ -64,6 +69,7 @@ final class WorkerStream {
     private final KvEventLiveness liveness;
     private final ZContext context;
     private final ZMQ.Socket subscriber;
+    private final long replayTimeoutNanos;
     private final AtomicLong expectedSince = new AtomicLong(NO_EXPECTATION);
 
     private ZMQ.Socket replaySocket;
@@ -73,8 +79,9 @@ final class WorkerStream {
     private long lastSequence = -1;
     private volatile Status status;
 
+    /** @param replayTimeoutNanos how long a replay may stay unanswered before it is given up */
     WorkerStream(String worker, String model, KvEventEndpoint endpoint, ExactViews views, KvEventMetrics metrics,
-                 long silenceNanos, ZContext context) {
+                 long silenceNanos, long replayTimeoutNanos, ZContext context) {
         this.worker = worker;
         this.model = model;
         this.endpoint = endpoint;
@@ -83,8 +90,10 @@ final class WorkerStream {
         this.metrics = metrics;
         this.liveness = new KvEventLiveness(silenceNanos);
         this.context = context;
+        this.replayTimeoutNanos = replayTimeoutNanos;
         this.subscriber = context.createSocket(SocketType.SUB);
         subscriber.setLinger(0);
+        subscriber.setHandshakeIvl(HANDSHAKE_MS);
         subscriber.connect(endpoint.endpoint());
         subscriber.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
         this.status = snapshot();
@@ -99,6 +108,10 @@ final class WorkerStream {
 
     String model() {
         return model;
+    }
+
+    KvEventEndpoint endpoint() {
+        return endpoint;
     }
 
     Status status() {
@@ -154,13 +167,22 @@ final class WorkerStream {
         publish();
     }
 
+    /** The worker's subscription ends: its sockets, its view and its metric series go. */
     void close() {
+        replaced();
+        metrics.removed(worker);
+    }
+
+    /**
+     * Another stream of the same worker took this one's place: its sockets and its view go (the new source rebuilds
+     * the view from its first batch), the worker's metric series stay with the new stream.
+     */
+    void replaced() {
         context.destroySocket(subscriber);
         if (replaySocket != null) {
             context.destroySocket(replaySocket);
         }
         views.remove(worker);
-        metrics.removed(worker);
     }
 
     private void live(List<byte[]> frames, long nowNanos) {
@@ -216,10 +238,11 @@ final class WorkerStream {
         }
         replaySocket = context.createSocket(SocketType.DEALER);
         replaySocket.setLinger(0);
+        replaySocket.setHandshakeIvl(HANDSHAKE_MS);
         replaySocket.connect(endpoint.replay());
         replaySocket.sendMore(new byte[0]);
         replaySocket.send(ByteBuffer.allocate(Long.BYTES).putLong(liveness.expected()).array());
-        replayDeadline = nowNanos + REPLAY_TIMEOUT_NANOS;
+        replayDeadline = nowNanos + replayTimeoutNanos;
         return true;
     }
 
@@ -257,7 +280,7 @@ final class WorkerStream {
         Pending held = backlog.poll();
         long missing = held.seq() - liveness.expected();
         Verdict verdict = liveness.releaseHeld();
-        if (liveness.reason() == Reason.BATCHES_LOST) {
+        if (liveness.reason() == KvEventLiveness.Reason.BATCHES_LOST) {
             metrics.gap(worker, false);
             metrics.batches(worker, "dropped", (int) Math.min(Integer.MAX_VALUE, missing));
             resync("batches before " + held.seq() + " were lost"
@@ -322,14 +345,14 @@ final class WorkerStream {
                     endpoint.endpoint());
         } else {
             LOG.warn("worker {}: KV events {} ({}) from {}: routing on the prefix tree for it", worker,
-                    KvEventMetrics.label(now.state()), now.reason().name().toLowerCase(java.util.Locale.ROOT),
+                    KvEventMetrics.label(now.state()), now.reason(),
                     endpoint.endpoint());
         }
     }
 
     private Status snapshot() {
-        return new Status(worker, model, endpoint.endpoint(), endpoint.replay(), liveness.state(), liveness.reason(),
-                lastSequence);
+        return new Status(worker, model, endpoint.endpoint(), endpoint.replay(), liveness.state(),
+                liveness.reason().name().toLowerCase(Locale.ROOT), lastSequence);
     }
 
     private boolean warnedShape;

@@ -70,6 +70,24 @@ class KvEventEndpointTest {
     }
 
     @Test
+    void aWorkerWhoseServerInfoReportsNoKvEventsIsSubscribedToNothingAndShownNone() {
+        try (FakeWorker worker = FakeWorker.start("m");
+             RunningGateway running = RunningGateway.start(RunningGateway.config(List.of(worker)))) {
+            Gateway gateway = running.gateway();
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> !gateway.kvEvents().statuses().isEmpty());
+
+            assertThat(gateway.kvEvents().statuses()).singleElement().satisfies(s -> {
+                assertThat(s.state()).isEqualTo(State.NONE);
+                assertThat(s.reason()).isEqualTo("engine_reports_no_kv_events");
+                assertThat(s.endpoint()).isNull();
+            });
+            assertThat(running.get("/kv_events").body()).contains("\"state\":\"none\"")
+                    .contains("\"reason\":\"engine_reports_no_kv_events\"");
+        }
+    }
+
+    @Test
     void offSubscribesToNothing() {
         try (FakeWorker worker = FakeWorker.start("m");
              RunningGateway running = RunningGateway.start(RunningGateway.config(List.of(worker))

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -42,8 +41,6 @@ final class TestPublisher implements AutoCloseable {
         this.mapForm = mapForm;
         pub = context.createSocket(SocketType.XPUB);
         pub.setLinger(0);
-        // Every subscription reaches the test, a subscriber's second one included.
-        pub.setXpubVerbose(true);
         pub.bind("tcp://127.0.0.1:*");
         if (withReplay) {
             ZMQ.Socket router = context.createSocket(SocketType.ROUTER);
@@ -69,18 +66,17 @@ final class TestPublisher implements AutoCloseable {
         return new KvEventEndpoint(endpoint(), replayEndpoint, topic, KvEventDecoder.ArrayLayout.VLLM);
     }
 
-    /** Waits for a subscriber's subscription message (XPUB hands it up). */
-    void awaitSubscriber() {
-        if (!subscriberJoined(Duration.ofSeconds(30))) {
-            throw new IllegalStateException("no subscriber joined");
-        }
+    String topic() {
+        return topic;
     }
 
-    /** Whether a subscriber's subscription message came within {@code limit}. */
-    boolean subscriberJoined(Duration limit) {
-        pub.setReceiveTimeOut((int) limit.toMillis());
+    /** Waits for a subscriber's subscription message (XPUB hands it up). */
+    void awaitSubscriber() {
+        pub.setReceiveTimeOut(30_000);
         byte[] subscription = pub.recv(0);
-        return subscription != null && subscription[0] == 1;
+        if (subscription == null || subscription[0] != 1) {
+            throw new IllegalStateException("no subscriber joined");
+        }
     }
 
     /** Continues from {@code seq}: a restart starts at 0, a drop skips some. */
