@@ -53,6 +53,7 @@ public class PromptTokenizerBenchmark {
 
     private PromptTokenizer prompts;
     private List<ChatTurn> turns;
+    private String rendered;
 
     @Setup(Level.Trial)
     public void prepare() {
@@ -65,6 +66,7 @@ public class PromptTokenizerBenchmark {
                 new ChatTurn("user", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("assistant", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("user", PromptCorpus.words(random, 4_000)));
+        rendered = prompts instanceof HuggingFaceTokenizer huggingFace ? huggingFace.renderChat(turns) : "";
     }
 
     @TearDown(Level.Trial)
@@ -77,5 +79,17 @@ public class PromptTokenizerBenchmark {
     @Benchmark
     public int[] encodeChat() {
         return prompts.encodeChat(turns);
+    }
+
+    /** The chat template's share: the text rendered, not encoded ({@code demo} only). */
+    @Benchmark
+    public String render() {
+        return ((HuggingFaceTokenizer) prompts).renderChat(turns);
+    }
+
+    /** The native encoding's share: the rendered text encoded whole ({@code demo} only). */
+    @Benchmark
+    public int[] encodeRendered() {
+        return ((HuggingFaceTokenizer) prompts).encodeText(rendered, false);
     }
 }
