@@ -45,8 +45,9 @@ ready() {
 log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
 # The sequential client of the latency steps (a main class and its arguments, for the JVM to run from homing.jar): one
-# request at a time, small non-streaming /generate answers of one token; add --urls, the counts and --output.
-SEQUENTIAL_CLIENT=(dev.homing.bench.overhead.RoundRobinLoad --endpoint GENERATE --no-stream --output-tokens 1
+# request at a time, small non-streaming /generate answers of one token (SEQ_ENDPOINT=CHAT: chat completions, whose
+# template the gateway applies when it routes on the exact view); add --urls, the counts and --output.
+SEQUENTIAL_CLIENT=(dev.homing.bench.overhead.RoundRobinLoad --endpoint "${SEQ_ENDPOINT:-GENERATE}" --no-stream --output-tokens 1
                    --concurrency 1 --warmup-seconds 120 --seconds 120)
 
 # needs_homing REPO: jq is there and the jar built (building it if not); sets homing to the launcher.

@@ -78,7 +78,8 @@ LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS--XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimi
 # counts nanoseconds on the epoll transport, a short /generate answers in about 0.13 ms), so the engines are not the
 # bottleneck of a proxy. Time scale 4 for the 200-token streams makes one decode
 # step (8 ms simulated) about 2 ms real, so tokens arrive one per event, 2 ms apart, and a stream lasts ~0.4 s.
-FAST_ENGINE=(--time-scale 1000 --max-running-requests 1024 --kv-tokens 2000000)
+# ENGINE_FLAGS adds flags to them (the exact view's: see docs/BENCHMARKS.md, "Exact view from KV events").
+FAST_ENGINE=(--time-scale 1000 --max-running-requests 1024 --kv-tokens 2000000 ${ENGINE_FLAGS:-})
 STREAM_ENGINE=(--time-scale 4 --max-running-requests 1024 --kv-tokens 2000000)
 # Engines for holding thousands of streams: real time, one decode step a second whatever the batch, a batch as
 # large as the test, so every stream is running (not queued in the engine) and sends one small event a second.

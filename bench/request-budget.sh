@@ -18,6 +18,9 @@
 # SEQUENTIAL=N: the measured window is one sequential client instead (RoundRobinLoad, small non-streaming /generate
 # answers of one token, SEQ_WARMUP requests then N measured, the gateway's CPU taken over both), then the same client
 # straight to the engine: the budget of a request that has the gateway to itself, and its added p50 (sequential.tsv).
+# ENGINE_FLAGS adds flags to the engine; with EXACT=1 it publishes its KV events and tokenizes with the demo
+# tokenizer, and every build gets --tokenizer-path demo, so the gateway tokenizes each request and routes on the exact
+# view (see docs/BENCHMARKS.md, "Exact view from KV events"); CHAT_SCRIPT replaces bench/chat-post.lua.
 # Every process started here is stopped by PID on exit.
 set -euo pipefail
 
@@ -33,6 +36,12 @@ ROUNDS=${ROUNDS:-2}
 WARM_SECS=${WARM_SECS:-15}
 MEASURE_SECS=${MEASURE_SECS:-10}
 BASE_PORT=${BASE_PORT:-18500}
+CHAT_SCRIPT=${CHAT_SCRIPT:-$repo/bench/chat-post.lua}
+exact_flags=()
+if [ "${EXACT:-0}" = 1 ]; then
+  ENGINE_FLAGS="${ENGINE_FLAGS:-} --tokenizer-path demo --kv-events-config {\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:0\",\"topic\":\"kv-events\"}"
+  exact_flags=(--tokenizer-path demo)
+fi
 engine_port=$((BASE_PORT + 1)); port=$((BASE_PORT + 10))
 needs_homing "$repo"
 . "$repo/bin/jdk.sh"
@@ -54,7 +63,7 @@ event_loop() {
 process_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 taskset -c "$LOAD_CPU" "$homing" sim-engine --host 127.0.0.1 --port "$engine_port" --time-scale 1000 \
-    --max-running-requests 1024 --kv-tokens 2000000 >"$out/logs/engine.log" 2>&1 &
+    --max-running-requests 1024 --kv-tokens 2000000 ${ENGINE_FLAGS:-} >"$out/logs/engine.log" 2>&1 &
 pids+=($!)
 wait_ok "http://127.0.0.1:$engine_port/health" 60
 results="$out/budget.tsv"
@@ -80,10 +89,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
     [[ $spec == *:* ]] && IFS=, read -r -a flags <<<"${spec#*:}"
     log "$label, round $round"
     taskset -c "$PROXY_CPU" "$launcher" launch --host 127.0.0.1 --port "$port" --prometheus-port -1 \
-        --worker-urls "http://127.0.0.1:$engine_port" --log-level warn "${flags[@]}" >"$out/logs/$label-$round.log" 2>&1 &
+        --worker-urls "http://127.0.0.1:$engine_port" --log-level warn "${exact_flags[@]}" "${flags[@]}" >"$out/logs/$label-$round.log" 2>&1 &
     gateway=$!; pids+=("$gateway")
     ready "$port" 1
-    taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${WARM_SECS}s" -s "$repo/bench/chat-post.lua" \
+    taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${WARM_SECS}s" -s "$CHAT_SCRIPT" \
         "http://127.0.0.1:$port/v1/chat/completions" >/dev/null
     read -r cpu0 bytes0 <<<"$(event_loop "$gateway")"
     ticks0=$(process_ticks "$gateway")
@@ -93,7 +102,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     if [ -n "${SEQUENTIAL:-}" ]; then
       sequential "http://127.0.0.1:$port" "$label-$round"
     else
-      taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${MEASURE_SECS}s" -s "$repo/bench/chat-post.lua" \
+      taskset -c "$LOAD_CPU" wrk -t1 -c32 -d"${MEASURE_SECS}s" -s "$CHAT_SCRIPT" \
           "http://127.0.0.1:$port/v1/chat/completions" >"$out/logs/$label-$round.wrk"
     fi
     [ "${PROFILE:-0}" = 1 ] && "$jcmd" "$gateway" JVMTI.agent_load "$ASYNC_PROFILER" \

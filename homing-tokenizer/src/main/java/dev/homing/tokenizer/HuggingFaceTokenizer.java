@@ -1,13 +1,17 @@
 package dev.homing.tokenizer;
 
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An engine's own tokenizer from HuggingFace files: {@code tokenizer.json} run by HuggingFace's Rust tokenizers
@@ -22,16 +26,22 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     /** Truncation and padding off; nothing else, so DJL leaves the text itself as it is (see encodeText). */
     static final Map<String, String> OPTIONS = Map.of("truncation", "false", "padding", "false");
+    /** Ids the piece cache keeps over all pieces: about 16 MB, a few thousand system prompts and turns. */
+    static final long PIECE_CACHE_TOKENS = 4L << 20;
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final ai.djl.huggingface.tokenizers.HuggingFaceTokenizer tokenizer;
     private final TokenizerConfig config;
     private final String name;
+    /** How a chat's text is cut into independently encoded pieces, or null when only whole-text encoding is exact. */
+    private final AddedTokenSplit split;
+    private final SegmentCache pieces = new SegmentCache(PIECE_CACHE_TOKENS);
 
-    private HuggingFaceTokenizer(ai.djl.huggingface.tokenizers.HuggingFaceTokenizer tokenizer, TokenizerConfig config,
-                                 String name) {
-        this.tokenizer = tokenizer;
+    private HuggingFaceTokenizer(byte[] tokenizerJson, TokenizerConfig config, String name) {
+        this.tokenizer = newDjlTokenizer(new ByteArrayInputStream(tokenizerJson), name);
         this.config = config;
         this.name = name;
+        this.split = checked(AddedTokenSplit.of(parse(tokenizerJson, name)));
     }
 
     /**
@@ -48,8 +58,8 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
         Path configFile = file.resolveSibling("tokenizer_config.json");
         TokenizerConfig config = Files.isRegularFile(configFile) ? TokenizerConfig.read(configFile)
             : TokenizerConfig.NONE;
-        try (InputStream in = Files.newInputStream(file)) {
-            return new HuggingFaceTokenizer(newDjlTokenizer(in, file.toString()), config, path.toString());
+        try {
+            return new HuggingFaceTokenizer(Files.readAllBytes(file), config, path.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
@@ -57,7 +67,19 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     /** A tokenizer from a {@code tokenizer.json} stream and its parsed configuration. */
     static HuggingFaceTokenizer load(InputStream tokenizerJson, TokenizerConfig config, String name) {
-        return new HuggingFaceTokenizer(newDjlTokenizer(tokenizerJson, name), config, name);
+        try {
+            return new HuggingFaceTokenizer(tokenizerJson.readAllBytes(), config, name);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + name, e);
+        }
+    }
+
+    private static tools.jackson.databind.JsonNode parse(byte[] tokenizerJson, String what) {
+        try {
+            return JSON.readTree(tokenizerJson);
+        } catch (JacksonException e) {
+            throw new IllegalArgumentException(what + " is not a tokenizer: " + e.getOriginalMessage(), e);
+        }
     }
 
     private static ai.djl.huggingface.tokenizers.HuggingFaceTokenizer newDjlTokenizer(InputStream in, String what) {
@@ -99,9 +121,80 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
         return encodeChat(turns, true);
     }
 
+    /**
+     * The rendered chat's ids: its pieces between added tokens each encoded once and kept ({@link SegmentCache}), the
+     * same ids as the text encoded whole (see {@link AddedTokenSplit}); encoded whole where the tokenizer's files do
+     * not promise that.
+     */
     @Override
     public int[] encodeChat(List<ChatTurn> turns, boolean addGenerationPrompt) {
-        return encodeText(config.template().render(turns, addGenerationPrompt), false);
+        String text = config.template().render(turns, addGenerationPrompt);
+        return split == null ? encodeText(text, false) : encodeByPieces(split, text, pieces);
+    }
+
+    /** The ids of {@code text} (no special tokens added), piece by piece, each looked up in {@code cache} first. */
+    private int[] encodeByPieces(AddedTokenSplit split, String text, SegmentCache cache) {
+        IdBuffer ids = new IdBuffer();
+        split.split(text, new AddedTokenSplit.Pieces() {
+            @Override
+            public void text(String piece) {
+                ids.add(cache.ids(piece, p -> encodeText(p, false)));
+            }
+
+            @Override
+            public void addedToken(int id) {
+                ids.add(id);
+            }
+        });
+        return ids.toArray();
+    }
+
+    /**
+     * {@code split}, if the tokenizer agrees with it on a few texts made of each added token between plain words
+     * (a quirk the files do not show turns the piece-wise path off rather than routing on wrong ids); else null.
+     */
+    private AddedTokenSplit checked(AddedTokenSplit split) {
+        if (split == null) {
+            return null;
+        }
+        SegmentCache probe = new SegmentCache(PIECE_CACHE_TOKENS);
+        for (AddedTokenSplit.AddedToken token : split.tokens().subList(0, Math.min(32, split.tokens().size()))) {
+            String text = " a" + token.content() + "user\n b " + token.content() + token.content() + "\n\n c ";
+            if (!Arrays.equals(encodeByPieces(split, text, probe), encodeText(text, false))) {
+                return null;
+            }
+        }
+        return split;
+    }
+
+    /** A growing array of ids. */
+    private static final class IdBuffer {
+        private int[] ids = new int[64];
+        private int size;
+
+        void add(int id) {
+            if (size == ids.length) {
+                ids = Arrays.copyOf(ids, size * 2);
+            }
+            ids[size++] = id;
+        }
+
+        void add(int[] more) {
+            if (size + more.length > ids.length) {
+                ids = Arrays.copyOf(ids, Math.max(ids.length * 2, size + more.length));
+            }
+            System.arraycopy(more, 0, ids, size, more.length);
+            size += more.length;
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(ids, size);
+        }
+    }
+
+    /** Whether chats are encoded piece by piece between added tokens (else whole): for tests and logs. */
+    boolean encodesByPieces() {
+        return split != null;
     }
 
     /** The chat's prompt text: the template applied with the generation prompt. */

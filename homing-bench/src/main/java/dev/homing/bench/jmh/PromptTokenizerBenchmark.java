@@ -5,6 +5,7 @@ import dev.homing.tokenizer.ChatTurn;
 import dev.homing.tokenizer.HuggingFaceTokenizer;
 import dev.homing.tokenizer.PromptTokenizer;
 import dev.homing.tokenizer.Tokenizers;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,16 +27,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * A chat's prompt tokens, as an engine (and the gateway reading its KV events) computes them: the chat template
  * rendered, then the text encoded. {@code demo} is homing-tokenizer's bundled byte-level BPE through HuggingFace's
  * tokenizers and jinjava; {@code built-in} the simulated engine's 4-character tokenizer, for scale. A short chat
- * (a system prompt and a question of 200 characters) and a long one (four turns of 4,000 characters each).
- *
- * <p>Measured (Temurin 25, 2 shared cores under a load average of 5 to 7, so wide errors), before and after the
- * template was parsed once and only the ids read from the native encoding, the two jars taking turns, two forks each:
- * <pre>
- * java -jar homing-bench/target/benchmarks.jar PromptTokenizerBenchmark.encodeChat -p tokenizer=demo \
- *     -p chat=short,long -wi 8 -w 2 -i 8 -r 2 -f 1
- * </pre>
- * short: 296 and 298 us/op before, 165 and 153 after (0.53x); long: 23.7 and 22.6 ms before, 10.4 and 9.3 after
- * (0.43x). Where the time goes: {@code -prof "stack:lines=2;top=12"}; after, the native encode is most of it.
+ * (a system prompt and a question of 200 characters) and a long one (four turns of 4,000 characters each); with
+ * {@code -new} the last turn is new at every call, so its piece misses the tokenizer's piece cache, as a new question
+ * does. {@code render} and {@code encodeRendered} are the template's and the whole-text encoding's shares of what
+ * {@code encodeChat} costs without the piece cache. Figures and the command: docs/BENCHMARKS.md, "Cost of the exact
+ * view". The template's code takes many iterations to compile under load: give it ten warm-up iterations or more.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -48,23 +44,27 @@ public class PromptTokenizerBenchmark {
     @Param({"demo", "built-in"})
     public String tokenizer;
 
-    @Param({"short", "long"})
+    /** {@code -new}: the last turn is one never seen before each time (a counter at its end), as a new question. */
+    @Param({"short", "long", "short-new", "long-new"})
     public String chat;
 
     private PromptTokenizer prompts;
     private List<ChatTurn> turns;
+    private String rendered;
+    private long question;
 
     @Setup(Level.Trial)
     public void prepare() {
         prompts = tokenizer.equals("demo") ? Tokenizers.demo() : BuiltInTokenizer.INSTANCE;
         SplittableRandom random = new SplittableRandom(7);
-        turns = chat.equals("short")
+        turns = chat.startsWith("short")
             ? List.of(new ChatTurn("system", "You are a helpful assistant."),
                 new ChatTurn("user", PromptCorpus.words(random, 200)))
             : List.of(new ChatTurn("system", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("user", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("assistant", PromptCorpus.words(random, 4_000)),
                 new ChatTurn("user", PromptCorpus.words(random, 4_000)));
+        rendered = prompts instanceof HuggingFaceTokenizer huggingFace ? huggingFace.renderChat(turns) : "";
     }
 
     @TearDown(Level.Trial)
@@ -76,6 +76,25 @@ public class PromptTokenizerBenchmark {
 
     @Benchmark
     public int[] encodeChat() {
-        return prompts.encodeChat(turns);
+        return prompts.encodeChat(chat.endsWith("-new") ? withNewQuestion() : turns);
+    }
+
+    private List<ChatTurn> withNewQuestion() {
+        List<ChatTurn> chat = new ArrayList<>(turns);
+        ChatTurn last = chat.removeLast();
+        chat.add(new ChatTurn(last.role(), last.content() + " " + question++));
+        return chat;
+    }
+
+    /** The chat template's share: the text rendered, not encoded ({@code demo}; nothing for the built-in one). */
+    @Benchmark
+    public String render() {
+        return prompts instanceof HuggingFaceTokenizer huggingFace ? huggingFace.renderChat(turns) : "";
+    }
+
+    /** The native encoding's share: the rendered text encoded whole ({@code demo}; nothing for the built-in one). */
+    @Benchmark
+    public int[] encodeRendered() {
+        return prompts instanceof HuggingFaceTokenizer huggingFace ? huggingFace.encodeText(rendered, false) : null;
     }
 }
