@@ -37,7 +37,8 @@ class CommandOptionsTest {
     @TempDir
     Path dir;
 
-    private static CommandOptions.Resolved gateway(String... args) {
+    /** The gateway's command line {@code args}, resolved against its settings. */
+    static CommandOptions.Resolved gateway(String... args) {
         CommandLine commandLine = new CommandLine(new GatewayFlags());
         commandLine.parseArgs(args);
         return CommandOptions.resolve(commandLine, Scope.GATEWAY);

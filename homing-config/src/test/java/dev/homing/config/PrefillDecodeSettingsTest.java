@@ -5,20 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;
 
 class PrefillDecodeSettingsTest {
 
-    @Command(name = "gateway", modelTransformer = CommandOptions.Gateway.class)
-    static final class GatewayFlags {
-    }
-
     private static Config gateway(String... args) {
-        CommandLine commandLine = new CommandLine(new GatewayFlags());
-        commandLine.parseArgs(args);
-        return CommandOptions.resolve(commandLine, Scope.GATEWAY).config();
+        return CommandOptionsTest.gateway(args).config();
     }
 
     @Test

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * The admin routes that ask every active worker and merge the answers: {@code POST /flush_cache},
@@ -35,8 +36,20 @@ final class FanOutRoutes {
         this.lifecycle = lifecycle;
     }
 
-    private List<Worker> activeWorkers() {
-        return registry.workers().stream().filter(w -> w.state() == Worker.State.ACTIVE).toList();
+    /**
+     * Asks every active worker {@code path} at once, each call a relay of {@code request} (with its hop count);
+     * {@code reading} makes each worker's call into what the route merges. In the registry's order.
+     */
+    private <T> List<Future<T>> askActiveWorkers(HttpServerRequest request, HttpMethod method, String path,
+                                                 BiFunction<Worker, Future<Buffer>, Future<T>> reading) {
+        String hops = HopLimit.next(request.headers());
+        List<Future<T>> calls = new ArrayList<>();
+        for (Worker w : registry.workers()) {
+            if (w.state() == Worker.State.ACTIVE) {
+                calls.add(reading.apply(w, lifecycle.call(w, method, path, hops)));
+            }
+        }
+        return calls;
     }
 
     /**
@@ -47,14 +60,9 @@ final class FanOutRoutes {
      */
     void flushCache(HttpServerRequest request) {
         HttpServerResponse response = request.response();
-        String hops = HopLimit.next(request.headers());
-        List<Worker> workers = activeWorkers();
-        List<Future<Map<String, Object>>> calls = new ArrayList<>();
-        for (Worker w : workers) {
-            calls.add(lifecycle.call(w, HttpMethod.POST, "/flush_cache", hops)
-                    .map(b -> Map.<String, Object>of("worker", w.url(), "success", true))
-                    .otherwise(err -> notFlushed(w, err)));
-        }
+        List<Future<Map<String, Object>>> calls = askActiveWorkers(request, HttpMethod.POST, "/flush_cache",
+                (w, call) -> call.map(b -> Map.<String, Object>of("worker", w.url(), "success", true))
+                        .otherwise(err -> notFlushed(w, err)));
         Future.join(calls).onComplete(ar -> {
             List<Map<String, Object>> results = calls.stream().map(Future::result).toList();
             List<String> failures = results.stream().filter(r -> !Boolean.TRUE.equals(r.get("success")))
@@ -85,14 +93,8 @@ final class FanOutRoutes {
 
     void loads(HttpServerRequest request) {
         HttpServerResponse response = request.response();
-        String hops = HopLimit.next(request.headers());
-        List<Worker> workers = activeWorkers();
-        List<Future<Map<String, Object>>> calls = new ArrayList<>();
-        for (Worker w : workers) {
-            calls.add(lifecycle.call(w, HttpMethod.GET, "/get_load", hops)
-                    .map(b -> load(w, WorkerLifecycle.tokensInUse(b)))
-                    .otherwise(err -> load(w, -1)));
-        }
+        List<Future<Map<String, Object>>> calls = askActiveWorkers(request, HttpMethod.GET, "/get_load",
+                (w, call) -> call.map(b -> load(w, WorkerLifecycle.tokensInUse(b))).otherwise(err -> load(w, -1)));
         Future.join(calls).onComplete(ar ->
                 JsonResponses.send(response, 200, Map.of("workers", calls.stream().map(Future::result).toList())));
     }
@@ -103,17 +105,13 @@ final class FanOutRoutes {
 
     void engineMetrics(HttpServerRequest request) {
         HttpServerResponse response = request.response();
-        String hops = HopLimit.next(request.headers());
-        List<Worker> workers = activeWorkers();
-        List<Future<Buffer>> calls = new ArrayList<>();
-        for (Worker w : workers) {
-            calls.add(lifecycle.call(w, HttpMethod.GET, "/metrics", hops));
-        }
+        List<Future<Map.Entry<String, String>>> calls = askActiveWorkers(request, HttpMethod.GET, "/metrics",
+                (w, call) -> call.map(b -> Map.entry(w.url(), b.toString(StandardCharsets.UTF_8))));
         Future.join(calls).onComplete(ar -> {
             EngineMetricsMerge merge = new EngineMetricsMerge();
-            for (int i = 0; i < workers.size(); i++) {
-                if (calls.get(i).succeeded()) {
-                    merge.add(workers.get(i).url(), calls.get(i).result().toString(StandardCharsets.UTF_8));
+            for (Future<Map.Entry<String, String>> call : calls) {
+                if (call.succeeded()) {
+                    merge.add(call.result().getKey(), call.result().getValue());
                 }
             }
             response.putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(merge.text());

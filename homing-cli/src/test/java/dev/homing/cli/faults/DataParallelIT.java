@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -19,12 +19,8 @@ class DataParallelIT {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final int RANKS = 4;
 
-    private final ProcessFleet fleet = new ProcessFleet("data-parallel");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("data-parallel");
 
     @Test
     void routingToTheRanksKeepsThePrefixCacheTheEnginesOwnRoundRobinLoses() throws Exception {

@@ -11,8 +11,8 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 6 of the suite: gateways pointed at themselves. A gateway with its own URL among {@code --worker-urls}
@@ -26,12 +26,8 @@ class GatewayLoopIT {
     private static final int REQUESTS = 20;
     private static final String ADMIN = "--allow-unauthenticated-admin";
 
-    private final ProcessFleet fleet = new ProcessFleet("gateway-loop");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("gateway-loop");
 
     @Test
     void aGatewayIsNeverItsOwnWorkerAndTwoThatAreEachOthersStopAfterFourHops() throws IOException {

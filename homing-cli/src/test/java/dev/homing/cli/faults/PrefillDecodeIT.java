@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,12 +22,8 @@ class PrefillDecodeIT {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(120);
 
-    private final ProcessFleet fleet = new ProcessFleet("prefill-decode");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("prefill-decode");
 
     /** Two prefill and two decode engines, {@code timeScale} times faster than real time, and their gateway. */
     private Pairs pairs(String timeScale, String... gatewayFlags) {

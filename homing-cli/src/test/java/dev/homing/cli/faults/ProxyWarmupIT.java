@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The proxy warm-up of {@code homing launch} ({@code --warmup-secs}) as a user sees it: one log line, whether it ran
@@ -21,12 +21,8 @@ class ProxyWarmupIT {
     /** The one line a warm-up leaves: it ran, or its time was up before its gateways were. */
     private static final String WARMUP_LINE = "(proxy path warmed up: |proxy warm-up cut short after )";
 
-    private final ProcessFleet fleet = new ProcessFleet("proxy-warmup");
-
-    @AfterEach
-    void stopProcesses() {
-        fleet.close();
-    }
+    @RegisterExtension
+    final ProcessFleet fleet = new ProcessFleet("proxy-warmup");
 
     @Test
     void theWarmupRunsBeforeTheGatewayServesAndLeavesNoTraceInWhatItServes() throws Exception {

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * Puts {@link AdmissionQueue} in front of the inference routes, with the Vert.x parts the queue leaves to its caller:
  * a waiting request is paused (its body stays in the socket), a timer expires its ticket at the deadline, the grant
  * hops back to the request's event loop, and with a rate limit one gateway-wide timer pumps the queue when the next
- * token is due. The client's handlers stay with its {@link InferenceExchange}: a client that leaves while waiting is
- * for the exchange to report ({@link #cancel}).
+ * token is due. The client's handlers stay with its exchange ({@link ExchangeLifecycle}): a client that leaves
+ * while waiting is for the exchange to report ({@link #cancel}).
  *
  * <p>Invariant: every permit granted is released exactly once: the exchange releases the one it holds when it ends,
  * and a grant that reaches a request whose client left is released here (the permit's release is idempotent).

@@ -13,9 +13,10 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpServerRequest;
 
 /**
- * The proxy behind the inference routes: one {@link InferenceExchange} per request, from its admission to its
- * access-log line, and what all exchanges share: admission control, the worker registry and circuit breakers, the
- * HTTP client to the workers, metrics and the limits. Immutable; every part it holds is thread-safe.
+ * The proxy behind the inference routes: one exchange per request, from its admission to its access-log line
+ * ({@link InferenceExchange}, or {@link PrefillDecodeExchange} for a prefill/decode pair), and what all exchanges
+ * share: admission control, the worker registry and circuit breakers, the HTTP client to the workers, metrics and
+ * the limits. Immutable; every part it holds is thread-safe.
  *
  * @param bodies          reads request bodies within the gateway's body memory
  * @param maxPayloadBytes the largest request body read ({@code --max-payload-size}); larger gets 413
@@ -40,6 +41,8 @@ public record InferenceProxy(Vertx vertx, HttpClient client, GatewayMetrics metr
      * {@code record} once. Call on the request's event loop.
      */
     public void handle(HttpServerRequest request, InferenceRoute route, RequestRecord record) {
-        new InferenceExchange(this, request, route, record).start();
+        ExchangeLifecycle exchange = prefillDecode ? new PrefillDecodeExchange(this, request, route, record)
+                : new InferenceExchange(this, request, route, record);
+        exchange.start();
     }
 }

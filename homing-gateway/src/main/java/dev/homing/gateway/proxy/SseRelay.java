@@ -9,7 +9,7 @@ import io.vertx.core.http.HttpServerResponse;
  * Relays the body of one worker's answer to the client as it arrives, chunk by chunk and unchanged: SSE events pass
  * through with no re-framing, a JSON answer passes as it comes. Backpressure in a few lines, as Netty's proxy
  * example does it: a client whose write queue is full pauses the worker's response, and its drain resumes it (the
- * diagram is with the streaming path, at {@link InferenceExchange}). Every chunk also goes to a {@link UsageTail},
+ * diagram is with the streaming path, at {@link ExchangeLifecycle}). Every chunk also goes to a {@link UsageTail},
  * which keeps the answer's last two chunks for the usage the engine reports at the end. The listener hears of the
  * first chunk (the worker's first byte: its prefill is done), of the end and of a break.
  *

@@ -85,32 +85,20 @@ class ExpectContinueTest {
 
     @Test
     void anyOtherExpectationGets417InTheOpenAiErrorShape() throws IOException {
-        try (Socket socket = connect()) {
-            byte[] body = CHAT.getBytes(StandardCharsets.UTF_8);
-            send(socket, head("HTTP/1.1", KEY, body.length, "100-continue, fast-answer"));
-            send(socket, body);
+        String answer = sendWhole("HTTP/1.1", "100-continue, fast-answer");
 
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-
-            assertThat(answer).startsWith("HTTP/1.1 417 ").containsIgnoringCase("connection: close")
-                    .containsIgnoringCase("x-smg-error-code: expectation_failed")
-                    .contains("{\"error\":{\"message\":").contains("\"type\":\"invalid_request_error\"")
-                    .contains("\"code\":\"expectation_failed\"");
-            assertThat(setup.worker().received()).isEmpty();
-        }
+        assertThat(answer).startsWith("HTTP/1.1 417 ").containsIgnoringCase("connection: close")
+                .containsIgnoringCase("x-smg-error-code: expectation_failed")
+                .contains("{\"error\":{\"message\":").contains("\"type\":\"invalid_request_error\"")
+                .contains("\"code\":\"expectation_failed\"");
+        assertThat(setup.worker().received()).isEmpty();
     }
 
     @Test
     void anHttp10ClientIsNeverSentA100() throws IOException {
-        try (Socket socket = connect()) {
-            byte[] body = CHAT.getBytes(StandardCharsets.UTF_8);
-            send(socket, head("HTTP/1.0", KEY, body.length, "100-continue"));
-            send(socket, body);
+        String answer = sendWhole("HTTP/1.0", "100-continue");
 
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-
-            assertThat(answer).doesNotContain("100 Continue").startsWith("HTTP/1.0 200 ");
-        }
+        assertThat(answer).doesNotContain("100 Continue").startsWith("HTTP/1.0 200 ");
     }
 
     @Test
@@ -150,6 +138,16 @@ class ExpectContinueTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(setup.worker().received()).hasSize(1);
+    }
+
+    /** Sends the chat request's head and, without waiting, its body; returns all the gateway answers. */
+    private static String sendWhole(String version, String expect) throws IOException {
+        try (Socket socket = connect()) {
+            byte[] body = CHAT.getBytes(StandardCharsets.UTF_8);
+            send(socket, head(version, KEY, body.length, expect));
+            send(socket, body);
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
     }
 
     private static Socket connect() throws IOException {

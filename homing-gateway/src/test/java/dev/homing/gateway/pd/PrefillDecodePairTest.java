@@ -12,7 +12,6 @@ import dev.homing.gateway.testing.RunningGateway;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -232,21 +231,13 @@ class PrefillDecodePairTest {
                 prefill(3, Behaviour.HANG));
         RunningGateway gateway = gateway(prefills, List.of(decode()),
                 c -> c.with(Settings.PREFILL_POLICY, "cache_aware"));
-        List<java.net.Socket> open = new ArrayList<>();
-        try {
-            for (int i = 0; i < 9; i++) {
-                open.add(gateway.openPost("/generate", "{\"text\":\"" + ("prompt " + i + " ").repeat(2_000)
-                        + "\",\"stream\":true}"));
-            }
+        try (RunningGateway.OpenPosts open = gateway.openPosts("/generate", 9,
+                i -> "{\"text\":\"" + ("prompt " + i + " ").repeat(2_000) + "\",\"stream\":true}")) {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> prefills.stream().mapToInt(p -> p.received().size()).sum() == 9);
             // cache_aware's miss goes to the least loaded worker: with the prefill leg counted from its
             // placement, nine long prompts whose prefill never ends share three workers three each.
             assertThat(prefills).allSatisfy(p -> assertThat(p.received()).hasSize(3));
-        } finally {
-            for (java.net.Socket socket : open) {
-                socket.close();
-            }
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
     }

@@ -11,7 +11,6 @@ import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.workers.WorkerRole;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -115,18 +114,11 @@ class PrefillDecodeWorkersTest {
         prefill.behaviour(FakeWorker.Behaviour.HANG);
         List<FakeWorker> decodes = List.of(started(FakeWorker.startDecode("m")), started(FakeWorker.startDecode("m")));
         RunningGateway gateway = gateway(RunningGateway.prefillDecodeConfig(List.of(prefill), decodes));
-        List<java.net.Socket> open = new ArrayList<>();
-        try {
-            for (int i = 0; i < 6; i++) {
-                open.add(gateway.openPost("/generate", "{\"text\":\"same text\",\"stream\":true}"));
-            }
+        try (RunningGateway.OpenPosts open = gateway.openPosts("/generate", 6,
+                i -> "{\"text\":\"same text\",\"stream\":true}")) {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> decodes.stream().mapToInt(d -> d.received().size()).sum() == 6);
             assertThat(decodes).allSatisfy(d -> assertThat(d.received()).hasSize(3));
-        } finally {
-            for (java.net.Socket socket : open) {
-                socket.close();
-            }
         }
     }
 }

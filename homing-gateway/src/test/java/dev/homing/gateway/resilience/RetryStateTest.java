@@ -20,6 +20,13 @@ class RetryStateTest {
     private boolean otherWorkerAvailable = true;
 
     /** A failure the worker gave before it had the request whole, or with {@code status}. */
+    /** A request under the exact policy whose first attempt went out. */
+    private RetryState firstAttemptStarted() {
+        RetryState state = exact.start();
+        state.attemptStarted();
+        return state;
+    }
+
     private RetryState.Decision fail(RetryState state, String worker, UpstreamOutcome outcome, int status) {
         return state.failed(new RetryState.Failure(worker, outcome, status, Set.of()), this::elsewhere, random);
     }
@@ -65,8 +72,7 @@ class RetryStateTest {
     @Test
     void everyRetryableStatusIsRetried() {
         for (int status : new int[] {408, 429, 500, 502, 503, 504}) {
-            RetryState state = exact.start();
-            state.attemptStarted();
+            RetryState state = firstAttemptStarted();
             assertThat(fail(state, "w", UpstreamOutcome.ofStatus(status), status))
                     .as("status %d", status).isInstanceOf(RetryState.RetryAfter.class);
         }
@@ -75,8 +81,7 @@ class RetryStateTest {
     @Test
     void clientErrorsAndUnimplementedAreNotRetried() {
         for (int status : new int[] {400, 401, 404, 413, 422, 501, 505}) {
-            RetryState state = exact.start();
-            state.attemptStarted();
+            RetryState state = firstAttemptStarted();
             assertThat(fail(state, "w", UpstreamOutcome.ofStatus(status), status))
                     .as("status %d", status).isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.NOT_RETRYABLE));
         }
@@ -84,8 +89,7 @@ class RetryStateTest {
 
     @Test
     void aConnectionFailureIsRetried() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
 
         assertThat(fail(state, "w", UpstreamOutcome.CONNECTION_FAILED, 0))
                 .isEqualTo(new RetryState.RetryAfter(50, 0, RetryState.RetryReason.NOT_DELIVERED));
@@ -93,8 +97,7 @@ class RetryStateTest {
 
     @Test
     void nothingIsRetriedOnceTheClientHasSeenAByte() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
         assertThat(state.mayRetry()).isTrue();
 
         state.firstByteSent();
@@ -115,8 +118,7 @@ class RetryStateTest {
 
     @Test
     void workersThatFailedTheRequestAreExcludedFromTheNextSelection() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
         fail(state, "http://a:1", UpstreamOutcome.SERVER_ERROR, 500);
         state.attemptStarted();
         fail(state, "http://b:1", UpstreamOutcome.CONNECTION_FAILED, 0);
@@ -126,8 +128,7 @@ class RetryStateTest {
 
     @Test
     void anEmptyPoolEndsTheRequestAtOnceInsteadOfBackingOff() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
         fail(state, "w", UpstreamOutcome.CONNECTION_FAILED, 0);
 
         assertThat(state.noWorkerAvailable()).isEqualTo(new RetryState.GiveUp(RetryState.GiveUpReason.NO_AVAILABLE_WORKERS));
@@ -135,8 +136,7 @@ class RetryStateTest {
 
     @Test
     void aRetryableStatusIsRetriedForThatReasonAndBarsNoWorker() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
 
         assertThat(fail(state, "w", UpstreamOutcome.BUSY, 503))
                 .isEqualTo(new RetryState.RetryAfter(50, 0, RetryState.RetryReason.RETRYABLE_STATUS));
@@ -145,8 +145,7 @@ class RetryStateTest {
 
     @Test
     void aRequestDeliveredWithoutAnAnswerIsRetriedOnceAndNeverWhereItMayBeRunning() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
 
         assertThat(closedAfterDelivery(state, "a"))
                 .isEqualTo(new RetryState.RetryAfter(50, 0, RetryState.RetryReason.DELIVERED_NO_ANSWER));
@@ -160,8 +159,7 @@ class RetryStateTest {
 
     @Test
     void withNoOtherWorkerADeliveredRequestIsGivenUpAtOnce() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
         otherWorkerAvailable = false;
 
         assertThat(closedAfterDelivery(state, "a"))
@@ -180,8 +178,7 @@ class RetryStateTest {
 
     @Test
     void failuresBeforeDeliveryAndStatusesKeepThePlainBudgetBesideADeliveredRetry() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
         assertThat(closedAfterDelivery(state, "a")).isInstanceOf(RetryState.RetryAfter.class);
         state.attemptStarted();
         assertThat(fail(state, "b", UpstreamOutcome.CONNECTION_FAILED, 0)).isInstanceOf(RetryState.RetryAfter.class);
@@ -194,8 +191,7 @@ class RetryStateTest {
 
     @Test
     void aPairThatMayBeRunningBarsBothLegsThatHadItButNotTheOneThatAnswered() {
-        RetryState state = exact.start();
-        state.attemptStarted();
+        RetryState state = firstAttemptStarted();
 
         assertThat(closedAfterDelivery(state, "decode-1", "prefill-1")).isInstanceOf(RetryState.RetryAfter.class);
         assertThat(asked).containsExactly(Set.of("decode-1", "prefill-1"));

@@ -21,7 +21,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 
 import static org.awaitility.Awaitility.await;
 
@@ -151,6 +153,30 @@ public final class RunningGateway implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Requests sent with {@link #openPosts} and left open; closing them is their clients leaving. */
+    public record OpenPosts(List<Socket> sockets) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            for (Socket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    /** Sends {@code count} requests as {@link #openPost} does, the {@code i}-th with {@code body.apply(i)}. */
+    public OpenPosts openPosts(String path, int count, IntFunction<String> body) throws IOException {
+        OpenPosts open = new OpenPosts(new ArrayList<>());
+        try {
+            for (int i = 0; i < count; i++) {
+                open.sockets().add(openPost(path, body.apply(i)));
+            }
+        } catch (IOException e) {
+            open.close();
+            throw e;
+        }
+        return open;
     }
 
     /**

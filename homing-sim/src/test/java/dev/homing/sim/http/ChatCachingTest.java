@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 class ChatCachingTest {
@@ -21,10 +20,7 @@ class ChatCachingTest {
         int firstPrompt = first.at("/usage/prompt_tokens").intValue();
         String answer = first.at("/choices/0/message/content").stringValue();
 
-        ObjectNode turn2 = turn1.deepCopy();
-        ArrayNode messages = turn2.withArray("messages");
-        messages.addObject().put("role", "assistant").put("content", answer);
-        messages.addObject().put("role", "user").put("content", "Rewrite it, starting every sentence with A.");
+        ObjectNode turn2 = SimEngineClient.nextTurn(turn1, answer, "Rewrite it, starting every sentence with A.");
         JsonNode second = engine.postJson("/v1/chat/completions", turn2.toString());
 
         assertThat(first.at("/usage/completion_tokens").intValue()).isEqualTo(32);
@@ -36,12 +32,9 @@ class ChatCachingTest {
     void theSameConversationSentAgainIsServedFromTheCacheButItsLastToken() {
         ObjectNode turn1 = chat(16);
         turn1.withArray("messages").addObject().put("role", "user").put("content", "Name three rivers in Europe.");
-        ObjectNode turn2 = turn1.deepCopy();
         JsonNode firstAnswer = engine.postJson("/v1/chat/completions", turn1.toString());
-        ArrayNode messages = turn2.withArray("messages");
-        messages.addObject().put("role", "assistant")
-            .put("content", firstAnswer.at("/choices/0/message/content").stringValue());
-        messages.addObject().put("role", "user").put("content", "And three in Asia?");
+        ObjectNode turn2 = SimEngineClient.nextTurn(turn1, firstAnswer.at("/choices/0/message/content").stringValue(),
+            "And three in Asia?");
         engine.postJson("/v1/chat/completions", turn2.toString());
 
         JsonNode again1 = engine.postJson("/v1/chat/completions", turn1.toString());

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** An engine counting prompts with a real (the demo) tokenizer caches chats as it counts them. */
@@ -36,10 +35,7 @@ class DemoTokenizerCachingTest {
         int firstPrompt = first.at("/usage/prompt_tokens").intValue();
         String answer = first.at("/choices/0/message/content").stringValue();
 
-        ObjectNode turn2 = turn1.deepCopy();
-        ArrayNode messages = turn2.withArray("messages");
-        messages.addObject().put("role", "assistant").put("content", answer);
-        messages.addObject().put("role", "user").put("content", "And three in Asia?");
+        ObjectNode turn2 = SimEngineClient.nextTurn(turn1, answer, "And three in Asia?");
         JsonNode second = engine.postJson("/v1/chat/completions", turn2.toString());
 
         assertThat(firstPrompt).isEqualTo(DEMO.encodeChat(List.of(

@@ -10,6 +10,8 @@ import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /** A blocking test client for one simulated engine, over loopback. */
 class SimEngineClient {
@@ -19,6 +21,15 @@ class SimEngineClient {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT).build();
     private final Supplier<String> url;
+
+    /** A chat's next turn: {@code turn}'s messages, then the engine's {@code answer} and the user's {@code question}. */
+    static ObjectNode nextTurn(ObjectNode turn, String answer, String question) {
+        ObjectNode next = turn.deepCopy();
+        ArrayNode messages = next.withArray("messages");
+        messages.addObject().put("role", "assistant").put("content", answer);
+        messages.addObject().put("role", "user").put("content", question);
+        return next;
+    }
 
     SimEngineClient(SimEngineServer engine) {
         this(engine::url);
