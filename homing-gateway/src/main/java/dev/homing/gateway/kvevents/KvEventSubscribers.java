@@ -1,5 +1,6 @@
 package dev.homing.gateway.kvevents;
 
+import dev.homing.core.kv.KvEventLiveness;
 import dev.homing.core.kv.KvIndexStats;
 import dev.homing.core.kv.TokenBlocks;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -118,6 +119,16 @@ public final class KvEventSubscribers implements AutoCloseable {
     /** Each subscribed worker's state, for the admin route and the metrics. */
     public Collection<WorkerStream.Status> statuses() {
         return streams.values().stream().map(WorkerStream::status).toList();
+    }
+
+    /** Each subscribed worker's KV event state by its URL, for the status page. */
+    public Map<String, KvEventLiveness.State> statesByWorker() {
+        Map<String, KvEventLiveness.State> states = new HashMap<>();
+        streams.values().forEach(stream -> {
+            WorkerStream.Status status = stream.status();
+            states.put(status.worker(), status.state());
+        });
+        return states;
     }
 
     @Override
