@@ -27,6 +27,7 @@ import dev.homing.gateway.replica.ReplicaSync;
 import dev.homing.gateway.replica.ReplicaSyncSettings;
 import dev.homing.gateway.resilience.CircuitBreakers;
 import dev.homing.gateway.security.WorkerHostAllowList;
+import dev.homing.gateway.status.FleetStatus;
 import dev.homing.gateway.tracing.Tracing;
 import dev.homing.gateway.workers.ThisGateway;
 import dev.homing.gateway.workers.Worker;
@@ -300,8 +301,11 @@ public final class Gateway implements AutoCloseable {
             }
             HttpServer first = servers.getFirst();
             thisGateway.bound(first.actualPort());
-            MetricsServer metricsServer = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
-                    : await(MetricsServer.start(vertx, metrics.registry(), config.routeAccess(),
+            FleetStatus status = config.get(Settings.PROMETHEUS_PORT) < 0 ? null
+                    : FleetStatus.start(vertx, registry, breakers, kvEvents, replicas, metrics.registry());
+            MetricsServer metricsServer = status == null ? null
+                    : await(MetricsServer.start(vertx, metrics.registry(), List.of(status.route()),
+                            config.routeAccess(),
                             config.get(Settings.PROMETHEUS_HOST),
                             config.get(Settings.PROMETHEUS_PORT), clientDeadlines(new HttpServerOptions(), config)),
                             "the metrics listener (--prometheus-host/--prometheus-port)",
@@ -316,6 +320,9 @@ public final class Gateway implements AutoCloseable {
             PodDiscovery pods = discovery == null || !discovery.enabled() ? null
                     : PodDiscovery.start(discovery, vertx, lifecycle, registry, metrics.registry(),
                             config.get(Settings.API_KEY));
+            if (status != null && pods != null) {
+                status.discovery(pods);
+            }
             Gateway gateway = new Gateway(config, vertx, client, controlClient, registry, lifecycle, metrics,
                     breakers, servers, metricsServer, pods, tracing, replicas, kvEvents, handler.routes());
             LOG.info("Homing gateway listening on {}://{}:{} ({}, {} sockets{}, metrics port {}), {} worker(s) "

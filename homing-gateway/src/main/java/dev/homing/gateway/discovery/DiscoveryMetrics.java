@@ -77,6 +77,10 @@ final class DiscoveryMetrics {
         pods = Map.copyOf(byStatus);
     }
 
+    Map<PodSnapshot.Status, Integer> podCounts() {
+        return pods;
+    }
+
     void added() {
         added.inc();
     }

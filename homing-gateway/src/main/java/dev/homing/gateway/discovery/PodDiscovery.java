@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -79,8 +80,8 @@ public final class PodDiscovery implements AutoCloseable {
     private SharedIndexInformer<Pod> informer;
     /** Counts informers; events and endings of an older one are dropped. */
     private int generation;
-    /** The current informer has finished its first list. */
-    private boolean synced;
+    /** The current informer has finished its first list (volatile: the status page reads it). */
+    private volatile boolean synced;
     private long lastSignalNanos;
     private String lastResourceVersion;
     private boolean listing;
@@ -378,6 +379,21 @@ public final class PodDiscovery implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("discovery: unexpected failure", e);
         }
+    }
+
+    /**
+     * What the status page shows of discovery.
+     *
+     * @param synced whether the current pod watch has had its first full list
+     * @param pods   the pods matching the selector, by what they mean to the gateway ({@code serving}, ...)
+     */
+    public record Status(boolean synced, Map<String, Integer> pods) {
+    }
+
+    public Status status() {
+        Map<String, Integer> pods = new TreeMap<>();
+        metrics.podCounts().forEach((status, n) -> pods.put(status.label(), n));
+        return new Status(synced, pods);
     }
 
     /** Stops watching and listing; the workers stay as they are (the gateway is closing). */

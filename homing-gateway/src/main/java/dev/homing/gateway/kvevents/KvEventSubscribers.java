@@ -1,5 +1,6 @@
 package dev.homing.gateway.kvevents;
 
+import dev.homing.core.kv.KvEventLiveness;
 import dev.homing.core.kv.KvEventLiveness.State;
 import dev.homing.core.kv.TokenBlocks;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -166,6 +167,13 @@ public final class KvEventSubscribers implements AutoCloseable {
         // A worker moving between the two maps is in both for a moment: its stream's status counts.
         withoutEvents.values().stream().filter(s -> !streams.containsKey(s.worker())).forEach(statuses::add);
         return statuses;
+    }
+
+    /** Each subscribed worker's KV event state by its URL, for the status page. */
+    public Map<String, KvEventLiveness.State> statesByWorker() {
+        Map<String, KvEventLiveness.State> states = new HashMap<>();
+        statuses().forEach(status -> states.put(status.worker(), status.state()));
+        return states;
     }
 
     @Override

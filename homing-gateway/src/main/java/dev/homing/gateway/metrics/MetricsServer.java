@@ -20,8 +20,8 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * The metrics listener ({@code --prometheus-host}/{@code --prometheus-port}): {@code GET /metrics}, public, over
- * HTTP/1.1 alone (a scraper needs no more). Its own route table, with the data plane's access and route stages: a
+ * The metrics listener ({@code --prometheus-host}/{@code --prometheus-port}): {@code GET /metrics}, public, and the
+ * routes the gateway adds (the status page), over HTTP/1.1 alone (a scraper needs no more). Its own route table, with the data plane's access and route stages: a
  * route added here declares who may call it, and anything else is 404 or 405. Open to every interface by default, it
  * has the data plane's client deadlines, so partial heads or idle connections cannot hold its sockets for long. Its
  * requests are not counted in the HTTP metrics: a scrape would count itself.
@@ -35,14 +35,15 @@ public final class MetricsServer {
     }
 
     /**
+     * @param more    routes served besides {@code /metrics}
      * @param access  who may call which kind of route (the data plane's keys)
      * @param options the listener's options, with the client deadlines' idle timeout; h2c is turned off here
      */
-    public static Future<MetricsServer> start(Vertx vertx, PrometheusRegistry registry, RouteAccess access,
-                                              String host, int port, HttpServerOptions options) {
+    public static Future<MetricsServer> start(Vertx vertx, PrometheusRegistry registry, List<Route> more,
+                                              RouteAccess access, String host, int port, HttpServerOptions options) {
         PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
         Routes routes = new Routes(List.of(Route.answered(HttpMethod.GET, "/metrics", RouteAccess.Kind.PUBLIC,
-                (req, param) -> scrape(req, registry, writer))));
+                (req, param) -> scrape(req, registry, writer)))).with(more);
         List<EdgeStage> stages = List.of(access.stage(), Routes.STAGE);
         HttpServer server = vertx.createHttpServer(new HttpServerOptions(options).setHttp2ClearTextEnabled(false));
         server.requestHandler(req -> {

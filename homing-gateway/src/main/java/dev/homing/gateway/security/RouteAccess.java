@@ -11,7 +11,9 @@ import io.netty.handler.codec.http.HttpHeaderNames;
  *   <li>public (probes and discovery): always allowed, as in the reference;
  *   <li>inference: needs {@code --api-key} as a Bearer token when it is set, else open;
  *   <li>admin: needs the admin credential, which is {@code --admin-api-key} when set, else {@code --api-key} (the
- *       reference's behaviour).
+ *       reference's behaviour);
+ *   <li>monitoring (Homing: {@code /status} on the metrics port): the admin credential when one is set, else open,
+ *       like {@code /metrics}, which shows the same workers and loads.
  * </ul>
  * A path no route declares has nothing behind it: the table refuses it (404) after this check lets it by.
  *
@@ -25,7 +27,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 public final class RouteAccess {
 
     /** What a route needs, from the least to the most guarded. */
-    public enum Kind { PUBLIC, INFERENCE, ADMIN }
+    public enum Kind { PUBLIC, INFERENCE, MONITORING, ADMIN }
 
     /** The verdict for one request. */
     public sealed interface Verdict {
@@ -85,6 +87,7 @@ public final class RouteAccess {
             case PUBLIC -> ALLOWED;
             case INFERENCE -> inferenceKey == null || inferenceKey.matches(authorizationHeader) ? ALLOWED
                     : new Refused(401, "invalid_api_key", "Missing or wrong API key");
+            case MONITORING -> adminKey == null ? ALLOWED : admin(authorizationHeader);
             case ADMIN -> admin(authorizationHeader);
         };
     }
