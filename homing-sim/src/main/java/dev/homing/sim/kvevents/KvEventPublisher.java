@@ -173,6 +173,7 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
         queue.clear();
         restart();
         stopped = false;
+        wakePending.set(false); // the stopped sender may have left its last wake-up unread
         startSender(before);
         return sender.bound();
     }

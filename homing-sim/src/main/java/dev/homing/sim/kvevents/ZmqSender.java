@@ -153,8 +153,11 @@ final class ZmqSender implements Runnable {
         return new KvEventEndpoints(dpRank, events.bound(pub.getLastEndpoint()), replay);
     }
 
+    /**
+     * Empties the pipe, then lets the next batch write to it again: in the other order a byte written in between
+     * would be read here with the flag left set, and no batch would wake this thread again. The queue is read after.
+     */
     private void drainWake() {
-        wakePending.set(false);
         ByteBuffer sink = ByteBuffer.allocate(64);
         try {
             while (wake.read(sink.clear()) > 0) {
@@ -163,6 +166,7 @@ final class ZmqSender implements Runnable {
         } catch (IOException e) {
             LOG.debug("KV events of rank {}: the wake-up pipe failed", dpRank, e);
         }
+        wakePending.set(false);
     }
 
     /** Sends what the queue holds; whether it held anything. */
