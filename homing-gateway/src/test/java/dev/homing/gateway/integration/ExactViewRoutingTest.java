@@ -6,13 +6,12 @@ import static org.awaitility.Awaitility.await;
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
-import dev.homing.gateway.testing.SimEngines;
-import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineServer;
 import org.assertj.core.data.Offset;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
@@ -26,24 +25,16 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class ExactViewRoutingTest {
 
-    private static final JsonMapper JSON = JsonMapper.shared();
+    private static final JsonMapper JSON = KvEventFleet.JSON;
     private static final String SYSTEM = "You answer questions about the history of maritime navigation, briefly and "
             + "with dates where you know them; when you are unsure, say which sources disagree. ".repeat(4);
-
-    /** Fresh engines for each gateway: a subscription joined late learns nothing of what its engine held before. */
-    private static SimEngineServer engine() {
-        return SimEngineServer.start(TestVertx.get(), SimEngines.options(SimEngines.config()
-                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.ENGINE_KV_EVENTS_CONFIG,
-                        "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\",\"topic\":\"kv-events\"}")));
-    }
 
     @ParameterizedTest(name = "gateway tokenizer: {0}")
     @ValueSource(strings = {"demo", "none (the engine's /tokenize)"})
     void aRequestOnAWorkerWhoseEventsFlowIsJudgedExactlyAndPredictsWhatItsEngineReports(String tokenizer) {
-        SimEngineServer first = engine();
-        SimEngineServer second = engine();
-        Config config = RunningGateway.config(List.of()).with(Settings.WORKER_URLS, List.of(first.url(), second.url()))
-                .with(Settings.POLICY, "cache_aware");
+        SimEngineServer first = KvEventFleet.engine(false);
+        SimEngineServer second = KvEventFleet.engine(false);
+        Config config = KvEventFleet.gateway(List.of(first, second));
         if (tokenizer.equals("demo")) {
             config = config.with(Settings.TOKENIZER_PATH, "demo");
         }
@@ -73,22 +64,11 @@ class ExactViewRoutingTest {
 
     /** A worker whose view is exact now, as {@code GET /kv_events} lists it, or null. */
     private static String exactWorker(RunningGateway gateway) {
-        for (JsonNode worker : JSON.readTree(gateway.get("/kv_events").body()).path("workers")) {
-            if (worker.path("state").asString().equals("exact")) {
-                return worker.path("worker").asString();
-            }
-        }
-        return null;
+        return KvEventFleet.states(gateway).entrySet().stream().filter(worker -> worker.getValue().equals("exact"))
+                .map(Map.Entry::getKey).findFirst().orElse(null);
     }
 
     private static HttpResponse<String> chat(RunningGateway gateway, String question) {
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", JSON.createObjectNode()
-                .put("model", "sim-model").put("max_tokens", 4)
-                .set("messages", JSON.createArrayNode()
-                        .add(JSON.createObjectNode().put("role", "system").put("content", SYSTEM))
-                        .add(JSON.createObjectNode().put("role", "user").put("content", question)))
-                .toString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return response;
+        return KvEventFleet.chat(gateway, SYSTEM, question);
     }
 }
