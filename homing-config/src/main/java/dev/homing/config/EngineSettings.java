@@ -3,6 +3,7 @@ package dev.homing.config;
 import dev.homing.sim.http.DisaggregationMode;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.kvevents.KvEventFault;
 import dev.homing.sim.kvevents.KvEventsFormat;
 import dev.homing.sim.kvevents.KvEventsOptions;
 import dev.homing.sim.model.BuiltInTokenizer;
@@ -58,11 +59,15 @@ public final class EngineSettings {
                 config.get(Settings.DP_SIZE), tokenizer(config), kvEvents(config));
     }
 
-    /** Whether and how the engine publishes its KV events ({@code --kv-events-config}, {@code --kv-events-format}). */
+    /**
+     * Whether and how the engine publishes its KV events ({@code --kv-events-config}, {@code --kv-events-format},
+     * {@code --kv-events-fault}).
+     */
     public static KvEventsOptions kvEvents(Config config) {
         String json = config.get(Settings.ENGINE_KV_EVENTS_CONFIG);
         return json == null ? KvEventsOptions.OFF : KvEventsOptions.of(json)
-                .withFormat(KvEventsFormat.parse(config.get(Settings.ENGINE_KV_EVENTS_FORMAT)));
+                .withFormat(KvEventsFormat.parse(config.get(Settings.ENGINE_KV_EVENTS_FORMAT)))
+                .withFault(KvEventFault.parse(config.get(Settings.ENGINE_KV_EVENTS_FAULT)));
     }
 
     /**

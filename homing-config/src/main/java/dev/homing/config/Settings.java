@@ -56,6 +56,7 @@ import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.core.policy.pd.DecodeBalancePolicy;
 import dev.homing.sim.http.Faults;
 import dev.homing.sim.http.SimEngineOptions;
+import dev.homing.sim.kvevents.KvEventFault;
 import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
@@ -758,6 +759,15 @@ public final class Settings {
             .gateway(Group.KV_EVENTS, homing("tokens per block of the gateway's own hashes of what the engines cache; "
                     + "a prompt matches up to its last whole block")));
 
+    private static boolean kvEventFaultValue(String value) {
+        try {
+            KvEventFault.parse(value);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** {@code auto}, {@code off}, or an endpoint template naming a ZMQ transport. */
     private static boolean kvEventsValue(String value) {
         return value.equals("auto") || value.equals("off") || value.matches("(tcp|ipc)://\\S+");
@@ -867,6 +877,13 @@ public final class Settings {
             .label("map|array").check(that(v -> v.equals("map") || v.equals("array"), "must be map or array"))
             .help("How events are encoded: map (tagged maps, current vLLM and SGLang) or array (the older "
                     + "positional form).", "what current engines send")
+            .in(ENGINE_ROLES, SIM_ENGINE));
+    public static final Setting<String> ENGINE_KV_EVENTS_FAULT = declare(Setting.of("kv-events-fault", TEXT, "none")
+            .label("none|drop:P|reorder:P").check(that(Settings::kvEventFaultValue,
+                    "must be none, drop:P or reorder:P with P from 0 to 1"))
+            .help("Lose (still numbered, kept for replay) or reorder this share of the KV event batches, on the "
+                    + "seed's dice; POST /kv_events/{drop,resume,stop,start,restart} fault the stream at will.",
+                    "a clean stream (Homing)")
             .in(ENGINE_ROLES, SIM_ENGINE));
 
     public static final Setting<Long> ENGINE_SEED = declare(Setting.of("seed", LONG, ENGINE.seed())

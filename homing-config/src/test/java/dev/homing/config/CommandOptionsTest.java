@@ -3,6 +3,7 @@ package dev.homing.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.homing.sim.kvevents.KvEventFault;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -93,6 +94,12 @@ class CommandOptionsTest {
         assertThat(simulate("--no-spread-buckets").get(Settings.SPREAD_BUCKETS)).isFalse();
         assertThat(simulate("--spread-buckets").get(Settings.SPREAD_BUCKETS)).isTrue();
         assertThat(simulate("--no-routing-key").get(Settings.ROUTING_KEY)).isFalse();
+    }
+
+    private static Config simEngine(String... args) {
+        CommandLine commandLine = new CommandLine(new SimEngineFlags());
+        commandLine.parseArgs(args);
+        return CommandOptions.resolve(commandLine, Scope.SIM_ENGINE).config();
     }
 
     @Test
@@ -243,5 +250,18 @@ class CommandOptionsTest {
 
         assertThatThrownBy(() -> EngineSettings.server(config)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("no tokenizer.json at " + dir);
+    }
+
+    @Test
+    void theSimulatedEngineTakesAFaultOfItsKvEventStream() {
+        Config config = simEngine("--kv-events-config", "{\"endpoint\":\"tcp://127.0.0.1:*\"}",
+                "--kv-events-fault", "drop:0.25");
+
+        assertThat(EngineSettings.server(config).kvEvents().fault())
+                .isEqualTo(new KvEventFault(KvEventFault.Kind.DROP, 0.25));
+        assertThat(EngineSettings.server(Config.defaults(Scope.SIM_ENGINE)).kvEvents().fault())
+                .isEqualTo(KvEventFault.NONE);
+        assertThatThrownBy(() -> simEngine("--kv-events-fault", "lose:0.5"))
+                .isInstanceOf(ParameterException.class).hasMessageContaining("must be none, drop:P or reorder:P");
     }
 }

@@ -6,16 +6,14 @@ import static org.awaitility.Awaitility.await;
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
-import dev.homing.gateway.testing.SimEngines;
-import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineServer;
 import org.assertj.core.data.Offset;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,20 +33,12 @@ class ExactViewRoutingTest {
     private static final String SYSTEM = "You answer questions about the history of maritime navigation, briefly and "
             + "with dates where you know them; when you are unsure, say which sources disagree. ".repeat(4);
 
-    /** Fresh engines for each gateway: a subscription joined late learns nothing of what its engine held before. */
-    private static SimEngineServer engine() {
-        return SimEngineServer.start(TestVertx.get(), SimEngines.options(SimEngines.config()
-                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.ENGINE_KV_EVENTS_CONFIG,
-                        "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\",\"topic\":\"kv-events\"}")));
-    }
-
     @ParameterizedTest(name = "gateway tokenizer: {0}")
     @ValueSource(strings = {"demo", "none (the engine's /tokenize)"})
     void aRequestOnAWorkerWhoseEventsFlowIsJudgedExactlyAndPredictsWhatItsEngineReports(String tokenizer) {
-        SimEngineServer first = engine();
-        SimEngineServer second = engine();
-        Config config = RunningGateway.config(List.of()).with(Settings.WORKER_URLS, List.of(first.url(), second.url()))
-                .with(Settings.POLICY, "cache_aware")
+        SimEngineServer first = KvEventFleet.engine(false);
+        SimEngineServer second = KvEventFleet.engine(false);
+        Config config = KvEventFleet.gateway(List.of(first, second))
                 // A loaded machine may deliver a batch later than the default second: this test is not about silence.
                 .with(Settings.KV_EVENTS_SILENCE_MS, 10_000L);
         if (tokenizer.equals("demo")) {
@@ -57,9 +47,9 @@ class ExactViewRoutingTest {
         try (RunningGateway gateway = RunningGateway.start(config)) {
             awaitEventsHeard(gateway, List.of(first, second));
             String question = "Who first sailed around the Cape of Good Hope, and in which year? " + tokenizer;
-            chat(gateway, question);
+            KvEventFleet.chat(gateway, SYSTEM, question);
 
-            HttpResponse<String> again = chat(gateway, question + " And who came next?");
+            HttpResponse<String> again = KvEventFleet.chat(gateway, SYSTEM, question + " And who came next?");
 
             assertThat(again.headers().firstValue("x-homing-routing-view")).hasValue("exact");
             double predicted = Double.parseDouble(again.headers().firstValue("x-homing-predicted-hit").orElseThrow());
@@ -86,8 +76,8 @@ class ExactViewRoutingTest {
     private static void awaitEventsHeard(RunningGateway gateway, List<SimEngineServer> engines) {
         AtomicInteger warmUps = new AtomicInteger();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            List<String> exact = exactWorkers(gateway);
-            engines.stream().filter(engine -> !exact.contains(engine.url())).forEach(engine -> {
+            Map<String, String> states = KvEventFleet.states(gateway);
+            engines.stream().filter(engine -> !"exact".equals(states.get(engine.url()))).forEach(engine -> {
                 String text = "Warm-up " + warmUps.incrementAndGet() + ": " + "a list of harbours. ".repeat(20);
                 HttpResponse<String> response = gateway.send(HttpRequest.newBuilder(URI.create(engine.url()
                         + "/generate")).POST(HttpRequest.BodyPublishers.ofString(JSON.createObjectNode()
@@ -95,29 +85,7 @@ class ExactViewRoutingTest {
                         .toString())).header("content-type", "application/json").build());
                 assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
             });
-            return exact.size() == engines.size();
+            return engines.stream().allMatch(engine -> "exact".equals(states.get(engine.url())));
         });
-    }
-
-    /** The workers whose view is exact now, as {@code GET /kv_events} lists them. */
-    private static List<String> exactWorkers(RunningGateway gateway) {
-        List<String> exact = new ArrayList<>();
-        for (JsonNode worker : JSON.readTree(gateway.get("/kv_events").body()).path("workers")) {
-            if (worker.path("state").asString().equals("exact")) {
-                exact.add(worker.path("worker").asString());
-            }
-        }
-        return exact;
-    }
-
-    private static HttpResponse<String> chat(RunningGateway gateway, String question) {
-        HttpResponse<String> response = gateway.post("/v1/chat/completions", JSON.createObjectNode()
-                .put("model", "sim-model").put("max_tokens", 4)
-                .set("messages", JSON.createArrayNode()
-                        .add(JSON.createObjectNode().put("role", "system").put("content", SYSTEM))
-                        .add(JSON.createObjectNode().put("role", "user").put("content", question)))
-                .toString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return response;
     }
 }

@@ -78,6 +78,15 @@ final class RankedEngines implements InferenceBackend {
         return true;
     }
 
+    /** Every rank loses its cache at once, busy or not, as a restart of the engine would. */
+    void loseCaches() {
+        for (ModelDriver<Engine, Progress> rank : ranks) {
+            rank.pump();
+            rank.model().loseCache(rank.virtualNow());
+            rank.pump();
+        }
+    }
+
     @Override
     public void healthGenerate(Runnable done) {
         submit(ranks.getFirst(), new GenerationRequest(pingPrompt, 1), progress -> {

@@ -155,6 +155,8 @@ final class SimEngineVerticle extends VerticleBase {
                 case "/flush_cache" -> flushCache(http);
                 case "/clear_faults" -> clearFaults(http);
                 case "/kv_events/drop", "/kv_events/resume", "/kv_events/restart" -> kvEventsFault(http);
+                case "/kv_events/stop" -> stopKvEvents(http);
+                case "/kv_events/start" -> startKvEvents(http);
                 default -> notFound(http);
             }
             return;
@@ -318,15 +320,19 @@ final class SimEngineVerticle extends VerticleBase {
 
     /**
      * The KV event streams' fault switches, for fault tests: {@code drop} loses every batch from now on (numbered
-     * and kept for replay, as if lost on the wire), {@code resume} ends that, {@code restart} starts every rank's
-     * stream again from sequence 0 with nothing to replay, as an engine's restart would.
+     * and kept for replay, as if lost on the wire), {@code resume} ends that, {@code restart} is the engine's
+     * restart: every rank's cache is lost without a word (a fresh engine publishes no clear), and its stream starts
+     * again from sequence 0 with nothing to replay.
      */
     private void kvEventsFault(HttpServerRequest http) {
-        if (kvEvents.isEmpty()) {
-            error(http, 400, "this engine publishes no KV events: start it with --kv-events-config");
+        if (!publishesKvEvents(http)) {
             return;
         }
         String action = http.path().substring("/kv_events/".length());
+        if (action.equals("restart") && backend instanceof RankedEngines ranks) {
+            kvEvents.forEach(publisher -> publisher.dropAll(true));
+            ranks.loseCaches();
+        }
         for (KvEventPublisher publisher : kvEvents) {
             switch (action) {
                 case "drop" -> publisher.dropAll(true);
@@ -334,6 +340,52 @@ final class SimEngineVerticle extends VerticleBase {
                 default -> publisher.restart();
             }
         }
+        kvEventsChanged(http, action);
+    }
+
+    /** The publishers die ({@code POST /kv_events/stop}): their sockets close; answered once they have. */
+    private void stopKvEvents(HttpServerRequest http) {
+        if (!publishesKvEvents(http)) {
+            return;
+        }
+        Future.fromCompletionStage(CompletableFuture.allOf(kvEvents.stream().map(KvEventPublisher::stop)
+            .toArray(CompletableFuture[]::new)), context).onComplete(ignored -> kvEventsChanged(http, "stop"));
+    }
+
+    /**
+     * Stopped publishers come back ({@code POST /kv_events/start}) on the ports they had, each stream from sequence
+     * 0; answered once their sockets are bound.
+     */
+    private void startKvEvents(HttpServerRequest http) {
+        if (!publishesKvEvents(http)) {
+            return;
+        }
+        if (!kvEvents.getFirst().stopped()) {
+            error(http, 409, "the KV event publishers run: POST /kv_events/stop first");
+            return;
+        }
+        List<CompletableFuture<KvEventEndpoints>> bound = kvEvents.stream().map(KvEventPublisher::start).toList();
+        Future.fromCompletionStage(CompletableFuture.allOf(bound.toArray(CompletableFuture[]::new)), context)
+            .onComplete(started -> {
+                if (started.failed()) {
+                    LOG.error("simulated engine on port {}: KV events could not start again", actualPort(),
+                        started.cause());
+                    error(http, 500, "the KV event sockets could not bind again: " + started.cause().getMessage());
+                } else {
+                    kvEventsChanged(http, "start");
+                }
+            });
+    }
+
+    /** Whether this engine publishes KV events; answers a 400 when it does not. */
+    private boolean publishesKvEvents(HttpServerRequest http) {
+        if (kvEvents.isEmpty()) {
+            error(http, 400, "this engine publishes no KV events: start it with --kv-events-config");
+        }
+        return !kvEvents.isEmpty();
+    }
+
+    private void kvEventsChanged(HttpServerRequest http, String action) {
         LOG.info("simulated engine on port {}: KV events {}", actualPort(), action);
         http.response().putHeader("content-type", "text/plain").end("KV events: " + action + ".\n");
     }

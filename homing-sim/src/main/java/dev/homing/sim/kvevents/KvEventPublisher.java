@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * <p>The engine's driver is the sink: it tells events and the ends of batches on its one thread, which never waits
  * here. Each batch takes the next sequence number there, then goes to the sender's thread through a queue of
  * {@code max_queue_size} batches; when the queue is full the batch is dropped and counted, and its number is missing
- * from the stream, a gap its subscribers see. The fault switches ({@link #dropAll}, {@link #restart}) are for the
- * same thread.
+ * from the stream, a gap its subscribers see. The fault switches ({@link #dropAll}, {@link #restart},
+ * {@link #stop}, {@link #start}) are for the same thread.
  */
 public final class KvEventPublisher implements KvEventSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvEventPublisher.class);
@@ -36,10 +36,14 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
     }
 
     private final int dpRank;
+    private final KvEventsOptions options;
+    private final long seed;
     private KvEventFault fault;
     private final SplittableRandom dropDice;
     private final BlockingQueue<Outgoing> queue;
-    private final ZmqSender sender;
+    /** The running sender, or the last one once stopped. */
+    private ZmqSender sender;
+    private boolean stopped;
     // The driver's: the batch being collected, the next number, the switches.
     private List<KvEvent> pending = new ArrayList<>();
     private long nextSequence;
@@ -56,11 +60,17 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
      */
     public KvEventPublisher(KvEventsOptions options, int dpRank, long seed) {
         this.dpRank = dpRank;
+        this.options = options;
+        this.seed = seed;
         this.fault = options.fault();
         this.dropDice = new SplittableRandom(seed + dpRank);
         KvEventsConfig config = options.config();
         this.queue = new ArrayBlockingQueue<>(config.maxQueueSize());
-        this.sender = new ZmqSender(config, options.format(), fault, dpRank, seed, queue);
+        startSender(null);
+    }
+
+    private void startSender(KvEventEndpoints rebind) {
+        sender = new ZmqSender(options.config(), rebind, options.format(), fault, dpRank, seed, queue);
         Thread.ofPlatform().daemon().name("kv-events-rank-" + dpRank).start(sender);
     }
 
@@ -85,6 +95,10 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
         }
         List<KvEvent> events = pending;
         pending = new ArrayList<>();
+        if (stopped) {
+            lostByFault++; // no publisher: nobody numbers, keeps or sends it
+            return;
+        }
         long sequence = nextSequence++;
         boolean lost = droppingAll || fault.hits(dropDice, KvEventFault.Kind.DROP);
         if (lost) {
@@ -114,6 +128,42 @@ public final class KvEventPublisher implements KvEventSink, AutoCloseable {
         nextSequence = 0;
         epoch++;
         droppingAll = false;
+    }
+
+    /**
+     * The publisher dies, as when its thread or process is killed: its sockets close (subscribers hear nothing more,
+     * and their replay requests go unanswered) and the batches from now on are lost. Completes once the sockets are
+     * closed.
+     */
+    public CompletableFuture<Void> stop() {
+        if (!stopped) {
+            stopped = true;
+            close();
+        }
+        return sender.closed();
+    }
+
+    /**
+     * A stopped publisher comes back as a new one: its sockets bound again on the ports they had, its sequence from
+     * 0, nothing to replay from before. Completes with the endpoints once bound.
+     *
+     * @throws IllegalStateException when it was not stopped
+     */
+    public CompletableFuture<KvEventEndpoints> start() {
+        if (!stopped) {
+            throw new IllegalStateException("the KV event publisher of rank " + dpRank + " runs already");
+        }
+        KvEventEndpoints before = sender.bound().join();
+        queue.clear();
+        restart();
+        stopped = false;
+        startSender(before);
+        return sender.bound();
+    }
+
+    /** Whether {@link #stop} stopped it (and no {@link #start} since). */
+    public boolean stopped() {
+        return stopped;
     }
 
     /** Every fault of the stream ends: the switch and the configured dice ({@code POST /clear_faults}). */

@@ -41,6 +41,8 @@ final class ZmqSender implements Runnable {
     private static final byte[] EMPTY = new byte[0];
 
     private final KvEventsConfig config;
+    /** Where to bind again after a stop, or null: where the config says. */
+    private final KvEventEndpoints rebind;
     private final KvEventEncoder encoder;
     private volatile KvEventFault fault;
     private final int dpRank;
@@ -58,9 +60,11 @@ final class ZmqSender implements Runnable {
     private byte[] heldPayload;
     private long heldSinceNanos;
 
-    ZmqSender(KvEventsConfig config, KvEventsFormat format, KvEventFault fault, int dpRank, long seed,
-              BlockingQueue<KvEventPublisher.Outgoing> queue) {
+    /** @param rebind the endpoints an earlier sender bound, to bind the same ports again; null the first time */
+    ZmqSender(KvEventsConfig config, KvEventEndpoints rebind, KvEventsFormat format, KvEventFault fault, int dpRank,
+              long seed, BlockingQueue<KvEventPublisher.Outgoing> queue) {
         this.config = config;
+        this.rebind = rebind;
         this.encoder = new KvEventEncoder(format);
         this.fault = fault;
         this.dpRank = dpRank;
@@ -138,12 +142,12 @@ final class ZmqSender implements Runnable {
     }
 
     private KvEventEndpoints bind(ZMQ.Socket pub, ZMQ.Socket router) {
-        ZmqEndpoint events = config.endpoint().forRank(dpRank);
+        ZmqEndpoint events = rebind != null ? rebind.events() : config.endpoint().forRank(dpRank);
         pub.bind(events.bindAddress());
         ZmqEndpoint replay = null;
         if (router != null) {
             router.setLinger(0);
-            ZmqEndpoint asked = config.replayEndpoint().forRank(dpRank);
+            ZmqEndpoint asked = rebind != null ? rebind.replay() : config.replayEndpoint().forRank(dpRank);
             router.bind(asked.bindAddress());
             replay = asked.bound(router.getLastEndpoint());
         }

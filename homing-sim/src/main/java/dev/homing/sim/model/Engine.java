@@ -198,6 +198,16 @@ public final class Engine implements VirtualTimeModel<Progress> {
         return true;
     }
 
+    /**
+     * Empties the KV cache busy or not, as a restart loses it; what running requests hold stays theirs (a real
+     * restart would fail them, and the simulated one keeps them answering).
+     */
+    public void loseCache(long atNanos) {
+        runUntil(atNanos);
+        cache.flush();
+        endKvBatch();
+    }
+
     public EngineStats stats() {
         long ownTokens = 0;
         for (Sequence sequence : active.values()) {

@@ -1,0 +1,75 @@
+package dev.homing.gateway.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.homing.config.Config;
+import dev.homing.config.Settings;
+import dev.homing.gateway.testing.RunningGateway;
+import dev.homing.gateway.testing.SimEngines;
+import dev.homing.gateway.testing.TestVertx;
+import dev.homing.sim.http.SimEngineServer;
+import java.net.http.HttpResponse;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+
+/**
+ * Simulated engines that publish their KV events over ZMQ (and tokenize with the demo tokenizer), and what a test
+ * asks of a gateway subscribed to them: chats, and each worker's event state as {@code GET /kv_events} lists it.
+ */
+final class KvEventFleet {
+
+    static final JsonMapper JSON = JsonMapper.shared();
+
+    private KvEventFleet() {
+    }
+
+    /**
+     * A fresh engine (a subscription joined late learns nothing of what its engine held before), with a replay
+     * socket when {@code replay}.
+     */
+    static SimEngineServer engine(boolean replay) {
+        String replayEndpoint = replay ? ",\"replay_endpoint\":\"tcp://127.0.0.1:*\"" : "";
+        return SimEngineServer.start(TestVertx.get(), SimEngines.options(SimEngines.config()
+                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.ENGINE_KV_EVENTS_CONFIG,
+                        "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\",\"topic\":\"kv-events\""
+                                + replayEndpoint + "}")));
+    }
+
+    /** A cache-aware gateway over {@code engines}, its KV events on {@code auto}. */
+    static Config gateway(List<SimEngineServer> engines) {
+        return RunningGateway.config(List.of())
+                .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
+                .with(Settings.POLICY, "cache_aware");
+    }
+
+    /** A chat of a system prompt and one question, answered in a few tokens; fails the test on any status but 200. */
+    static HttpResponse<String> chat(RunningGateway gateway, String system, String question) {
+        HttpResponse<String> response = send(gateway, system, question);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
+    /** A chat of one question, after a system prompt unless it is null, answered in a few tokens. */
+    static HttpResponse<String> send(RunningGateway gateway, String system, String question) {
+        ArrayNode messages = JSON.createArrayNode();
+        if (system != null) {
+            messages.add(JSON.createObjectNode().put("role", "system").put("content", system));
+        }
+        messages.add(JSON.createObjectNode().put("role", "user").put("content", question));
+        return gateway.post("/v1/chat/completions", JSON.createObjectNode().put("model", "sim-model")
+                .put("max_tokens", 4).set("messages", messages).toString());
+    }
+
+    /** Each subscribed worker's state now ({@code exact}, {@code stale}, {@code none}), by worker URL. */
+    static Map<String, String> states(RunningGateway gateway) {
+        Map<String, String> states = new HashMap<>();
+        for (JsonNode worker : JSON.readTree(gateway.get("/kv_events").body()).path("workers")) {
+            states.put(worker.path("worker").asString(), worker.path("state").asString());
+        }
+        return states;
+    }
+}
