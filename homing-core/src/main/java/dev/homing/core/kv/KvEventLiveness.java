@@ -1,24 +1,27 @@
 package dev.homing.core.kv;
 
 /**
- * Whether one worker's exact view can be trusted, from the sequence numbers of its event batches, its cache
- * clears and its silence: the rule that keeps exact routing from turning into a guess without anyone knowing.
+ * Whether one worker's exact view can be trusted, from its connection to the engine's publisher, the sequence
+ * numbers of its event batches, its cache clears and its silence: the rule that keeps exact routing from turning into
+ * a guess without anyone knowing.
  *
  * <pre>
- *   NONE (never heard) ──first batch──▶ EXACT ──a gap: HOLD_FOR_REPLAY──▶ STALE (gap pending)
- *                                        ▲  ▲                                │ releaseHeld
- *                                        │  └───── the replay filled it ─────┤
- *                                        │                                   ▼ replay short, or none
- *                                        └──── onCleared, a restart ──── STALE (batches lost)
+ *   NONE (not connected) ──onConnected──▶ EXACT (nothing heard: an empty view) ──first batch──▶ EXACT (in sequence)
+ *   EXACT ──a gap: HOLD_FOR_REPLAY──▶ STALE (gap pending) ──releaseHeld──▶ EXACT, or STALE (batches lost)
+ *   STALE (batches lost) ──onCleared, a restart──▶ EXACT
+ *   any state ──onDisconnected──▶ NONE (not connected) ──onConnected──▶ STALE (reconnected) ──its next batch──▶ as it says
  *   EXACT or STALE ──an expectation unmet for the limit (onTick)──▶ NONE (silent) ──its next batch──▶ as it was
- *   any state ──onResync──▶ NONE (never heard)
+ *   any state ──onResync──▶ EXACT (nothing heard: an empty view), or NONE when not connected
  * </pre>
- * The state is derived from four facts: whether the stream was heard since the start or the last resync, whether it
- * has been silent for the limit when it was expected to speak, whether a gap waits for its replay, and whether batches were lost for good since
- * the last clear. {@link State#NONE} wins over {@link State#STALE}, which wins over {@link State#EXACT}.
+ * The state is derived from six facts: whether the connection to the publisher is up (a batch heard proves it too),
+ * whether a batch was heard since the connection or the last resync, whether the stream has been silent for the limit
+ * when it was expected to speak, whether a gap waits for its replay, whether the connection came back since the last
+ * batch, and whether batches were lost for good since the last clear. {@link State#NONE} wins over
+ * {@link State#STALE}, which wins over {@link State#EXACT}.
  *
  * <p>Protocol, for the subscriber that owns the stream:
  * <ol>
+ *   <li>The connection's ups and downs go to {@link #onConnected} and {@link #onDisconnected}.
  *   <li>Each live batch goes to {@link #onLive}; its {@link Verdict} says to apply it, to skip it (a replay already
  *       applied it), to clear the worker's view and then apply it (the publisher restarted: its cache is empty), or
  *       to hold it: batches before it are missing.
@@ -29,15 +32,21 @@ package dev.homing.core.kv;
  *       never applied after a later one, so a replayed store never resurrects a block a later batch removed.
  *   <li>After applying a batch that held {@code AllBlocksCleared}, it calls {@link #onCleared()}.
  * </ol>
- * Joining a stream late (or after a restart) misses only stores, never a removal of a block the view holds (that
- * removal comes after the store, so a miss of it is a gap), hence the first batch heard makes the view exact.
+ * Joining a stream late (or after a restart, or a resync) misses only stores, never a removal of a block the view
+ * holds (that removal comes after the store, so a miss of it is a gap): a view so begun under-states what the engine
+ * holds and never over-states it. Hence a view is exact from the moment its connection is up, empty until the first
+ * batch, and the first batch heard continues it wherever the stream is. A connection that comes back is different:
+ * the view holds blocks the engine may have lost meanwhile (a restarted engine starts empty), so it waits as STALE
+ * for the next batch, whose number tells a stream that went on from one that started over.
  *
  * <p>Silence. An idle engine publishes nothing, so quiet alone means nothing: silence is counted only from an
  * expectation ({@link #expectEvents}), which the routing side raises when a request it placed on the worker has been
  * prefilled (its first token came) with at least one block the engine did not hold: the engine must then have
  * stored blocks. Any batch heard meets every expectation raised before it, and also those raised up to half the
  * limit after it (an engine publishes a step's stores as the step ends, just before its first token reaches the
- * gateway, so the batch often comes first). An expectation unmet for the limit makes the stream NONE (silent).
+ * gateway, so the batch often comes first). An expectation unmet for the limit makes the stream NONE (silent): so an
+ * engine connected but publishing nothing the gateway hears (events on another topic, all dropped) is found out at its
+ * first prefill.
  *
  * <p>Every transition is checked: {@link #onLive} while a gap is pending, or {@link #onReplayed} and
  * {@link #releaseHeld()} while none is, throw {@link IllegalStateException} (a subscriber's bug). Time is passed in
@@ -47,18 +56,25 @@ public final class KvEventLiveness {
 
     /** How far the worker's exact view can be trusted. */
     public enum State {
-        /** No events flow: never heard, or silent for longer than the limit. Route on the tree. */
+        /** No events flow: no connection to the publisher, or silent for longer than the limit. Route on the tree. */
         NONE,
-        /** Every batch since the view began was applied in order. Route on the view. */
+        /** Every batch since the view began was applied in order (none yet, perhaps). Route on the view. */
         EXACT,
-        /** Batches are missing (waiting for a replay, or lost until the next clear). Route on the tree. */
+        /**
+         * Batches are missing (waiting for a replay, or lost until the next clear), or the connection came back and
+         * no batch has said yet whether the engine kept its cache. Route on the tree.
+         */
         STALE
     }
 
     /** Why the state is what it is. */
     public enum Reason {
-        /** No batch since the start or the last resync. */
-        NEVER_HEARD,
+        /** No connection to the engine's publisher: not made yet, or lost. */
+        NOT_CONNECTED,
+        /** Connected, and no batch since the connection or the last resync: the view is empty, and exact. */
+        NOTHING_HEARD,
+        /** The connection came back; the next batch tells whether the view still holds. */
+        RECONNECTED,
         /** Expected to publish (a request was prefilled there) and no batch for the silence limit. */
         SILENT,
         /** Batches are missing; a replay may bring them. */
@@ -83,7 +99,9 @@ public final class KvEventLiveness {
 
     private final long silenceNanos;
 
+    private boolean connected;
     private boolean heard;
+    private boolean reconnected;
     private boolean silent;
     private boolean lost;
     /** The sequence number of the next batch to apply; meaningful once heard. */
@@ -106,23 +124,45 @@ public final class KvEventLiveness {
     }
 
     public State state() {
-        if (!heard || silent) {
-            return State.NONE;
-        }
-        return held >= 0 || lost ? State.STALE : State.EXACT;
+        return switch (reason()) {
+            case NOT_CONNECTED, SILENT -> State.NONE;
+            case RECONNECTED, GAP_PENDING, BATCHES_LOST -> State.STALE;
+            case NOTHING_HEARD, IN_SEQUENCE -> State.EXACT;
+        };
     }
 
     public Reason reason() {
-        if (!heard) {
-            return Reason.NEVER_HEARD;
+        if (!connected) {
+            return Reason.NOT_CONNECTED;
         }
         if (silent) {
             return Reason.SILENT;
         }
+        if (!heard) {
+            return Reason.NOTHING_HEARD;
+        }
         if (held >= 0) {
             return Reason.GAP_PENDING;
         }
+        if (reconnected) {
+            return Reason.RECONNECTED;
+        }
         return lost ? Reason.BATCHES_LOST : Reason.IN_SEQUENCE;
+    }
+
+    /** The connection to the engine's publisher is up (its handshake done). */
+    public void onConnected() {
+        if (!connected && heard) {
+            reconnected = true;
+        }
+        connected = true;
+    }
+
+    /** The connection to the engine's publisher is down: nothing can be heard until it is up again. */
+    public void onDisconnected() {
+        connected = false;
+        silent = false;
+        expecting = false;
     }
 
     /** The sequence number of the next batch to apply (where a replay starts); -1 before the first batch. */
@@ -135,6 +175,8 @@ public final class KvEventLiveness {
         requireSeq(seq);
         require(held < 0, "take a live batch while a gap waits for its replay");
         lastHeardNanos = nowNanos;
+        connected = true;
+        reconnected = false;
         silent = false;
         expecting = false;
         if (!heard) {
@@ -203,6 +245,7 @@ public final class KvEventLiveness {
     /** The caller dropped the worker's view to rebuild it from the next batch (as at the start). */
     public void onResync() {
         heard = false;
+        reconnected = false;
         silent = false;
         lost = false;
         held = -1;
@@ -215,7 +258,7 @@ public final class KvEventLiveness {
      * batch heard from half the limit before {@code nowNanos} on; the oldest expectation not met counts.
      */
     public void expectEvents(long nowNanos) {
-        if (heard && nowNanos - lastHeardNanos <= silenceNanos / 2) {
+        if (!connected || heard && nowNanos - lastHeardNanos <= silenceNanos / 2) {
             return;
         }
         if (!expecting) {
@@ -226,7 +269,7 @@ public final class KvEventLiveness {
 
     /** The clock moved: a stream that was expected to speak and did not for the silence limit goes NONE. */
     public void onTick(long nowNanos) {
-        if (heard && expecting && nowNanos - expectedSinceNanos >= silenceNanos) {
+        if (expecting && nowNanos - expectedSinceNanos >= silenceNanos) {
             silent = true;
         }
     }

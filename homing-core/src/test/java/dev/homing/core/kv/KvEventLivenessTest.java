@@ -15,10 +15,64 @@ class KvEventLivenessTest {
     private final KvEventLiveness liveness = new KvEventLiveness(2 * SECOND);
 
     @Test
-    void aStreamNeverHeardIsNone() {
+    void aStreamNotConnectedIsNoneAndExpectsNothing() {
+        liveness.expectEvents(0);
+        liveness.onTick(10 * SECOND);
+
         assertThat(liveness.state()).isEqualTo(State.NONE);
-        assertThat(liveness.reason()).isEqualTo(Reason.NEVER_HEARD);
+        assertThat(liveness.reason()).isEqualTo(Reason.NOT_CONNECTED);
         assertThat(liveness.expected()).isEqualTo(-1);
+    }
+
+    @Test
+    void aConnectedStreamNotHeardYetIsAnExactEmptyView() {
+        liveness.onConnected();
+
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        assertThat(liveness.reason()).isEqualTo(Reason.NOTHING_HEARD);
+        assertThat(liveness.onLive(7, 0)).isEqualTo(Verdict.APPLY);
+        assertThat(liveness.reason()).isEqualTo(Reason.IN_SEQUENCE);
+    }
+
+    @Test
+    void aConnectedStreamThatNeverPublishesIsFoundSilentAtItsFirstPrefill() {
+        liveness.onConnected();
+        liveness.onTick(3_600 * SECOND);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+
+        liveness.expectEvents(3_600 * SECOND);
+        liveness.onTick(3_602 * SECOND);
+
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+        assertThat(liveness.reason()).isEqualTo(Reason.SILENT);
+    }
+
+    @Test
+    void aLostConnectionIsNoneAtOnceAndStaleWhenBackUntilABatchSaysWhatTheEngineKept() {
+        liveness.onLive(0, 0);
+        liveness.onLive(1, 0);
+
+        liveness.onDisconnected();
+        assertThat(liveness.state()).isEqualTo(State.NONE);
+        assertThat(liveness.reason()).isEqualTo(Reason.NOT_CONNECTED);
+
+        liveness.onConnected();
+        assertThat(liveness.state()).isEqualTo(State.STALE);
+        assertThat(liveness.reason()).isEqualTo(Reason.RECONNECTED);
+
+        assertThat(liveness.onLive(2, SECOND)).as("the stream went on").isEqualTo(Verdict.APPLY);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aPublisherBackFromARestartClearsTheViewAtItsFirstBatch() {
+        liveness.onLive(0, 0);
+        liveness.onLive(1, 0);
+        liveness.onDisconnected();
+        liveness.onConnected();
+
+        assertThat(liveness.onLive(0, SECOND)).isEqualTo(Verdict.CLEAR_THEN_APPLY);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
     }
 
     @Test
@@ -179,15 +233,15 @@ class KvEventLivenessTest {
     }
 
     @Test
-    void aResyncStartsOverAsIfNeverHeard() {
+    void aResyncStartsOverFromAnEmptyView() {
         liveness.onLive(0, 0);
         liveness.onLive(4, 0);
         liveness.releaseHeld();
 
         liveness.onResync();
 
-        assertThat(liveness.state()).isEqualTo(State.NONE);
-        assertThat(liveness.reason()).isEqualTo(Reason.NEVER_HEARD);
+        assertThat(liveness.state()).isEqualTo(State.EXACT);
+        assertThat(liveness.reason()).isEqualTo(Reason.NOTHING_HEARD);
         assertThat(liveness.onLive(5, 0)).isEqualTo(Verdict.APPLY);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
     }

@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZEvent;
 import org.zeromq.ZMQ;
 
 import java.nio.ByteBuffer;
@@ -33,6 +34,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * batch. A view so joined late misses only stores (every removal of a block it records comes after that block's
  * store), so it under-states what the engine holds and never over-states it: exact again at once.
  *
+ * <p>The SUB socket's monitor reports its connection: up once the ZMQ handshake with the engine's publisher is done,
+ * down when the publisher goes (its process ended, its socket closed). The liveness rule takes both, so a publisher
+ * that dies turns the worker to the tree at once rather than after a silence, and a view is exact (and empty) as
+ * soon as its subscription is in place, before the engine has anything to publish.
+ *
  * <p>Confined to the subscriber thread (ZMQ sockets are not thread-safe), except {@link #expectEvents} and
  * {@link #status}, which any thread may call.
  */
@@ -51,6 +57,10 @@ final class WorkerStream {
     static final int HANDSHAKE_MS = 2_000;
     private static final long NO_EXPECTATION = Long.MAX_VALUE;
     private static final long END_OF_REPLAY = -1;
+    /** A subscription not connected after this long is worth a WARN: the engine's events may be off or unreachable. */
+    static final long CONNECT_WARN_NANOS = 10_000_000_000L;
+    /** Names each stream's monitor socket (an in-process address) apart. */
+    private static final AtomicLong MONITORS = new AtomicLong();
 
     /** What the admin route and the metrics show of a worker; immutable. */
     record Status(String worker, String model, String endpoint, String replay, State state, String reason,
@@ -69,6 +79,8 @@ final class WorkerStream {
     private final KvEventLiveness liveness;
     private final ZContext context;
     private final ZMQ.Socket subscriber;
+    /** The subscriber's connection events (handshake done, disconnected), as ZMQ's socket monitor sends them. */
+    private final ZMQ.Socket monitor;
     private final long replayTimeoutNanos;
     private final AtomicLong expectedSince = new AtomicLong(NO_EXPECTATION);
 
@@ -77,6 +89,8 @@ final class WorkerStream {
     private final ArrayDeque<Pending> backlog = new ArrayDeque<>();
     private long replayDeadline;
     private long lastSequence = -1;
+    private final long subscribedNanos = System.nanoTime();
+    private boolean everConnected;
     private volatile Status status;
 
     /** @param replayTimeoutNanos how long a replay may stay unanswered before it is given up */
@@ -94,6 +108,11 @@ final class WorkerStream {
         this.subscriber = context.createSocket(SocketType.SUB);
         subscriber.setLinger(0);
         subscriber.setHandshakeIvl(HANDSHAKE_MS);
+        String monitorAddress = "inproc://kv-events-monitor-" + MONITORS.incrementAndGet();
+        subscriber.monitor(monitorAddress, ZMQ.EVENT_HANDSHAKE_PROTOCOL | ZMQ.EVENT_DISCONNECTED);
+        this.monitor = context.createSocket(SocketType.PAIR);
+        monitor.setLinger(0);
+        monitor.connect(monitorAddress);
         subscriber.connect(endpoint.endpoint());
         subscriber.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
         this.status = snapshot();
@@ -125,8 +144,9 @@ final class WorkerStream {
 
     /** The sockets to poll for input now. */
     List<ZMQ.Socket> sockets() {
-        List<ZMQ.Socket> sockets = new ArrayList<>(2);
+        List<ZMQ.Socket> sockets = new ArrayList<>(3);
         sockets.add(subscriber);
+        sockets.add(monitor);
         if (replaySocket != null) {
             sockets.add(replaySocket);
         }
@@ -134,11 +154,16 @@ final class WorkerStream {
     }
 
     boolean owns(ZMQ.Socket socket) {
-        return socket == subscriber || socket == replaySocket;
+        return socket == subscriber || socket == monitor || socket == replaySocket;
     }
 
     /** Reads whatever {@code socket} has, without blocking. */
     void readable(ZMQ.Socket socket, long nowNanos) {
+        if (socket == monitor) {
+            connectionEvents();
+            publish();
+            return;
+        }
         List<byte[]> frames;
         while ((frames = receive(socket)) != null) {
             if (socket == subscriber) {
@@ -160,6 +185,12 @@ final class WorkerStream {
             liveness.expectEvents(since);
         }
         liveness.onTick(nowNanos);
+        if (!everConnected && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {
+            everConnected = true; // warned once
+            LOG.warn("worker {}: no connection to its KV event publisher at {} after {} s (events off in the engine, "
+                    + "a wrong endpoint or a blocked port?): routing on the prefix tree for it", worker,
+                    endpoint.endpoint(), CONNECT_WARN_NANOS / 1_000_000_000L);
+        }
         if (!backlog.isEmpty() && nowNanos - replayDeadline >= 0) {
             LOG.debug("worker {}: the replay from {} did not end in time", worker, liveness.expected());
             endReplay(nowNanos);
@@ -178,11 +209,29 @@ final class WorkerStream {
      * the view from its first batch), the worker's metric series stay with the new stream.
      */
     void replaced() {
+        subscriber.monitor(null, 0);
+        context.destroySocket(monitor);
         context.destroySocket(subscriber);
         if (replaySocket != null) {
             context.destroySocket(replaySocket);
         }
         views.remove(worker);
+    }
+
+    private void connectionEvents() {
+        ZEvent event;
+        while ((event = ZEvent.recv(monitor, ZMQ.DONTWAIT)) != null) {
+            switch (event.getEvent()) {
+                case HANDSHAKE_PROTOCOL -> {
+                    everConnected = true;
+                    liveness.onConnected();
+                }
+                case DISCONNECTED -> liveness.onDisconnected();
+                default -> {
+                    // not asked for
+                }
+            }
+        }
     }
 
     private void live(List<byte[]> frames, long nowNanos) {
@@ -341,7 +390,7 @@ final class WorkerStream {
             return;
         }
         if (now.state() == State.EXACT) {
-            LOG.info("worker {}: KV events in sequence from {}: routing on its exact view", worker,
+            LOG.info("worker {}: KV events exact ({}) from {}: routing on its exact view", worker, now.reason(),
                     endpoint.endpoint());
         } else {
             LOG.warn("worker {}: KV events {} ({}) from {}: routing on the prefix tree for it", worker,

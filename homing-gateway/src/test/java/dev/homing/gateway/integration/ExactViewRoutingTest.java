@@ -76,8 +76,8 @@ class ExactViewRoutingTest {
     private static void awaitEventsHeard(RunningGateway gateway, List<SimEngineServer> engines) {
         AtomicInteger warmUps = new AtomicInteger();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            Map<String, String> states = KvEventFleet.states(gateway);
-            engines.stream().filter(engine -> !"exact".equals(states.get(engine.url()))).forEach(engine -> {
+            Map<String, String> reasons = KvEventFleet.reasons(gateway);
+            engines.stream().filter(engine -> !"in_sequence".equals(reasons.get(engine.url()))).forEach(engine -> {
                 String text = "Warm-up " + warmUps.incrementAndGet() + ": " + "a list of harbours. ".repeat(20);
                 HttpResponse<String> response = gateway.send(HttpRequest.newBuilder(URI.create(engine.url()
                         + "/generate")).POST(HttpRequest.BodyPublishers.ofString(JSON.createObjectNode()
@@ -85,7 +85,7 @@ class ExactViewRoutingTest {
                         .toString())).header("content-type", "application/json").build());
                 assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
             });
-            return engines.stream().allMatch(engine -> "exact".equals(states.get(engine.url())));
+            return engines.stream().allMatch(engine -> "in_sequence".equals(reasons.get(engine.url())));
         });
     }
 }

@@ -66,10 +66,19 @@ final class KvEventFleet {
 
     /** Each subscribed worker's state now ({@code exact}, {@code stale}, {@code none}), by worker URL. */
     static Map<String, String> states(RunningGateway gateway) {
-        Map<String, String> states = new HashMap<>();
+        return byWorker(gateway, "state");
+    }
+
+    /** Why each subscribed worker is in its state ({@code in_sequence} once a batch was heard), by worker URL. */
+    static Map<String, String> reasons(RunningGateway gateway) {
+        return byWorker(gateway, "reason");
+    }
+
+    private static Map<String, String> byWorker(RunningGateway gateway, String field) {
+        Map<String, String> values = new HashMap<>();
         for (JsonNode worker : JSON.readTree(gateway.get("/kv_events").body()).path("workers")) {
-            states.put(worker.path("worker").asString(), worker.path("state").asString());
+            values.put(worker.path("worker").asString(), worker.path(field).asString());
         }
-        return states;
+        return values;
     }
 }

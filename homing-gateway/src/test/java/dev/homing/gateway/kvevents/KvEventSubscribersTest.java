@@ -74,6 +74,11 @@ class KvEventSubscribersTest {
         return status().map(WorkerStream.Status::state).orElse(null);
     }
 
+    /** Waits until a batch was heard and the view is exact on it (not merely connected). */
+    private void awaitInSequence() {
+        await().atMost(PATIENCE).until(() -> status().map(WorkerStream.Status::reason).orElse("").equals("in_sequence"));
+    }
+
     private Optional<WorkerStream.Status> status() {
         return subscribers.statuses().stream().filter(s -> s.worker().equals(WORKER)).findFirst();
     }
@@ -107,6 +112,40 @@ class KvEventSubscribersTest {
         assertThat(overlay.promptTokens()).isEqualTo(40);
         assertThat(state()).isEqualTo(State.EXACT);
         assertThat(lookup(tokens(500, 32)).cachedTokens(WORKER)).isZero();
+    }
+
+    @Test
+    void aSubscriptionConnectedBeforeAnyBatchIsAnExactEmptyView() {
+        subscribed(true, false, Duration.ofSeconds(1));
+
+        await().atMost(PATIENCE).until(() -> state() == State.EXACT);
+        assertThat(status().orElseThrow().reason()).isEqualTo("nothing_heard");
+        ExactOverlay overlay = lookup(tokens(100, 32));
+        assertThat(overlay.exact(WORKER)).isTrue();
+        assertThat(overlay.cachedTokens(WORKER)).isZero();
+    }
+
+    @Test
+    void aPublisherThatGoesAwayTurnsTheWorkerNoneWithoutWaitingForSilence() throws InterruptedException {
+        TestPublisher publisher = subscribed(true, false, Duration.ofHours(1));
+        publisher.store(1, null, tokens(100, 16), 16);
+        awaitInSequence();
+
+        publisher.close();
+
+        await().atMost(PATIENCE).until(() -> state() == State.NONE);
+        assertThat(status().orElseThrow().reason()).isEqualTo("not_connected");
+        assertThat(lookup(tokens(100, 16)).exact(WORKER)).isFalse();
+    }
+
+    @Test
+    void aSubscriptionThatNeverConnectsIsNone() throws IOException {
+        subscribed(new KvEventEndpoint("tcp://127.0.0.1:" + unusedPort(), null, "kv", KvEventDecoder.ArrayLayout.VLLM),
+                Duration.ofSeconds(1), KvEventSubscribers.REPLAY_TIMEOUT);
+
+        await().atMost(PATIENCE).until(() -> state() != null);
+        assertThat(state()).isEqualTo(State.NONE);
+        assertThat(status().orElseThrow().reason()).isEqualTo("not_connected");
     }
 
     @Test
@@ -225,7 +264,7 @@ class KvEventSubscribersTest {
         TestPublisher publisher = subscribed(true, false, Duration.ofMillis(200));
         int[] prompt = tokens(100, 16);
         publisher.store(1, null, prompt, 16);
-        await().atMost(PATIENCE).until(() -> state() == State.EXACT);
+        awaitInSequence();
 
         // Requests keep being prefilled there and nothing comes.
         await().atMost(PATIENCE).until(() -> {
@@ -289,7 +328,7 @@ class KvEventSubscribersTest {
     void aWorkerResubscribedElsewhereKeepsItsOldStatusUntilTheNewStreamTakesItsPlace() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
         publisher.store(1, null, tokens(100, 16), 16);
-        await().atMost(PATIENCE).until(() -> state() == State.EXACT);
+        awaitInSequence();
         TestPublisher other = publisher(true, false);
 
         subscribers.subscribe(WORKER, MODEL, other.asEndpoint());
@@ -322,7 +361,7 @@ class KvEventSubscribersTest {
     void aWorkerWhoseEngineReportsNoEventsIsSubscribedToNothingAndReportedNone() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
         publisher.store(1, null, tokens(100, 16), 16);
-        await().atMost(PATIENCE).until(() -> state() == State.EXACT);
+        awaitInSequence();
 
         subscribers.withoutEvents(WORKER, MODEL, KvEventSubscribers.ENGINE_REPORTS_NO_KV_EVENTS, () -> true);
 
