@@ -117,51 +117,49 @@ class PrefixTreeTest {
         assertThat(tree.stats().storedChars()).isEqualTo(3);
     }
 
+    /** A tree capped at {@code maxChars} after inserting the (text, tenant) pairs in order, then one eviction. */
+    private static PrefixTree evictedAfter(int maxChars, String... textThenTenant) {
+        PrefixTree small = new PrefixTree(maxChars);
+        for (int i = 0; i < textThenTenant.length; i += 2) {
+            small.insert(textThenTenant[i], textThenTenant[i + 1]);
+        }
+        small.evict();
+        return small;
+    }
+
+    /** Nothing of {@code gone} is left, each of {@code kept} matches whole, and the tree is consistent. */
+    private static void assertGoneAndKept(PrefixTree small, String gone, String... kept) {
+        assertThat(small.match(gone).matchedChars()).isZero();
+        for (String text : kept) {
+            assertThat(small.match(text).matchedChars()).isEqualTo(text.length());
+        }
+        small.checkInvariants();
+    }
+
     @Test
     void evictionRemovesTheLeastRecentlyInsertedTextsFirst() {
-        PrefixTree small = new PrefixTree(8);
-        small.insert("aaaa", "w1");
-        small.insert("bbbb", "w2");
-        small.insert("cccc", "w1");
+        PrefixTree small = evictedAfter(8, "aaaa", "w1", "bbbb", "w2", "cccc", "w1");
 
-        small.evict();
-
-        assertThat(small.match("aaaa").matchedChars()).isZero();
-        assertThat(small.match("bbbb").matchedChars()).isEqualTo(4);
-        assertThat(small.match("cccc").matchedChars()).isEqualTo(4);
+        assertGoneAndKept(small, "aaaa", "bbbb", "cccc");
         assertThat(small.stats().storedChars()).isEqualTo(8);
         assertThat(small.stats().evictedChars()).isEqualTo(4);
-        small.checkInvariants();
     }
 
     @Test
     void evictionFreesANodeOnlyWhenItsLastTenantGoes() {
-        PrefixTree small = new PrefixTree(3);
-        small.insert("abcd", "w1");
-        small.insert("abcd", "w2");
-        small.insert("xy", "w3");
+        // 6 chars: must drop "abcd" from both w1 and w2 to get under 3
+        PrefixTree small = evictedAfter(3, "abcd", "w1", "abcd", "w2", "xy", "w3");
 
-        small.evict(); // 6 chars: must drop "abcd" from both w1 and w2 to get under 3
-
-        assertThat(small.match("abcd").matchedChars()).isZero();
-        assertThat(small.match("xy").matchedChars()).isEqualTo(2);
+        assertGoneAndKept(small, "abcd", "xy");
         assertThat(small.tenantChars("w1")).isZero();
-        small.checkInvariants();
     }
 
     @Test
     void aParentBecomesEvictableOnceItsLastChildForTheTenantIsGone() {
-        PrefixTree small = new PrefixTree(2);
-        small.insert("abXX", "w1");
-        small.insert("abYY", "w1");
-        small.insert("zz", "w2");
+        PrefixTree small = evictedAfter(2, "abXX", "w1", "abYY", "w1", "zz", "w2");
 
-        small.evict();
-
-        assertThat(small.match("ab").matchedChars()).isZero();
-        assertThat(small.match("zz").matchedChars()).isEqualTo(2);
+        assertGoneAndKept(small, "ab", "zz");
         assertThat(small.stats().nodeCount()).isEqualTo(1);
-        small.checkInvariants();
     }
 
     @Test
