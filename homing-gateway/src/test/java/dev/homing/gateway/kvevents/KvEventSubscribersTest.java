@@ -28,6 +28,8 @@ class KvEventSubscribersTest {
     private static final String WORKER = "http://127.0.0.1:1";
     private static final String MODEL = "m";
     private static final Duration PATIENCE = Duration.ofSeconds(30);
+    private static final int[] FIRST = tokens(100, 16);
+    private static final int[] SECOND = tokens(900, 16);
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final List<AutoCloseable> closing = new ArrayList<>();
@@ -64,6 +66,19 @@ class KvEventSubscribersTest {
 
     private static int[] tokens(int from, int count) {
         return IntStream.range(from, from + count).toArray();
+    }
+
+    /** The first batch of a stream: {@link #FIRST} stored at sequence 1, awaited in the view. */
+    private void storeFirst(TestPublisher publisher) {
+        publisher.store(1, null, FIRST, 16);
+        await().atMost(PATIENCE).until(() -> lookup(FIRST).cachedTokens(WORKER) == 16);
+    }
+
+    /** After a gap the view could not keep: {@link #SECOND} from a batch at sequence 7 is all the view holds. */
+    private void storeSecondAndAwaitOnlyIt(TestPublisher publisher) {
+        publisher.store(7, null, SECOND, 16);
+        await().atMost(PATIENCE).until(() -> lookup(SECOND).cachedTokens(WORKER) == 16);
+        assertThat(lookup(FIRST).cachedTokens(WORKER)).isZero();
     }
 
     private ExactOverlay lookup(int[] prompt) {
@@ -180,37 +195,27 @@ class KvEventSubscribersTest {
     @Test
     void aGapNoReplayCanFillClearsTheViewAndTheNextBatchMakesItExactAgain() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
-        int[] first = tokens(100, 16);
-        int[] second = tokens(900, 16);
-        publisher.store(1, null, first, 16);
-        await().atMost(PATIENCE).until(() -> lookup(first).cachedTokens(WORKER) == 16);
+        storeFirst(publisher);
         publisher.dropNext();
         publisher.remove(1);
 
-        publisher.store(7, null, second, 16);
+        storeSecondAndAwaitOnlyIt(publisher);
 
-        await().atMost(PATIENCE).until(() -> lookup(second).cachedTokens(WORKER) == 16);
-        assertThat(lookup(first).cachedTokens(WORKER)).isZero();
-        assertThat(lookup(first).exact(WORKER)).isTrue();
+        assertThat(lookup(FIRST).exact(WORKER)).isTrue();
         assertThat(counter("homing_kv_event_gaps", "result", "lost")).isEqualTo(1);
     }
 
     @Test
     void aReplayThatNoLongerReachesBackLosesTheGapAndClearsTheView() {
         TestPublisher publisher = subscribed(true, true, Duration.ofSeconds(1));
-        int[] first = tokens(100, 16);
-        int[] second = tokens(900, 16);
-        publisher.store(1, null, first, 16);
-        await().atMost(PATIENCE).until(() -> lookup(first).cachedTokens(WORKER) == 16);
+        storeFirst(publisher);
         publisher.dropNext();
         long lost = publisher.remove(1);
         publisher.forgetBefore(lost + 1);
 
-        publisher.store(7, null, second, 16);
+        storeSecondAndAwaitOnlyIt(publisher);
 
         await().atMost(PATIENCE).until(() -> counter("homing_kv_event_gaps", "result", "lost") == 1);
-        await().atMost(PATIENCE).until(() -> lookup(second).cachedTokens(WORKER) == 16);
-        assertThat(lookup(first).cachedTokens(WORKER)).isZero();
         assertThat(state()).isEqualTo(State.EXACT);
     }
 
@@ -221,18 +226,13 @@ class KvEventSubscribersTest {
         subscribed(new KvEventEndpoint(publisher.endpoint(), "tcp://127.0.0.1:" + unusedPort(), publisher.topic(),
                 KvEventDecoder.ArrayLayout.VLLM), Duration.ofSeconds(1), Duration.ofMillis(200));
         publisher.awaitSubscriber();
-        int[] first = tokens(100, 16);
-        int[] second = tokens(900, 16);
-        publisher.store(1, null, first, 16);
-        await().atMost(PATIENCE).until(() -> lookup(first).cachedTokens(WORKER) == 16);
+        storeFirst(publisher);
         publisher.dropNext();
         publisher.remove(1);
 
-        publisher.store(7, null, second, 16);
+        storeSecondAndAwaitOnlyIt(publisher);
 
         await().atMost(PATIENCE).until(() -> counter("homing_kv_event_gaps", "result", "lost") == 1);
-        await().atMost(PATIENCE).until(() -> lookup(second).cachedTokens(WORKER) == 16);
-        assertThat(lookup(first).cachedTokens(WORKER)).isZero();
         assertThat(counter("homing_kv_event_gaps", "result", "replayed")).isZero();
     }
 
@@ -262,16 +262,14 @@ class KvEventSubscribersTest {
     @Test
     void aWorkerExpectedToPublishThatStaysSilentGoesNoneAndComesBackWithItsNextBatch() {
         TestPublisher publisher = subscribed(true, false, Duration.ofMillis(200));
-        int[] prompt = tokens(100, 16);
-        publisher.store(1, null, prompt, 16);
-        awaitInSequence();
+        storeFirst(publisher);
 
         // Requests keep being prefilled there and nothing comes.
         await().atMost(PATIENCE).until(() -> {
             subscribers.expectEvents(WORKER, System.nanoTime());
             return state() == State.NONE;
         });
-        assertThat(lookup(prompt).exact(WORKER)).isFalse();
+        assertThat(lookup(FIRST).exact(WORKER)).isFalse();
 
         publisher.store(2, 1L, tokens(116, 16), 16);
 
@@ -282,31 +280,24 @@ class KvEventSubscribersTest {
     @Test
     void aMalformedBatchIsCountedTheViewRebuiltAndTheStreamGoesOn() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
-        int[] first = tokens(100, 16);
-        int[] second = tokens(900, 16);
-        publisher.store(1, null, first, 16);
-        await().atMost(PATIENCE).until(() -> lookup(first).cachedTokens(WORKER) == 16);
+        storeFirst(publisher);
 
         publisher.publish(new byte[] {(byte) 0xc1, 1, 2});
-        publisher.store(7, null, second, 16);
+        storeSecondAndAwaitOnlyIt(publisher);
 
-        await().atMost(PATIENCE).until(() -> lookup(second).cachedTokens(WORKER) == 16);
         assertThat(counter("homing_kv_event_batches", "outcome", "malformed")).isEqualTo(1);
-        assertThat(lookup(first).cachedTokens(WORKER)).isZero();
         assertThat(state()).isEqualTo(State.EXACT);
     }
 
     @Test
     void anUnsubscribedWorkerIsForgottenAndClosingStopsTheThread() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
-        int[] prompt = tokens(100, 16);
-        publisher.store(1, null, prompt, 16);
-        await().atMost(PATIENCE).until(() -> lookup(prompt).exact(WORKER));
+        storeFirst(publisher);
 
         subscribers.unsubscribe(WORKER);
 
         await().atMost(PATIENCE).until(() -> subscribers.statuses().isEmpty());
-        assertThat(lookup(prompt).exact(WORKER)).isFalse();
+        assertThat(lookup(FIRST).exact(WORKER)).isFalse();
         assertThat(subscribers.views(MODEL).stats().engineBlocks()).isZero();
         subscribers.close();
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("homing-kv-events"));
@@ -346,9 +337,7 @@ class KvEventSubscribersTest {
     @Test
     void subscribingAWorkerAgainAtTheSameEndpointKeepsItsStreamAndView() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
-        int[] prompt = tokens(100, 16);
-        publisher.store(1, null, prompt, 16);
-        await().atMost(PATIENCE).until(() -> lookup(prompt).cachedTokens(WORKER) == 16);
+        storeFirst(publisher);
 
         subscribers.subscribe(WORKER, MODEL, publisher.asEndpoint());
         publisher.store(2, 1L, tokens(116, 16), 16);
