@@ -399,24 +399,21 @@ public final class Settings {
             TEXT, "sglang.ai/bootstrap-port").check(notBlank()).help("Pod annotation holding the bootstrap port.",
                     REFERENCE).gateway(DISCOVERY, same("Pod annotation holding a prefill pod's bootstrap port; "
                     + "without it the worker's `/get_server_info` says")));
-    public static final Setting<Long> SERVICE_DISCOVERY_RELIST_INTERVAL_SECS = declare(Setting.of(
-            "service-discovery-relist-interval-secs", LONG, 60L).check(above(0))
-            .help("How often the whole pod list is read and the workers corrected to it (Homing).", "a missed "
-                    + "event costs at most a minute, for one small list a minute per replica")
-            .gateway(DISCOVERY, homing("how often the whole pod list is read and the workers corrected to it, "
-                    + "whatever the watch said")));
-    public static final Setting<Long> SERVICE_DISCOVERY_WATCH_SILENCE_SECS = declare(Setting.of(
-            "service-discovery-watch-silence-secs", LONG, 300L).check(above(0))
-            .help("A watch silent this long (no event, no bookmark) is restarted (Homing).", "the API server "
-                    + "bookmarks a watch that asks for it about once a minute")
-            .gateway(DISCOVERY, homing("a watch that delivered neither an event nor a bookmark this long is "
-                    + "restarted")));
-    public static final Setting<Long> SERVICE_DISCOVERY_DRAIN_GRACE_SECS = declare(Setting.of(
-            "service-discovery-drain-grace-secs", LONG, 180L).check(atLeast(0))
-            .help("How long a going pod's requests may run before its worker is removed (Homing).", "as "
-                    + "--shutdown-grace-period-secs: a stream gets the same time whichever side goes away")
-            .gateway(DISCOVERY, homing("how long a going pod's requests in flight may run before its worker is "
-                    + "removed")));
+    public static final Setting<Long> SERVICE_DISCOVERY_RELIST_INTERVAL_SECS = declare(discoverySeconds(
+            "service-discovery-relist-interval-secs", 60, above(0),
+            "How often the whole pod list is read and the workers corrected to it", "a missed event costs at most "
+                    + "a minute, for one small list a minute per replica", "how often the whole pod list is read "
+                    + "and the workers corrected to it, whatever the watch said"));
+    public static final Setting<Long> SERVICE_DISCOVERY_WATCH_SILENCE_SECS = declare(discoverySeconds(
+            "service-discovery-watch-silence-secs", 300, above(0),
+            "A watch silent this long (no event, no bookmark) is restarted", "the API server bookmarks a watch "
+                    + "that asks for it about once a minute", "a watch that delivered neither an event nor a "
+                    + "bookmark this long is restarted"));
+    public static final Setting<Long> SERVICE_DISCOVERY_DRAIN_GRACE_SECS = declare(discoverySeconds(
+            "service-discovery-drain-grace-secs", 180, atLeast(0),
+            "How long a going pod's requests may run before its worker is removed", "as "
+                    + "--shutdown-grace-period-secs: a stream gets the same time whichever side goes away",
+            "how long a going pod's requests in flight may run before its worker is removed"));
     public static final Setting<String> SERVICE_DISCOVERY_API_SERVER = declare(Setting.of(
             "service-discovery-api-server", TEXT, null).label("URL")
             .check(that(url -> url.startsWith("http://") || url.startsWith("https://"), "must be an http:// or "
@@ -1070,6 +1067,13 @@ public final class Settings {
                                                        String row) {
         return Setting.of(name, LONG, seconds).check(above(0)).help(help + " (Homing).", why)
                 .gateway(SERVER, homing(row));
+    }
+
+    /** A time of Kubernetes discovery, in seconds (a Homing addition). */
+    private static Setting.Builder<Long> discoverySeconds(String name, long seconds, Check<Long> check, String help,
+                                                          String why, String row) {
+        return Setting.of(name, LONG, seconds).check(check).help(help + " (Homing).", why)
+                .gateway(DISCOVERY, homing(row));
     }
 
     /** A setting of the reference's policies, the gateway's and the simulator's, at the reference's default. */
