@@ -134,7 +134,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     /** The ids of {@code text} (no special tokens added), piece by piece, each looked up in {@code cache} first. */
     private int[] encodeByPieces(AddedTokenSplit split, String text, SegmentCache cache) {
-        IdBuffer ids = new IdBuffer();
+        TokenIdBuffer ids = new TokenIdBuffer();
         split.split(text, new AddedTokenSplit.Pieces() {
             @Override
             public void text(String piece) {
@@ -165,31 +165,6 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
             }
         }
         return split;
-    }
-
-    /** A growing array of ids. */
-    private static final class IdBuffer {
-        private int[] ids = new int[64];
-        private int size;
-
-        void add(int id) {
-            if (size == ids.length) {
-                ids = Arrays.copyOf(ids, size * 2);
-            }
-            ids[size++] = id;
-        }
-
-        void add(int[] more) {
-            if (size + more.length > ids.length) {
-                ids = Arrays.copyOf(ids, Math.max(ids.length * 2, size + more.length));
-            }
-            System.arraycopy(more, 0, ids, size, more.length);
-            size += more.length;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(ids, size);
-        }
     }
 
     /** Whether chats are encoded piece by piece between added tokens (else whole): for tests and logs. */

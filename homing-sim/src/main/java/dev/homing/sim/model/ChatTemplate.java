@@ -1,6 +1,6 @@
 package dev.homing.sim.model;
 
-import java.util.Arrays;
+import dev.homing.tokenizer.TokenIdBuffer;
 import java.util.List;
 
 /**
@@ -26,7 +26,7 @@ public final class ChatTemplate {
 
     /** The prompt tokens for {@code messages}, ending with the generation prompt when {@code addGenerationPrompt}. */
     public static int[] encode(List<ChatMessage> messages, boolean addGenerationPrompt) {
-        TokenBuffer tokens = new TokenBuffer();
+        TokenIdBuffer tokens = new TokenIdBuffer();
         for (ChatMessage message : messages) {
             tokens.add(Tokenizer.encode(START + message.role() + "\n"));
             tokens.add(Tokenizer.encode(message.content()));
@@ -36,23 +36,5 @@ public final class ChatTemplate {
             tokens.add(Tokenizer.encode(START + ASSISTANT + "\n"));
         }
         return tokens.toArray();
-    }
-
-    /** A growable int array, enough for building one prompt. */
-    private static final class TokenBuffer {
-        private int[] tokens = new int[64];
-        private int size;
-
-        void add(int[] more) {
-            if (size + more.length > tokens.length) {
-                tokens = Arrays.copyOf(tokens, Math.max(tokens.length * 2, size + more.length));
-            }
-            System.arraycopy(more, 0, tokens, size, more.length);
-            size += more.length;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(tokens, size);
-        }
     }
 }
