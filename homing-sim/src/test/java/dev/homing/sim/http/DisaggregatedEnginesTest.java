@@ -41,10 +41,7 @@ class DisaggregatedEnginesTest {
 
     /** The message of a 500 in the OpenAI error shape. */
     private static String serverError(HttpResponse<String> response) {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(500);
-        JsonNode error = SimEngineClient.JSON.readTree(response.body()).path("error");
-        assertThat(error.path("code").intValue()).isEqualTo(500);
-        return error.path("message").stringValue();
+        return SimEngineClient.errorMessage(response, 500);
     }
 
     private static String generate(String text, int tokens, String bootstrap, String more) {

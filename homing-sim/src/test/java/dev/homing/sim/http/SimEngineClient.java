@@ -1,5 +1,7 @@
 package dev.homing.sim.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,6 +31,14 @@ class SimEngineClient {
         messages.addObject().put("role", "assistant").put("content", answer);
         messages.addObject().put("role", "user").put("content", question);
         return next;
+    }
+
+    /** The message of an answer in the OpenAI error shape with {@code status}, as status and code both. */
+    static String errorMessage(HttpResponse<String> response, int status) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        JsonNode error = JSON.readTree(response.body()).path("error");
+        assertThat(error.path("code").intValue()).isEqualTo(status);
+        return error.path("message").stringValue();
     }
 
     SimEngineClient(SimEngineServer engine) {
