@@ -52,11 +52,17 @@ class KvCacheEventsTest {
         assertThat(cache.evictedTokens()).as("the workload put the cache under pressure").isPositive();
     }
 
+    /** A cache of {@code capacity} one-token pages whose events are added to {@code events}. */
+    private static KvCache publishingTo(List<KvEvent> events, int capacity) {
+        KvCache cache = new KvCache(capacity, 1);
+        cache.publishTo(events::add);
+        return cache;
+    }
+
     @Test
     void anIdleFlushClearsEverythingInOneEvent() {
-        KvCache cache = new KvCache(1_000, 1);
         List<KvEvent> events = new ArrayList<>();
-        cache.publishTo(events::add);
+        KvCache cache = publishingTo(events, 1_000);
         store(cache, tokens(0, 100));
         events.clear();
 
@@ -68,9 +74,8 @@ class KvCacheEventsTest {
 
     @Test
     void aStoreNamesItsParentAndAnEvictionNamesTheSameBlocks() {
-        KvCache cache = new KvCache(250, 1);
         List<KvEvent> events = new ArrayList<>();
-        cache.publishTo(events::add);
+        KvCache cache = publishingTo(events, 250);
         store(cache, tokens(0, 100));
         store(cache, concat(tokens(0, 100), tokens(500, 50)));
         KvEvent.BlockStored first = (KvEvent.BlockStored) events.get(0);
