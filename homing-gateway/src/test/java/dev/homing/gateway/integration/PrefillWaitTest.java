@@ -96,7 +96,7 @@ class PrefillWaitTest {
             }
             // The first request ends (its client left): the prefill the held one waited for is done, and the held
             // one must still not be sent.
-            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+            gateway.awaitNothingInFlight();
             assertThat(workers.received()).isEqualTo(1);
             assertThat(gateway.scrapeMetrics()).doesNotContain("outcome=\"released\"");
         }

@@ -1,7 +1,6 @@
 package dev.homing.gateway.pd;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.Closing;
@@ -13,7 +12,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -68,6 +66,6 @@ class DecodeEngineLossTest {
         }
 
         assertThat(last).startsWith("data: {\"error\":");
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 }

@@ -72,6 +72,12 @@ class PrefillDecodePairTest {
         return new Pair(prefill, decode, gateway(prefill, decode));
     }
 
+    /** Each of a leg's two workers got the request once: the failed one was not tried again. */
+    private static void assertEachDeliveredOnce(String leg, FakeWorker first, FakeWorker second) {
+        assertThat(first.received()).as("deliveries to the first " + leg).hasSize(1);
+        assertThat(second.received()).as("deliveries to the second " + leg).hasSize(1);
+    }
+
     private static JsonNode body(FakeWorker.Received received) {
         return JSON.readTree(received.body());
     }
@@ -119,7 +125,7 @@ class PrefillDecodePairTest {
 
         assertThat(failing.received()).isNotEmpty();
         assertThat(healthy.received()).hasSize(4);
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
         // Each failed pair's decode leg went out too, and was let go: at most one decode leg per attempt (one let go
         // before it reached the worker never arrives there).
         assertThat(decode.received().size()).isBetween(4, 4 + failing.received().size());
@@ -141,7 +147,7 @@ class PrefillDecodePairTest {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("x-worker")).hasValue(healthy.url());
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
         // At most one prefill leg per attempt: a failed pair's prefill leg let go before it reached the worker never
         // arrives there.
         assertThat(prefill.received().size()).isBetween(4, 4 + failing.received().size());
@@ -161,9 +167,8 @@ class PrefillDecodePairTest {
         assertThat(response.statusCode()).isEqualTo(502);
         assertThat(JSON.readTree(response.body()).path("error").path("code").asString())
                 .isEqualTo("call_upstream_failed");
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
-        assertThat(firstDecode.received()).as("deliveries to the first decode").hasSize(1);
-        assertThat(secondDecode.received()).as("deliveries to the second decode").hasSize(1);
+        gateway.awaitNothingInFlight();
+        assertEachDeliveredOnce("decode", firstDecode, secondDecode);
     }
 
     @Test
@@ -176,9 +181,8 @@ class PrefillDecodePairTest {
         HttpResponse<String> response = gateway.post("/v1/chat/completions", CHAT);
 
         assertThat(response.statusCode()).isEqualTo(502);
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
-        assertThat(firstPrefill.received()).as("deliveries to the first prefill").hasSize(1);
-        assertThat(secondPrefill.received()).as("deliveries to the second prefill").hasSize(1);
+        gateway.awaitNothingInFlight();
+        assertEachDeliveredOnce("prefill", firstPrefill, secondPrefill);
     }
 
     @Test
@@ -192,7 +196,7 @@ class PrefillDecodePairTest {
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(JSON.readTree(response.body()).path("error").path("message").asString()).contains("boom");
         assertThat(failing.received()).hasSize(2);
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -204,7 +208,7 @@ class PrefillDecodePairTest {
         HttpResponse<String> response = gateway.post("/v1/chat/completions", STREAM);
 
         assertThat(response.body()).isEqualTo(String.join("", FakeWorker.STREAM_EVENTS));
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.metric(
                 "smg_pd_prefill_errors_total{worker=\"" + prefill.url() + "\"}") == 1);
         assertThat(decode.received()).hasSize(1);
@@ -222,7 +226,7 @@ class PrefillDecodePairTest {
             assertThat(gateway.gateway().registry().find(prefill.url()).inFlight()).isEqualTo(1);
             assertThat(gateway.gateway().registry().find(decode.url()).inFlight()).isEqualTo(1);
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -239,7 +243,7 @@ class PrefillDecodePairTest {
             // placement, nine long prompts whose prefill never ends share three workers three each.
             assertThat(prefills).allSatisfy(p -> assertThat(p.received()).hasSize(3));
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -260,7 +264,7 @@ class PrefillDecodePairTest {
             assertThat(gateway.metric("homing_prefill_waits_total{model=\"m\",outcome=\"released\"}"))
                     .isEqualTo(1);
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -289,7 +293,7 @@ class PrefillDecodePairTest {
         // The prefill's 400 is the client's fault: it ends the pair at once with that answer.
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("context too long");
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -307,7 +311,7 @@ class PrefillDecodePairTest {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> gateway.metric("smg_pd_kv_transfer_failures_total{backend_type=\"sglang\",model=\"m\"}")
                         == 2);
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -340,7 +344,7 @@ class PrefillDecodePairTest {
 
         pair.gateway().post("/v1/chat/completions", CHAT);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> pair.gateway().inFlight() == 0);
+        pair.gateway().awaitNothingInFlight();
         String metrics = pair.gateway().scrapeMetrics();
         assertThat(metrics).contains("smg_pd_requests_total{route=\"/v1/chat/completions\"} 1.0",
                 "smg_pd_prefill_requests_total{worker=\"" + pair.prefill().url() + "\"} 1.0",

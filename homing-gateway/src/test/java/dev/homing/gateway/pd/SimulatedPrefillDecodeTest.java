@@ -84,7 +84,7 @@ class SimulatedPrefillDecodeTest {
                         + "{\"role\":\"user\",\"content\":\"And part " + (turn + 2) + "?\"}";
             }
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
         assertThat(gateway.metric("homing_pd_cached_tokens_total{leg=\"prefill\",model=\"sim-model\"}")).isPositive();
     }
 
@@ -136,7 +136,7 @@ class SimulatedPrefillDecodeTest {
             post("/generate", "{\"text\":\"request " + i + "\",\"sampling_params\":{\"max_new_tokens\":2}}");
         }
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
         for (SimEngineServer engine : Stream.concat(prefills.stream(), decodes.stream()).toList()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> rooms(engine) == 0);
         }

@@ -42,7 +42,7 @@ class InferenceExchangeTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics().contains(CLIENT_GONE));
         assertThat(gateway.scrapeMetrics())
                 .doesNotContain("smg_http_responses_total{error_code=\"\",status_code=\"200\"}");
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test
@@ -67,6 +67,6 @@ class InferenceExchangeTest {
                 assertThat(gateway.scrapeMetrics()).doesNotContain("result=\"rejected\"");
             }
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 }

@@ -230,7 +230,7 @@ class RetryAndBreakerWiringTest {
             assertThat(shed.headers().firstValue("retry-after")).hasValue("1");
             assertThat(worker.received()).as("the probe alone reached the worker").hasSize(2);
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 0);
+        gateway.awaitNothingInFlight();
     }
 
     @Test

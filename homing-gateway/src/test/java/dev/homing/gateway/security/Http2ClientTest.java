@@ -129,7 +129,7 @@ class Http2ClientTest {
                 .containsOnly(requests.getFirst().connection());
         // The waiting ones first, so no permit freed by the first reaches them.
         requests.reversed().forEach(HttpClientRequest::reset);
-        await().atMost(Duration.ofSeconds(30)).until(() -> setup.gateway().inFlight() == 0);
+        setup.gateway().awaitNothingInFlight();
     }
 
     @Test
