@@ -147,77 +147,65 @@ final class TestPublisher implements AutoCloseable {
             switch (event) {
                 case Stored s -> {
                     int blocks = s.tokens().length / s.blockSize();
-                    if (mapForm) {
-                        p.packMapHeader(6);
-                        p.packString("type").packString("BlockStored");
-                        p.packString("block_hashes");
-                    } else {
-                        p.packArrayHeader(7);
-                        p.packString("BlockStored");
-                    }
+                    head(p, "BlockStored", 6, 7);
+                    key(p, "block_hashes");
                     p.packArrayHeader(blocks);
                     for (int b = 0; b < blocks; b++) {
                         p.packLong(s.firstHash() + b);
                     }
-                    if (mapForm) {
-                        p.packString("parent_block_hash");
-                    }
+                    key(p, "parent_block_hash");
                     if (s.parent() == null) {
                         p.packNil();
                     } else {
                         p.packLong(s.parent());
                     }
-                    if (mapForm) {
-                        p.packString("token_ids");
-                    }
+                    key(p, "token_ids");
                     p.packArrayHeader(s.tokens().length);
                     for (int t : s.tokens()) {
                         p.packInt(t);
                     }
-                    if (mapForm) {
-                        p.packString("block_size");
-                    }
+                    key(p, "block_size");
                     p.packInt(s.blockSize());
                     if (!mapForm) {
                         p.packNil(); // lora_id
                     }
-                    if (mapForm) {
-                        p.packString("medium");
-                    }
+                    key(p, "medium");
                     p.packString("GPU");
                 }
                 case Removed r -> {
-                    if (mapForm) {
-                        p.packMapHeader(3);
-                        p.packString("type").packString("BlockRemoved");
-                        p.packString("block_hashes");
-                    } else {
-                        p.packArrayHeader(3);
-                        p.packString("BlockRemoved");
-                    }
+                    head(p, "BlockRemoved", 3, 3);
+                    key(p, "block_hashes");
                     p.packArrayHeader(r.hashes().length);
                     for (long h : r.hashes()) {
                         p.packLong(h);
                     }
-                    if (mapForm) {
-                        p.packString("medium");
-                    }
+                    key(p, "medium");
                     p.packString("GPU");
                 }
-                case Cleared c -> {
-                    if (mapForm) {
-                        p.packMapHeader(1);
-                        p.packString("type").packString("AllBlocksCleared");
-                    } else {
-                        p.packArrayHeader(1);
-                        p.packString("AllBlocksCleared");
-                    }
-                }
+                case Cleared c -> head(p, "AllBlocksCleared", 1, 1);
             }
             p.packInt(0);
             return p.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** An event's start: a tagged map of {@code entries}, or a positional array of {@code fields} led by its type. */
+    private void head(MessageBufferPacker p, String type, int entries, int fields) throws IOException {
+        if (mapForm) {
+            p.packMapHeader(entries);
+            p.packString("type").packString(type);
+        } else {
+            p.packArrayHeader(fields);
+            p.packString(type);
+        }
+    }
+
+    /** A field's name, which only the map form carries. */
+    private void key(MessageBufferPacker p, String name) throws IOException {
+        if (mapForm) {
+            p.packString(name);
         }
     }
 
