@@ -4,6 +4,8 @@ import dev.homing.core.kv.ExactOverlay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,62 +30,61 @@ class ExactViewRoutingTest {
         return new ExactOverlay(FOLLOW_UP_TOKENS, Map.of("w0", w0Tokens, "w1", w1Tokens));
     }
 
-    /** The tree learns that w0 holds {@link #PROMPT}, and its request is over. */
-    private void promptPlacedOnW0(RoutingPolicy policy) {
+    /** Each test runs on both policies that keep a prefix tree. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @ParameterizedTest
+    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    @interface BothTreePolicies {
+    }
+
+    /** What a decision says beside its worker: its branch, matched characters, view and predicted tokens. */
+    private static List<Object> facets(Decision decision) {
+        return List.of(decision.branch(), decision.matchedChars(), decision.view(), decision.predictedTokens());
+    }
+
+    /** The policy {@code name} once its tree has learnt that w0 holds {@link #PROMPT}, and that request is over. */
+    private RoutingPolicy withPromptOnW0(String name) {
+        RoutingPolicy policy = policy(name);
         Decision placed = policy.select(Fleet.withUnavailable(workers, 1), RoutingRequest.ofText(PROMPT));
         assertThat(placed.workerIndex()).isZero();
         policy.onFirstToken("w0", placed);
         policy.onCompleted("w0", RoutingRequest.ofText(PROMPT), placed, new EngineReport(250, 0, true));
+        return policy;
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    @BothTreePolicies
     void aWorkerWhoseEngineEvictedThePrefixDoesNotAttractTheRequest(String name) {
-        RoutingPolicy policy = policy(name);
-        promptPlacedOnW0(policy);
+        RoutingPolicy policy = withPromptOnW0(name);
 
         Decision decision = policy.select(workers, RoutingRequest.ofText(FOLLOW_UP).withExact(exact(0, 0)));
 
-        assertThat(decision.branch()).isEqualTo("miss");
-        assertThat(decision.matchedChars()).isZero();
-        assertThat(decision.view()).isEqualTo(RoutingView.EXACT);
-        assertThat(decision.predictedTokens()).isZero();
+        assertThat(facets(decision)).containsExactly("miss", 0, RoutingView.EXACT, 0);
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    @BothTreePolicies
     void anExactWorkerIsJudgedByTheTokensItsEngineHolds(String name) {
-        RoutingPolicy policy = policy(name);
-        promptPlacedOnW0(policy);
+        RoutingPolicy policy = withPromptOnW0(name);
 
         // w1's engine holds the whole prompt (another gateway placed it there, say); w0's only its first 100 tokens.
         Decision decision = policy.select(workers, RoutingRequest.ofText(FOLLOW_UP).withExact(exact(100, 250)));
 
         assertThat(decision.workerIndex()).isEqualTo(1);
-        assertThat(decision.branch()).isEqualTo("hit");
-        assertThat(decision.matchedChars()).isEqualTo(250 * FOLLOW_UP.length() / FOLLOW_UP_TOKENS);
-        assertThat(decision.view()).isEqualTo(RoutingView.EXACT);
-        assertThat(decision.predictedTokens()).isEqualTo(250);
+        assertThat(facets(decision))
+                .containsExactly("hit", 250 * FOLLOW_UP.length() / FOLLOW_UP_TOKENS, RoutingView.EXACT, 250);
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    @BothTreePolicies
     void aWorkerWithoutAnExactViewIsJudgedByTheTree(String name) {
-        RoutingPolicy policy = policy(name);
-        promptPlacedOnW0(policy);
+        RoutingPolicy policy = withPromptOnW0(name);
 
         Decision decision = policy.select(workers, RoutingRequest.ofText(FOLLOW_UP)
                 .withExact(new ExactOverlay(FOLLOW_UP_TOKENS, Map.of("w1", 0))));
 
         assertThat(decision.workerIndex()).isZero();
-        assertThat(decision.branch()).isEqualTo("hit");
-        assertThat(decision.matchedChars()).isEqualTo(PROMPT.length());
-        assertThat(decision.view()).isEqualTo(RoutingView.APPROXIMATE);
-        assertThat(decision.predictedTokens()).isZero();
+        assertThat(facets(decision)).containsExactly("hit", PROMPT.length(), RoutingView.APPROXIMATE, 0);
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    @BothTreePolicies
     void aPrefixStillInPrefillOnAnExactWorkerCountsUntilItsEventsCanHaveCome(String name) {
         RoutingPolicy policy = policy(name);
         Decision first = policy.select(workers, RoutingRequest.ofText(PROMPT).withExact(exact(0, 0)));
@@ -106,11 +107,9 @@ class ExactViewRoutingTest {
         assertThat(after.predictedTokens()).isZero();
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cache_aware", "load_aware_affinity"})
+    @BothTreePolicies
     void withoutAnExactViewTheDecisionIsApproximate(String name) {
-        RoutingPolicy policy = policy(name);
-        promptPlacedOnW0(policy);
+        RoutingPolicy policy = withPromptOnW0(name);
 
         Decision decision = policy.select(workers, RoutingRequest.ofText(FOLLOW_UP));
 
