@@ -14,6 +14,13 @@ class KvEventLivenessTest {
 
     private final KvEventLiveness liveness = new KvEventLiveness(2 * SECOND);
 
+    /** Batch 0, then batch {@code next} with no replay to fill the gap: the held batch released, the view stale. */
+    private void staleAfterLosingBatchesBefore(long next) {
+        liveness.onLive(0, 0);
+        liveness.onLive(next, 0);
+        liveness.releaseHeld();
+    }
+
     @Test
     void aStreamNotConnectedIsNoneAndExpectsNothing() {
         liveness.expectEvents(0);
@@ -145,9 +152,7 @@ class KvEventLivenessTest {
 
     @Test
     void aPublisherThatRestartedClearsTheViewAndIsExactAgain() {
-        liveness.onLive(0, 0);
-        liveness.onLive(9, 0);
-        liveness.releaseHeld();
+        staleAfterLosingBatchesBefore(9);
         assertThat(liveness.state()).isEqualTo(State.STALE);
 
         assertThat(liveness.onLive(0, 0)).isEqualTo(Verdict.CLEAR_THEN_APPLY);
@@ -220,9 +225,7 @@ class KvEventLivenessTest {
 
     @Test
     void aSilentStreamThatLostBatchesStaysStaleWhenItResumes() {
-        liveness.onLive(0, 0);
-        liveness.onLive(2, 0);
-        liveness.releaseHeld();
+        staleAfterLosingBatchesBefore(2);
         liveness.expectEvents(5 * SECOND);
         liveness.onTick(10 * SECOND);
         assertThat(liveness.state()).isEqualTo(State.NONE);
@@ -234,9 +237,7 @@ class KvEventLivenessTest {
 
     @Test
     void aResyncStartsOverFromAnEmptyView() {
-        liveness.onLive(0, 0);
-        liveness.onLive(4, 0);
-        liveness.releaseHeld();
+        staleAfterLosingBatchesBefore(4);
 
         liveness.onResync();
 
