@@ -40,15 +40,18 @@ class CommandOptionsTest {
 
     /** The gateway's command line {@code args}, resolved against its settings. */
     static CommandOptions.Resolved gateway(String... args) {
-        CommandLine commandLine = new CommandLine(new GatewayFlags());
-        commandLine.parseArgs(args);
-        return CommandOptions.resolve(commandLine, Scope.GATEWAY);
+        return resolved(new GatewayFlags(), Scope.GATEWAY, args);
     }
 
     private static Config simulate(String... args) {
-        CommandLine commandLine = new CommandLine(new SimulateFlags());
+        return resolved(new SimulateFlags(), Scope.SIMULATE, args).config();
+    }
+
+    /** The command line {@code args} parsed into {@code flags} and resolved against {@code scope}'s settings. */
+    private static CommandOptions.Resolved resolved(Object flags, Scope scope, String... args) {
+        CommandLine commandLine = new CommandLine(flags);
         commandLine.parseArgs(args);
-        return CommandOptions.resolve(commandLine, Scope.SIMULATE).config();
+        return CommandOptions.resolve(commandLine, scope);
     }
 
     @Test
@@ -97,9 +100,7 @@ class CommandOptionsTest {
     }
 
     private static Config simEngine(String... args) {
-        CommandLine commandLine = new CommandLine(new SimEngineFlags());
-        commandLine.parseArgs(args);
-        return CommandOptions.resolve(commandLine, Scope.SIM_ENGINE).config();
+        return resolved(new SimEngineFlags(), Scope.SIM_ENGINE, args).config();
     }
 
     @Test
