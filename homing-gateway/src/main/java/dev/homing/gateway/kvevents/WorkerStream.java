@@ -178,8 +178,13 @@ final class WorkerStream {
         publish();
     }
 
-    /** The clock moved: expectations, silence and an overdue replay. */
+    /**
+     * The clock moved: expectations, silence and an overdue replay. What the SUB socket holds already is read first:
+     * a batch that came while this thread applied other workers' batches is late work here, not the engine's
+     * silence (on a starved machine that difference flipped healthy workers to the tree and back).
+     */
     void tick(long nowNanos) {
+        readable(subscriber, nowNanos);
         long since = expectedSince.getAndSet(NO_EXPECTATION);
         if (since != NO_EXPECTATION) {
             liveness.expectEvents(since);
