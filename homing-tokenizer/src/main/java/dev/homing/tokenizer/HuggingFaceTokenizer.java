@@ -26,8 +26,15 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     /** Truncation and padding off; nothing else, so DJL leaves the text itself as it is (see encodeText). */
     static final Map<String, String> OPTIONS = Map.of("truncation", "false", "padding", "false");
-    /** Ids the piece cache keeps over all pieces: about 16 MB, a few thousand system prompts and turns. */
+    /** Ids and text the piece cache keeps over all pieces, in 4-byte units: 16 MB, thousands of prompts and turns. */
     static final long PIECE_CACHE_TOKENS = 4L << 20;
+    /** Ids and text the chat cache keeps, in 4-byte units: 4 MB, thousands of short chats. */
+    static final long CHAT_CACHE_TOKENS = 1L << 20;
+    /**
+     * Chats with more text than this are not kept whole: the template's render, which the chat cache saves, is a
+     * short chat's main cost; a long one's is encoding its new turn, which the piece cache already bounds.
+     */
+    static final int MAX_CACHED_CHAT_CHARS = 4 * 1024;
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final ai.djl.huggingface.tokenizers.HuggingFaceTokenizer tokenizer;
@@ -36,6 +43,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
     /** How a chat's text is cut into independently encoded pieces, or null when only whole-text encoding is exact. */
     private final AddedTokenSplit split;
     private final SegmentCache pieces = new SegmentCache(PIECE_CACHE_TOKENS);
+    private final SegmentCache chats = new SegmentCache(CHAT_CACHE_TOKENS);
 
     private HuggingFaceTokenizer(byte[] tokenizerJson, TokenizerConfig config, String name) {
         this.tokenizer = newDjlTokenizer(new ByteArrayInputStream(tokenizerJson), name);
@@ -124,12 +132,36 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
     /**
      * The rendered chat's ids: its pieces between added tokens each encoded once and kept ({@link SegmentCache}), the
      * same ids as the text encoded whole (see {@link AddedTokenSplit}); encoded whole where the tokenizer's files do
-     * not promise that.
+     * not promise that. A short chat's ids are kept whole too, by its turns: the template is deterministic in them,
+     * so a chat asked again is neither rendered nor split (its ids copied, so callers may change them).
      */
     @Override
     public int[] encodeChat(List<ChatTurn> turns, boolean addGenerationPrompt) {
+        String key = chatKey(turns, addGenerationPrompt);
+        return key == null ? renderAndEncode(turns, addGenerationPrompt)
+            : chats.ids(key, k -> renderAndEncode(turns, addGenerationPrompt)).clone();
+    }
+
+    private int[] renderAndEncode(List<ChatTurn> turns, boolean addGenerationPrompt) {
         String text = config.template().render(turns, addGenerationPrompt);
         return split == null ? encodeText(text, false) : encodeByPieces(split, text, pieces);
+    }
+
+    /** The turns written unambiguously (each string after its length), or null for a chat too long to keep whole. */
+    private static String chatKey(List<ChatTurn> turns, boolean addGenerationPrompt) {
+        int chars = 0;
+        for (ChatTurn turn : turns) {
+            chars += turn.role().length() + turn.content().length();
+        }
+        if (chars > MAX_CACHED_CHAT_CHARS) {
+            return null;
+        }
+        StringBuilder key = new StringBuilder(chars + 8 * turns.size() + 1).append(addGenerationPrompt ? '+' : '-');
+        for (ChatTurn turn : turns) {
+            key.append(turn.role().length()).append(':').append(turn.role())
+                .append(turn.content().length()).append(':').append(turn.content());
+        }
+        return key.toString();
     }
 
     /** The ids of {@code text} (no special tokens added), piece by piece, each looked up in {@code cache} first. */

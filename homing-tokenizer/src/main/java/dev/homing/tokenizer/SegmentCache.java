@@ -5,10 +5,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The ids of recently encoded pieces of text (see {@link AddedTokenSplit}), least recently used evicted first, so a
- * system prompt, a conversation's earlier turns and the template's own pieces are encoded once. Bounded by the ids it
- * holds (one more a piece); a piece larger than an eighth of the bound is encoded each time rather than evicting
- * everything else. One lock: a look-up holds it for a hash and two links, far less than the encoding it saves.
+ * The ids of recently encoded texts, least recently used evicted first: pieces of text (see
+ * {@link AddedTokenSplit}), so a system prompt, a conversation's earlier turns and the template's own pieces are
+ * encoded once, or whole chats by a key of their turns. Bounded in 4-byte units: an id, or two characters of a text
+ * kept as a key (one more an entry); an entry larger than an eighth of the bound is encoded each time rather than
+ * evicting everything else. One lock: a look-up holds it for a hash and two links, far less than the encoding it saves.
  */
 final class SegmentCache {
     private final long maxTokens;
@@ -31,16 +32,16 @@ final class SegmentCache {
             }
         }
         int[] ids = encode.apply(piece);
-        if (weight(ids) > maxTokens / 8) {
+        if (weight(piece, ids) > maxTokens / 8) {
             return ids;
         }
         synchronized (pieces) {
             if (pieces.putIfAbsent(piece, ids) == null) {
-                tokens += weight(ids);
+                tokens += weight(piece, ids);
                 var eldest = pieces.entrySet().iterator();
                 while (tokens > maxTokens && eldest.hasNext()) {
                     Map.Entry<String, int[]> entry = eldest.next();
-                    tokens -= weight(entry.getValue());
+                    tokens -= weight(entry.getKey(), entry.getValue());
                     eldest.remove();
                 }
             }
@@ -48,12 +49,12 @@ final class SegmentCache {
         return ids;
     }
 
-    /** One more than its ids, so that pieces of no ids (a normalizer may erase one) count too. */
-    private static long weight(int[] ids) {
-        return ids.length + 1L;
+    /** Its ids and its text's characters in 4-byte units, plus one, so that a piece of no ids counts too. */
+    private static long weight(String piece, int[] ids) {
+        return ids.length + piece.length() / 2 + 1L;
     }
 
-    /** The ids kept, over every piece, plus one a piece. */
+    /** The units kept, over every entry. */
     long tokens() {
         synchronized (pieces) {
             return tokens;

@@ -52,6 +52,28 @@ class HuggingFaceTokenizerTest {
     }
 
     @Test
+    void aChatAskedAgainGetsTheSameIdsAsItsTextEncodedWhole() {
+        List<ChatTurn> chat = List.of(new ChatTurn("system", "be brief"), new ChatTurn("user", "abc def"));
+        int[] first = demo.encodeChat(chat);
+        first[0] = -1;
+
+        int[] again = demo.encodeChat(List.of(new ChatTurn("system", "be brief"), new ChatTurn("user", "abc def")));
+
+        assertThat(again).isEqualTo(demo.encodeText(demo.renderChat(chat), false));
+        assertThat(demo.encodeChat(chat, false)).isEqualTo(demo.encodeText(
+            demo.renderChat(chat).substring(0, demo.renderChat(chat).lastIndexOf("<|im_start|>")), false));
+    }
+
+    @Test
+    void chatsWhoseTurnsJoinToTheSameTextAreKeptApart() {
+        List<ChatTurn> one = List.of(new ChatTurn("user", "ab"), new ChatTurn("user", "c"));
+        List<ChatTurn> other = List.of(new ChatTurn("user", "a"), new ChatTurn("user", "bc"));
+
+        assertThat(demo.encodeChat(one)).isEqualTo(demo.encodeText(demo.renderChat(one), false));
+        assertThat(demo.encodeChat(other)).isEqualTo(demo.encodeText(demo.renderChat(other), false));
+    }
+
+    @Test
     void aChatsTokensAreItsTemplateTextEncodedWithoutAddingSpecialTokensAgain() {
         List<ChatTurn> chat = List.of(new ChatTurn("system", "You are terse."), new ChatTurn("user", "abc def"));
 

@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * tokenizers and jinjava; {@code built-in} the simulated engine's 4-character tokenizer, for scale. A short chat
  * (a system prompt and a question of 200 characters) and a long one (four turns of 4,000 characters each); with
  * {@code -new} the last turn is new at every call, so its piece misses the tokenizer's piece cache, as a new question
- * does. {@code render} and {@code encodeRendered} are the template's and the whole-text encoding's shares of what
+ * does; without it, a short chat is found whole in the tokenizer's chat cache (a long one is too long to be kept
+ * whole). {@code render} and {@code encodeRendered} are the template's and the whole-text encoding's shares of what
  * {@code encodeChat} costs without the piece cache. Figures and the command: docs/BENCHMARKS.md, "Cost of the exact
  * view". The template's code takes many iterations to compile under load: give it ten warm-up iterations or more.
  */

@@ -206,6 +206,7 @@ public final class ExactKvIndex {
         }
         int blockTokens = blocks.blockTokens();
         int[] pending = Arrays.copyOf(tail, blockTokens);
+        int[] scratch = blocks.scratch();
         int filled = tail.length;
         long[] hashes = stored.blockHashes();
         int[] tokens = stored.tokenIds();
@@ -225,7 +226,7 @@ public final class ExactKvIndex {
             for (int t = i * size; t < (i + 1) * size; t++) {
                 pending[filled++] = tokens[t];
                 if (filled == blockTokens) {
-                    chain = TokenBlocks.next(chain, pending, 0, blockTokens);
+                    chain = blocks.next(chain, pending, 0, scratch);
                     if (completedCount == completed.length) {
                         completed = Arrays.copyOf(completed, Math.max(1, completedCount * 2));
                     }

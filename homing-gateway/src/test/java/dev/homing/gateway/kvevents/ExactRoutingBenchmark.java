@@ -1,0 +1,145 @@
+package dev.homing.gateway.kvevents;
+
+import dev.homing.core.kv.ExactOverlay;
+import dev.homing.core.kv.KvEvent;
+import dev.homing.core.kv.KvEventBatch;
+import dev.homing.core.kv.KvNamespace;
+import dev.homing.core.kv.Medium;
+import dev.homing.core.kv.TokenBlocks;
+import dev.homing.core.request.RequestKind;
+import dev.homing.gateway.proxy.ByteSlice;
+import dev.homing.sim.model.PseudoWords;
+import dev.homing.tokenizer.ChatTurn;
+import dev.homing.tokenizer.HuggingFaceTokenizer;
+import dev.homing.tokenizer.Tokenizers;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The exact view's whole per-request work for a short chat, as {@link ExactRouting#overlay} does it on the event
+ * loop with the gateway's own tokenizer: the body's bytes read for the prompt and namespace ({@link ExactQuery}),
+ * the chat template rendered and the text encoded piece by piece (the demo tokenizer), the tokens hashed into blocks
+ * and looked up in the model's {@link ExactViews} into an {@link ExactOverlay}. Eight workers, all exact; each holds
+ * 64 chats of the same system prompt and other questions, stored as SGLang stores them (one-token pages); the chat
+ * measured is held whole by one worker and half by another. With {@code chat=short-new} the question is new at every
+ * call (a counter at its end), so its piece misses the tokenizer's piece cache, as a new question does; building that
+ * body is part of the measure. {@code read}, {@code tokens} and {@code lookup} are the three steps' shares (run them
+ * with {@code chat=short}). Figures and the command: docs/BENCHMARKS.md, "Cost of the exact view".
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g", "-DOPT_OUT_TRACKING=true"})
+@State(Scope.Thread)
+public class ExactRoutingBenchmark {
+
+    private static final int WORKERS = 8;
+    private static final int CHATS_PER_WORKER = 64;
+    private static final int BLOCK_TOKENS = 16;
+    private static final String SYSTEM = "You are a helpful assistant.";
+    /** 50 pseudo-words: a question of 199 characters. */
+    private static final int QUESTION_WORDS = 50;
+
+    /** {@code -new}: the question is one never seen before at each call. */
+    @Param({"short", "short-new"})
+    public String chat;
+
+    private HuggingFaceTokenizer tokenizer;
+    private ExactViews views;
+    private String question;
+    private byte[] body;
+    private ExactQuery query;
+    private int[] tokens;
+    private long calls;
+
+    @Setup(Level.Trial)
+    public void prepare() {
+        tokenizer = Tokenizers.demo();
+        views = new ExactViews(new TokenBlocks(BLOCK_TOKENS), Long.MAX_VALUE);
+        question = PseudoWords.text(7, 0, QUESTION_WORDS, QUESTION_WORDS);
+        long engineHash = 0;
+        for (int w = 0; w < WORKERS; w++) {
+            String worker = "http://10.0.0." + w + ":30000";
+            views.exact(worker, true);
+            for (int c = 0; c < CHATS_PER_WORKER; c++) {
+                String other = PseudoWords.text(1_000L * w + c + 100, 0, QUESTION_WORDS, QUESTION_WORDS);
+                engineHash = store(worker, chatTokens(other), engineHash);
+            }
+        }
+        int[] measured = chatTokens(question);
+        engineHash = store("http://10.0.0.0:30000", measured, engineHash);
+        store("http://10.0.0.1:30000", Arrays.copyOf(measured, measured.length / 2), engineHash);
+        body = body(question);
+        query = ExactQuery.read(RequestKind.CHAT, ByteSlice.of(body));
+        tokens = query.prompt().tokens(tokenizer);
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        tokenizer.close();
+    }
+
+    /** Body bytes to overlay, as {@link ExactRouting#overlay} for a body tokenized on the event loop. */
+    @Benchmark
+    public ExactOverlay overlay() {
+        byte[] bytes = chat.endsWith("-new") ? body(question + " " + calls++) : body;
+        ExactQuery read = ExactQuery.read(RequestKind.CHAT, ByteSlice.of(bytes));
+        return views.lookup(read.prompt().tokens(tokenizer), read.namespace());
+    }
+
+    /** The body read a second time, for the prompt and namespace. */
+    @Benchmark
+    public ExactQuery read() {
+        return ExactQuery.read(RequestKind.CHAT, ByteSlice.of(body));
+    }
+
+    /** The chat's tokens: the template rendered, its pieces encoded or found in the piece cache. */
+    @Benchmark
+    public int[] tokens() {
+        return query.prompt().tokens(tokenizer);
+    }
+
+    /** The tokens hashed into blocks and looked up over every exact worker. */
+    @Benchmark
+    public ExactOverlay lookup() {
+        return views.lookup(tokens, KvNamespace.DEFAULT);
+    }
+
+    private int[] chatTokens(String userQuestion) {
+        return tokenizer.encodeChat(List.of(new ChatTurn("system", SYSTEM), new ChatTurn("user", userQuestion)));
+    }
+
+    private static byte[] body(String userQuestion) {
+        return ("{\"model\":\"demo\",\"stream\":false,\"max_tokens\":64,\"messages\":["
+                + "{\"role\":\"system\",\"content\":\"" + SYSTEM + "\"},"
+                + "{\"role\":\"user\",\"content\":\"" + userQuestion + "\"}]}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Stores {@code tokens} on {@code worker} in one event of one-token pages; returns the last engine hash used. */
+    private long store(String worker, int[] tokens, long lastHash) {
+        long[] hashes = new long[tokens.length];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = ++lastHash;
+        }
+        KvEvent stored = new KvEvent.BlockStored(hashes, null, tokens, 1, null, null, Medium.GPU, null, 0);
+        views.apply(worker, new KvEventBatch(0, List.of(stored), OptionalInt.empty(), 0));
+        return lastHash;
+    }
+}
