@@ -1,6 +1,7 @@
 # Sourced by the bench scripts. Every process a script starts goes into pids (by PID) and is stopped on exit; stop
 # ends one of them early; wait_ok polls a URL, ready a gateway's readiness; scratch_dir, out_dir and log are the
-# scripts' common set-up; needs_homing checks for jq and the built jar; SEQUENTIAL_CLIENT is the latency steps' client.
+# scripts' common set-up; needs_homing checks for jq and the built jar; SEQUENTIAL_CLIENT is the latency steps' client;
+# PROXY_CPU and LOAD_CPU are the pinned benches' cores.
 pids=()
 scratch=()
 cleanup() {
@@ -43,6 +44,11 @@ ready() {
 
 # log MESSAGE...: one line on stderr, after the time of day.
 log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# The pinned layout of the overhead, budget and start-up benches: the gateway (or proxy) under test alone on PROXY_CPU,
+# the load and the engines on LOAD_CPU. Override on a bigger machine.
+PROXY_CPU=${PROXY_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
 
 # The sequential client of the latency steps (a main class and its arguments, for the JVM to run from homing.jar): one
 # request at a time, small non-streaming /generate answers of one token (SEQ_ENDPOINT=CHAT: chat completions, whose

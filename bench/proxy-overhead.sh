@@ -29,9 +29,8 @@ mkdir -p "$out/logs" "$out/json" "$out/conf"
 # proxy), but wrk and the engines may use both cores (SAT_CPU): whatever CPU a proxy spends is taken from the client
 # and the engines, as on a shared machine, and the direct row gets both cores. (With wrk and the engines held to core
 # 1, as this script once did, that core saturated first in every row, and the figures said more about it than about
-# the proxies: HAProxy, nginx and Homing all came out near the direct row.) Override on a bigger machine.
-PROXY_CPU=${PROXY_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
+# the proxies: HAProxy, nginx and Homing all came out near the direct row.) Override on a bigger machine
+# (PROXY_CPU and LOAD_CPU are the benches' common layout, in bench/processes.sh).
 SAT_CPU=${SAT_CPU:-0-1}
 STEPS=${STEPS:-bursts cold}
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }

@@ -30,8 +30,6 @@ out=$(out_dir "${1:-$repo/results/request-budget}")
 shift || true
 builds=("$@")
 [ ${#builds[@]} -gt 0 ] || builds=("this=$repo/bin/homing")
-PROXY_CPU=${PROXY_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
 ROUNDS=${ROUNDS:-2}
 WARM_SECS=${WARM_SECS:-15}
 MEASURE_SECS=${MEASURE_SECS:-10}

@@ -16,8 +16,6 @@ runs=${1:-10}
 shift || true
 launchers=("$@")
 [ ${#launchers[@]} -gt 0 ] || launchers=("$repo/bin/homing")
-PROXY_CPU=${PROXY_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
 BASE_PORT=${BASE_PORT:-18400}
 e1=$((BASE_PORT + 1)); e2=$((BASE_PORT + 2)); port=$((BASE_PORT + 10))
 # Seconds the gateway is left idle before its RSS is read.

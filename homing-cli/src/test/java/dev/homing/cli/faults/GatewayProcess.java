@@ -12,23 +12,13 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * A gateway process ({@code homing launch}) on loopback in front of simulated engines, with its metrics listener on
  * a port of its own, a heap bound given up front, and health checks and worker probes every second so a scenario
- * sees workers come and go in seconds.
+ * sees workers come and go in seconds: the process and the two ports it announced.
  */
-final class GatewayProcess {
+record GatewayProcess(HomingProcess process, int port, int metricsPort) {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern LISTENING =
             Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+) \\(.*metrics port (\\d+)\\)");
-
-    private final HomingProcess process;
-    private final int port;
-    private final int metricsPort;
-
-    private GatewayProcess(HomingProcess process, int port, int metricsPort) {
-        this.process = process;
-        this.port = port;
-        this.metricsPort = metricsPort;
-    }
 
     /**
      * Starts the gateway and waits until it listens. It binds ports the OS picks and says which, as engines do.
@@ -68,10 +58,6 @@ final class GatewayProcess {
 
     String url() {
         return "http://127.0.0.1:" + port;
-    }
-
-    HomingProcess process() {
-        return process;
     }
 
     /** The gateway's {@code /metrics} page now. */

@@ -1,6 +1,7 @@
 package dev.homing.gateway.metrics;
 
 import dev.homing.core.policy.Decision;
+import dev.homing.core.tree.TreeStats;
 import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
@@ -27,6 +28,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
+import java.util.function.ObjLongConsumer;
+import java.util.function.ToLongFunction;
 import java.util.stream.IntStream;
 
 /**
@@ -218,19 +221,13 @@ public final class GatewayMetrics {
         GaugeWithCallback.builder().name("homing_tree_chars")
                 .help("Characters held by the model's prefix tree (cache_aware, load_aware_affinity)")
                 .labelNames("model")
-                .callback(cb -> {
-                    for (ModelPool pool : workers.pools()) {
-                        pool.policy().treeStats().ifPresent(tree -> cb.call(tree.storedChars(), pool.model()));
-                    }
-                }).register(registry);
+                .callback(cb -> eachTree(workers, TreeStats::storedChars, (model, chars) -> cb.call(chars, model)))
+                .register(registry);
         CounterWithCallback.builder().name("homing_tree_evicted_chars_total")
                 .help("Characters evicted from the model's prefix tree (cache_aware, load_aware_affinity)")
                 .labelNames("model")
-                .callback(cb -> {
-                    for (ModelPool pool : workers.pools()) {
-                        pool.policy().treeStats().ifPresent(tree -> cb.call(tree.evictedChars(), pool.model()));
-                    }
-                }).register(registry);
+                .callback(cb -> eachTree(workers, TreeStats::evictedChars, (model, chars) -> cb.call(chars, model)))
+                .register(registry);
         try {
             JvmMetricSet.register(registry);
         } catch (IllegalArgumentException alreadyRegistered) {
@@ -318,6 +315,14 @@ public final class GatewayMetrics {
             System.arraycopy(labels, 0, all, constants.length, labels.length);
             return metric.labelValues(all);
         });
+    }
+
+    /** One of {@code stat} per model whose policy keeps a prefix tree, labelled with the model. */
+    private static void eachTree(WorkerRegistry workers, ToLongFunction<TreeStats> stat,
+                                 ObjLongConsumer<String> sample) {
+        for (ModelPool pool : workers.pools()) {
+            pool.policy().treeStats().ifPresent(tree -> sample.accept(pool.model(), stat.applyAsLong(tree)));
+        }
     }
 
     /** The status code as a label, without formatting a new string for each response. */
