@@ -27,6 +27,10 @@ BASE_PORT=${BASE_PORT:-18600}
 MAX_SECONDS=${MAX_SECONDS:-3600}   # cap of one replay, real seconds
 MAX_REQUESTS=${MAX_REQUESTS:-100000}
 VIEWS=${VIEWS:-tree}
+# Extra flags, split on spaces: e.g. ENGINE_FLAGS="--page-size 16" (vLLM's block size; SGLang's default page of one
+# token makes one engine block a token, which a small --kv-index-max-blocks cannot hold for long prompts).
+ENGINE_FLAGS=${ENGINE_FLAGS:-}
+GATEWAY_FLAGS=${GATEWAY_FLAGS:-}
 
 . "$repo/bench/processes.sh"
 needs_homing "$repo"
@@ -38,10 +42,10 @@ for ((i = 0; i < WORKERS; i++)); do urls+=("http://127.0.0.1:$((BASE_PORT + i))"
 worker_urls=$(IFS=,; echo "${urls[*]}")
 replay_rate=$(awk -v t="$TIME_SCALE" -v r="$RATE_SCALE" 'BEGIN { print t * r }')
 
-engine_args=(); gateway_args=()
+read -r -a engine_args <<<"$ENGINE_FLAGS"; read -r -a gateway_args <<<"$GATEWAY_FLAGS"
 if [ "$VIEWS" != tree ]; then
   # The same tokens in every run; the events only where the view is exact.
-  engine_args=(--tokenizer-path demo); gateway_args=(--tokenizer-path demo)
+  engine_args+=(--tokenizer-path demo); gateway_args+=(--tokenizer-path demo)
 fi
 events='{"publisher":"zmq","endpoint":"tcp://127.0.0.1:*","topic":"kv-events"}'
 
