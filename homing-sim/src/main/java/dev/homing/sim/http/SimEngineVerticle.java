@@ -37,6 +37,13 @@ final class SimEngineVerticle extends VerticleBase {
     private final SimEngineOptions options;
     private final ObjectMapper json = JsonMapper.builder().build();
     private final ResponseRenderer renderer = new ResponseRenderer(json);
+    /**
+     * Bodies up to this size are parsed and tokenized on the event loop; larger ones on a worker thread, since the
+     * model's clock runs on this loop too: a long prompt's tokenizing (tens of milliseconds, seconds on a starved
+     * machine) would hold every other request's steps, first tokens and KV event batches.
+     */
+    private static final int INLINE_PARSE_BYTES = 16 * 1024;
+
     private final RequestParser parser;
     private final PoolingAnswers pooling;
     private final TokenizeAnswers tokenize;
@@ -191,8 +198,23 @@ final class SimEngineVerticle extends VerticleBase {
             http.body().onComplete(ignored -> error(http, faults.failStatus(), "injected failure"));
             return;
         }
-        withBody(http, body -> new InferenceExchange(http, parser.parse(api, body), backend, renderer, faults,
-            completedLog, options.engine().seed(), () -> ++answers, !options.mode().disaggregated()).start());
+        withBody(http, body -> {
+            if (body.length() <= INLINE_PARSE_BYTES) {
+                startInference(http, parser.parse(api, body), faults);
+                return;
+            }
+            vertx.executeBlocking(() -> parser.parse(api, body), false).onComplete(parsed -> guarded(http, () -> {
+                if (parsed.failed()) {
+                    throw parsed.cause() instanceof RuntimeException e ? e : new IllegalStateException(parsed.cause());
+                }
+                startInference(http, parsed.result(), faults);
+            }));
+        });
+    }
+
+    private void startInference(HttpServerRequest http, RequestParser.Parsed request, Faults faults) {
+        new InferenceExchange(http, request, backend, renderer, faults, completedLog, options.engine().seed(),
+            () -> ++answers, !options.mode().disaggregated()).start();
     }
 
     /** The engine process dies: it stops listening and drops every connection that reaches it. */
@@ -404,15 +426,20 @@ final class SimEngineVerticle extends VerticleBase {
             if (read.failed()) {
                 return;
             }
-            try {
-                handler.handle(http, read.result());
-            } catch (BadRequest e) {
-                error(http, 400, e.getMessage());
-            } catch (RuntimeException e) {
-                LOG.error("simulated engine failed on {}", http.path(), e);
-                error(http, 500, "internal error: " + e.getClass().getSimpleName());
-            }
+            guarded(http, () -> handler.handle(http, read.result()));
         });
+    }
+
+    /** Runs {@code step}; bad input becomes a 400, anything else a 500, never a crash. */
+    private void guarded(HttpServerRequest http, Runnable step) {
+        try {
+            step.run();
+        } catch (BadRequest e) {
+            error(http, 400, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("simulated engine failed on {}", http.path(), e);
+            error(http, 500, "internal error: " + e.getClass().getSimpleName());
+        }
     }
 
     private void withBody(HttpServerRequest http, Consumer<Buffer> handler) {

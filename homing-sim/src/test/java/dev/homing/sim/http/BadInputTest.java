@@ -3,11 +3,12 @@ package dev.homing.sim.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Malformed requests get a 400 in the OpenAI error shape, never a crash. */
+/** Malformed requests get a 400 in the OpenAI error shape, never a crash, small or large (parsed off the event loop). */
 class BadInputTest {
     @RegisterExtension
     static final SharedSimEngine engine = SharedSimEngine.atTimeScale(1000);
@@ -46,6 +47,30 @@ class BadInputTest {
         HttpResponse<String> response = engine.post(path, body);
 
         assertThat(SimEngineClient.errorMessage(response, 400)).isNotBlank();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "not json | {\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}",
+        "no messages | {\"prompt\":\"%s\"}",
+        "a prompt too long for the context | {\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}",
+    })
+    void aLargeMalformedBodyParsedOffTheEventLoopGetsA400Too(String what, String template) {
+        String text = "word ".repeat(what.startsWith("a prompt too long") ? 200_000 : 5_000);
+
+        HttpResponse<String> response = engine.post("/v1/chat/completions", template.formatted(text));
+
+        assertThat(SimEngineClient.errorMessage(response, 400)).isNotBlank();
+    }
+
+    @Test
+    void aLargeWellFormedBodyParsedOffTheEventLoopIsAnswered() {
+        String text = "word ".repeat(5_000);
+
+        HttpResponse<String> response = engine.post("/v1/chat/completions",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}],\"max_tokens\":2}");
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     }
 
     @ParameterizedTest
