@@ -90,7 +90,8 @@ final class WorkerStream {
     private long replayDeadline;
     private long lastSequence = -1;
     private final long subscribedNanos = System.nanoTime();
-    private boolean everConnected;
+    /** Until the first handshake, or the WARN that none came. */
+    private boolean connectWarnPending = true;
     private volatile Status status;
 
     /** @param replayTimeoutNanos how long a replay may stay unanswered before it is given up */
@@ -161,9 +162,13 @@ final class WorkerStream {
     void readable(ZMQ.Socket socket, long nowNanos) {
         if (socket == monitor) {
             connectionEvents();
-            publish();
-            return;
+        } else {
+            drain(socket, nowNanos);
         }
+        publish();
+    }
+
+    private void drain(ZMQ.Socket socket, long nowNanos) {
         List<byte[]> frames;
         while ((frames = receive(socket)) != null) {
             if (socket == subscriber) {
@@ -175,7 +180,6 @@ final class WorkerStream {
                 break; // the replay ended and its socket was closed
             }
         }
-        publish();
     }
 
     /**
@@ -184,14 +188,14 @@ final class WorkerStream {
      * silence (on a starved machine that difference flipped healthy workers to the tree and back).
      */
     void tick(long nowNanos) {
-        readable(subscriber, nowNanos);
+        drain(subscriber, nowNanos);
         long since = expectedSince.getAndSet(NO_EXPECTATION);
         if (since != NO_EXPECTATION) {
             liveness.expectEvents(since);
         }
         liveness.onTick(nowNanos);
-        if (!everConnected && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {
-            everConnected = true; // warned once
+        if (connectWarnPending && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {
+            connectWarnPending = false;
             LOG.warn("worker {}: no connection to its KV event publisher at {} after {} s (events off in the engine, "
                     + "a wrong endpoint or a blocked port?): routing on the prefix tree for it", worker,
                     endpoint.endpoint(), CONNECT_WARN_NANOS / 1_000_000_000L);
@@ -228,7 +232,7 @@ final class WorkerStream {
         while ((event = ZEvent.recv(monitor, ZMQ.DONTWAIT)) != null) {
             switch (event.getEvent()) {
                 case HANDSHAKE_PROTOCOL -> {
-                    everConnected = true;
+                    connectWarnPending = false;
                     liveness.onConnected();
                 }
                 case DISCONNECTED -> liveness.onDisconnected();

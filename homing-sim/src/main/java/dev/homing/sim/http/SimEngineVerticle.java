@@ -33,10 +33,6 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class SimEngineVerticle extends VerticleBase {
     private static final Logger LOG = LoggerFactory.getLogger(SimEngineVerticle.class);
-
-    private final SimEngineOptions options;
-    private final ObjectMapper json = JsonMapper.builder().build();
-    private final ResponseRenderer renderer = new ResponseRenderer(json);
     /**
      * Bodies up to this size are parsed and tokenized on the event loop; larger ones on a worker thread, since the
      * model's clock runs on this loop too: a long prompt's tokenizing (tens of milliseconds, seconds on a starved
@@ -44,6 +40,9 @@ final class SimEngineVerticle extends VerticleBase {
      */
     private static final int INLINE_PARSE_BYTES = 16 * 1024;
 
+    private final SimEngineOptions options;
+    private final ObjectMapper json = JsonMapper.builder().build();
+    private final ResponseRenderer renderer = new ResponseRenderer(json);
     private final RequestParser parser;
     private final PoolingAnswers pooling;
     private final TokenizeAnswers tokenize;
@@ -203,12 +202,13 @@ final class SimEngineVerticle extends VerticleBase {
                 startInference(http, parser.parse(api, body), faults);
                 return;
             }
-            vertx.executeBlocking(() -> parser.parse(api, body), false).onComplete(parsed -> guarded(http, () -> {
+            vertx.executeBlocking(() -> parser.parse(api, body), false).onComplete(parsed -> {
                 if (parsed.failed()) {
-                    throw parsed.cause() instanceof RuntimeException e ? e : new IllegalStateException(parsed.cause());
+                    failed(http, parsed.cause());
+                } else {
+                    guarded(http, () -> startInference(http, parsed.result(), faults));
                 }
-                startInference(http, parsed.result(), faults);
-            }));
+            });
         });
     }
 
@@ -434,11 +434,17 @@ final class SimEngineVerticle extends VerticleBase {
     private void guarded(HttpServerRequest http, Runnable step) {
         try {
             step.run();
-        } catch (BadRequest e) {
-            error(http, 400, e.getMessage());
         } catch (RuntimeException e) {
-            LOG.error("simulated engine failed on {}", http.path(), e);
-            error(http, 500, "internal error: " + e.getClass().getSimpleName());
+            failed(http, e);
+        }
+    }
+
+    private void failed(HttpServerRequest http, Throwable cause) {
+        if (cause instanceof BadRequest bad) {
+            error(http, 400, bad.getMessage());
+        } else {
+            LOG.error("simulated engine failed on {}", http.path(), cause);
+            error(http, 500, "internal error: " + cause.getClass().getSimpleName());
         }
     }
 
