@@ -22,11 +22,11 @@ final class AddedTokenSplit {
     record AddedToken(String content, int id) {
     }
 
-    /** Receives a text's pieces in order: the text between added tokens, and each added token's id. */
+    /** Receives a text's pieces in order: the text between added tokens, and each added token's id; false stops. */
     interface Pieces {
-        void text(String piece);
+        boolean text(String piece);
 
-        void addedToken(int id);
+        boolean addedToken(AddedToken token);
     }
 
     /** Per first character, the added tokens starting with it, longest first (the tokenizers take the longest). */
@@ -93,8 +93,11 @@ final class AddedTokenSplit {
         return tokens;
     }
 
-    /** Cuts {@code text} at its added tokens, leftmost first and longest at one place, as the tokenizers do. */
-    void split(String text, Pieces pieces) {
+    /**
+     * Cuts {@code text} at its added tokens, leftmost first and longest at one place, as the tokenizers do; returns
+     * false when {@code pieces} stopped it.
+     */
+    boolean split(String text, Pieces pieces) {
         int start = 0;
         int i = 0;
         int length = text.length();
@@ -113,15 +116,12 @@ final class AddedTokenSplit {
                 i++;
                 continue;
             }
-            if (i > start) {
-                pieces.text(text.substring(start, i));
+            if ((i > start && !pieces.text(text.substring(start, i))) || !pieces.addedToken(found)) {
+                return false;
             }
-            pieces.addedToken(found.id());
             i += found.content().length();
             start = i;
         }
-        if (start < length) {
-            pieces.text(start == 0 ? text : text.substring(start));
-        }
+        return start >= length || pieces.text(start == 0 ? text : text.substring(start));
     }
 }

@@ -48,6 +48,22 @@ public interface PromptTokenizer {
         throw new UnsupportedOperationException(name() + " cannot encode a chat without its generation prompt");
     }
 
+    /**
+     * {@link #encodeText(String)}'s ids handed to {@code runs} as they are encoded, until it stops them; returns the
+     * share of the text's characters whose ids were handed (1 when all were), from which a caller that stopped early
+     * can estimate the prompt's length. This default encodes the text whole and hands it in one run.
+     */
+    default double encodeTextInRuns(String text, TokenRuns runs) {
+        runs.accept(encodeText(text));
+        return 1;
+    }
+
+    /** {@link #encodeChat(List)}'s ids handed to {@code runs}, as {@link #encodeTextInRuns}. */
+    default double encodeChatInRuns(List<ChatTurn> turns, TokenRuns runs) {
+        runs.accept(encodeChat(turns));
+        return 1;
+    }
+
     /** A short name for logs and {@code /get_server_info}: the tokenizer's directory or file, or a built-in's. */
     String name();
 }

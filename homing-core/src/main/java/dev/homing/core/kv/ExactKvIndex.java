@@ -143,27 +143,61 @@ public final class ExactKvIndex {
 
     /** As {@link #match(int[], KvNamespace)}, from the sequence's own block hashes ({@link TokenBlocks#hashes}). */
     public ExactMatch match(long[] ownHashes) {
-        Map<String, Integer> held = new HashMap<>();
-        int[] alive = ownHashes.length == 0 ? NOBODY : holders.getOrDefault(ownHashes[0], NOBODY);
-        int depth = 1;
-        while (alive.length > 0 && depth < ownHashes.length) {
-            int[] next = holders.getOrDefault(ownHashes[depth], NOBODY);
-            int[] survivors = new int[Math.min(alive.length, next.length)];
-            int kept = 0;
-            for (int slot : alive) {
-                if (contains(next, slot)) {
-                    survivors[kept++] = slot;
-                } else {
-                    held.put(slots.get(slot), depth);
+        Walk walk = walk();
+        int k = 0;
+        while (k < ownHashes.length && walk.advance(ownHashes[k])) {
+            k++;
+        }
+        return walk.match();
+    }
+
+    /** A walk down a sequence's own blocks given one at a time ({@link Walk}). */
+    public Walk walk() {
+        return new Walk();
+    }
+
+    /**
+     * A match taken a block at a time, for a caller that computes the blocks as it goes and stops computing when no
+     * worker holds the last one. Steps must be confined as the index is (the caller's lock); between steps the index
+     * may change, and the walk then mixes what it held before and after, as a lookup an instant later would.
+     */
+    public final class Walk {
+        private final Map<String, Integer> ended = new HashMap<>();
+        private int[] alive;
+        private int depth;
+
+        private Walk() {
+        }
+
+        /** Goes one block deeper; returns whether some worker still holds every block so far. */
+        public boolean advance(long ownHash) {
+            int[] next = holders.getOrDefault(ownHash, NOBODY);
+            if (depth == 0) {
+                alive = next.clone();
+            } else {
+                int[] survivors = new int[Math.min(alive.length, next.length)];
+                int kept = 0;
+                for (int slot : alive) {
+                    if (contains(next, slot)) {
+                        survivors[kept++] = slot;
+                    } else {
+                        ended.put(slots.get(slot), depth);
+                    }
                 }
+                alive = Arrays.copyOf(survivors, kept);
             }
-            alive = Arrays.copyOf(survivors, kept);
             depth++;
+            return alive.length > 0;
         }
-        for (int slot : alive) {
-            held.put(slots.get(slot), depth);
+
+        /** The leading blocks each worker holds, of those walked. */
+        public ExactMatch match() {
+            Map<String, Integer> held = new HashMap<>(ended);
+            for (int slot : alive == null ? NOBODY : alive) {
+                held.put(slots.get(slot), depth);
+            }
+            return new ExactMatch(blocks.blockTokens(), held);
         }
-        return new ExactMatch(blocks.blockTokens(), held);
     }
 
     /** The gateway's own blocks {@code worker} holds. */

@@ -42,6 +42,51 @@ public final class TokenBlocks {
         return hashes;
     }
 
+    /** A prompt's block hashes, computed as its tokens arrive run by run ({@link Chain}). */
+    public Chain chain(KvNamespace namespace) {
+        return new Chain(namespace.root());
+    }
+
+    /**
+     * The hashes of a prompt whose tokens come a run at a time (as a tokenizer encodes it chunk by chunk): the same
+     * hashes {@link #hashes} gives for all the tokens at once. Not thread-safe.
+     */
+    public final class Chain {
+        private final int[] pending = new int[blockTokens];
+        private final int[] scratch = scratch();
+        private int pendingTokens;
+        private long previous;
+        private long tokens;
+
+        private Chain(long root) {
+            this.previous = root;
+        }
+
+        /** The hashes of the blocks {@code ids} completes, first first (none while a block is still short). */
+        public long[] add(int[] ids) {
+            long[] completed = new long[(pendingTokens + ids.length) / blockTokens];
+            int done = 0;
+            for (int i = 0; i < ids.length; ) {
+                int take = Math.min(blockTokens - pendingTokens, ids.length - i);
+                System.arraycopy(ids, i, pending, pendingTokens, take);
+                pendingTokens += take;
+                i += take;
+                if (pendingTokens == blockTokens) {
+                    previous = next(previous, pending, 0, scratch);
+                    completed[done++] = previous;
+                    pendingTokens = 0;
+                }
+            }
+            tokens += ids.length;
+            return completed;
+        }
+
+        /** The tokens added so far. */
+        public long tokens() {
+            return tokens;
+        }
+    }
+
     /** Room for one block's hashed data, for {@link #next}: one per caller, reused block after block. */
     int[] scratch() {
         return new int[CHAIN_INTS + blockTokens];

@@ -49,6 +49,27 @@ class TokenBlocksTest {
     }
 
     @Test
+    void aChainFedRunsOfAnyLengthNamesTheBlocksAsTheTokensAtOnce() {
+        int[] tokens = IntStream.range(0, BLOCK * 9 + 3).toArray();
+        KvNamespace salted = KvNamespace.of(null, "t");
+        java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+        for (int trial = 0; trial < 20; trial++) {
+            TokenBlocks.Chain chain = blocks.chain(salted);
+            java.util.List<Long> named = new java.util.ArrayList<>();
+            for (int start = 0; start < tokens.length; ) {
+                int end = Math.min(tokens.length, start + random.nextInt(BLOCK * 3));
+                for (long hash : chain.add(Arrays.copyOfRange(tokens, start, end))) {
+                    named.add(hash);
+                }
+                start = end;
+            }
+            assertThat(named).containsExactlyElementsOf(
+                    Arrays.stream(blocks.hashes(tokens, salted)).boxed().toList());
+            assertThat(chain.tokens()).isEqualTo(tokens.length);
+        }
+    }
+
+    @Test
     void namespacesNeverShareABlock() {
         int[] tokens = IntStream.range(0, BLOCK).toArray();
         long base = blocks.hashes(tokens, KvNamespace.DEFAULT)[0];

@@ -4,6 +4,7 @@ import dev.homing.core.request.RequestKind;
 import dev.homing.gateway.proxy.ByteSlice;
 import dev.homing.tokenizer.ChatTurn;
 import dev.homing.tokenizer.PromptTokenizer;
+import dev.homing.tokenizer.TokenRuns;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,6 +39,21 @@ public sealed interface EnginePrompt {
             case Chat chat -> tokenizer.encodeChat(chat.turns());
             case Text text -> tokenizer.encodeText(text.text());
             case Tokens tokens -> tokens.ids();
+        };
+    }
+
+    /**
+     * The tokens of this prompt handed to {@code runs} as {@code tokenizer} encodes them, until {@code runs} stops;
+     * returns the share of the prompt's text they cover (1 when all of it).
+     */
+    default double tokensInRuns(PromptTokenizer tokenizer, TokenRuns runs) {
+        return switch (this) {
+            case Chat chat -> tokenizer.encodeChatInRuns(chat.turns(), runs);
+            case Text text -> tokenizer.encodeTextInRuns(text.text(), runs);
+            case Tokens tokens -> {
+                runs.accept(tokens.ids());
+                yield 1;
+            }
         };
     }
 

@@ -14,7 +14,9 @@ import io.vertx.core.http.HttpClient;
 /**
  * The exact view's part in a routing decision: for a request whose model has a worker with an exact view now, reads
  * the prompt, tokenizes it as the engine will (the gateway's tokenizer, {@code --tokenizer-path}; else the engine's
- * {@code /tokenize}, at one round trip) and looks the tokens up. Any other request costs nothing: no worker is exact,
+ * {@code /tokenize}, at one round trip) and looks the tokens up as they come, so the gateway's tokenizer stops one
+ * chunk past the last block any engine holds: a long prompt costs what its cached prefix does, not its length (its
+ * length is then estimated from the share encoded). Any other request costs nothing: no worker is exact,
  * so the body is not read again. A failure (the template refuses the chat, the engine cannot tokenize) gives no
  * overlay: the request is routed on the tree, and says so.
  */
@@ -59,26 +61,40 @@ public final class ExactRouting {
         if (query == null) {
             return null;
         }
-        return tokens(pool, query.prompt(), body.length()).map(ids -> views.lookup(ids, query.namespace()));
+        ExactViews.PromptWalk walk = views.walk(query.namespace());
+        return tokens(pool, query.prompt(), walk, body.length()).map(share -> walk.overlay(promptTokens(walk, share)));
     }
 
-    private Future<int[]> tokens(ModelPool pool, EnginePrompt prompt, int bodyBytes) {
-        if (prompt instanceof EnginePrompt.Tokens given) {
-            return Future.succeededFuture(given.ids());
-        }
-        if (tokenizer == null) {
-            Worker asked = pool.workers().stream().filter(Worker::available).findFirst().orElse(null);
-            return asked == null ? Future.failedFuture("no worker to tokenize the prompt")
-                    : engine.tokens(asked, pool.model(), prompt);
-        }
-        if (bodyBytes <= INLINE_BODY_BYTES) {
+    /**
+     * Hands the prompt's tokens to {@code walk}, which stops the tokenizer past the last block any engine holds;
+     * the future gives the share of the prompt's text encoded.
+     */
+    private Future<Double> tokens(ModelPool pool, EnginePrompt prompt, ExactViews.PromptWalk walk, int bodyBytes) {
+        if (prompt instanceof EnginePrompt.Tokens || tokenizer != null && bodyBytes <= INLINE_BODY_BYTES) {
             try {
-                return Future.succeededFuture(prompt.tokens(tokenizer));
+                return Future.succeededFuture(prompt.tokensInRuns(tokenizer, walk));
             } catch (RuntimeException e) {
                 return Future.failedFuture(e);
             }
         }
-        return vertx.executeBlocking(() -> prompt.tokens(tokenizer), false);
+        if (tokenizer != null) {
+            return vertx.executeBlocking(() -> prompt.tokensInRuns(tokenizer, walk), false);
+        }
+        Worker asked = pool.workers().stream().filter(Worker::available).findFirst().orElse(null);
+        return asked == null ? Future.failedFuture("no worker to tokenize the prompt")
+                : engine.tokens(asked, pool.model(), prompt).map(ids -> {
+                    walk.accept(ids);
+                    return 1.0;
+                });
+    }
+
+    /**
+     * The prompt's tokens: counted when all were encoded, else estimated from the share of the text encoded (the
+     * rest of a prompt no engine holds was not encoded; the estimate only weighs the cached tokens against the rest).
+     */
+    private static int promptTokens(ExactViews.PromptWalk walk, double share) {
+        double tokens = share >= 1 || share <= 0 ? walk.tokens() : Math.ceil(walk.tokens() / share);
+        return (int) Math.min(Integer.MAX_VALUE, tokens);
     }
 
     /**
