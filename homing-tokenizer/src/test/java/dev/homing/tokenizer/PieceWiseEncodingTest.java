@@ -13,17 +13,25 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-/** A chat encoded piece by piece between added tokens, through the piece cache, gets the ids of its text encoded whole. */
+/**
+ * A chat encoded piece by piece between added tokens, and a long text chunk by chunk between words, through the piece
+ * cache and in runs a caller may stop, gets the ids of its text encoded whole.
+ */
 class PieceWiseEncodingTest {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     /** Text a chat may hold: words, spaces and newlines, other scripts, and added tokens whole and in part. */
     private static final List<String> FRAGMENTS = List.of("abc", "def", " ", "  ", "\n", "\n\n", "\t", "ghi jkl",
         "Grüße", "東京", "🚀", "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|im_", "|>", "<", "im_end",
         "<|im_start|>assistant\n", "user", "system", "'s", "123", "!?", ".");
+    private static final List<String> WORDS = List.of("abc", " def", " ghi", " Jkl", " mno's", " 123", "4567", ", ",
+        ". ", "!? ", " ", "  ", "\n", "\n\n", "\t", " naïve", " café", " 東京", " 🚀", " x", " y", "'ll", " A",
+        "<|im_start|>", "<|im_end|>", " it's", "-", "--", " (", ")");
     private static final List<String> ROLES = List.of("system", "user", "assistant", "tool");
 
     private static HuggingFaceTokenizer demo;
@@ -78,13 +86,20 @@ class PieceWiseEncodingTest {
         }
     }
 
-    @Test
-    void aMetaspaceThatMarksOnlyTheFirstPieceTurnsThePieceWisePathOff(@TempDir Path dir) throws IOException {
+    /** "first" marks a text's first piece alone, so pieces differ; "always" marks every word, but not between words. */
+    @ParameterizedTest
+    @ValueSource(strings = {"first", "always"})
+    void aMetaspaceTokenizerIsNeitherCutBetweenWordsNorSplitIfItMarksOnlyTheFirstPiece(String prependScheme,
+                                                                                         @TempDir Path dir)
+        throws IOException {
         ObjectNode tokenizer = demoJson();
         tokenizer.putObject("pre_tokenizer").put("type", "Metaspace").put("replacement", "▁")
-            .put("prepend_scheme", "first").put("split", true);
+            .put("prepend_scheme", prependScheme).put("split", true);
         try (HuggingFaceTokenizer metaspace = load(dir, tokenizer)) {
-            assertThat(metaspace.encodesByPieces()).isFalse();
+            assertThat(metaspace.encodesByPieces()).isEqualTo(prependScheme.equals("always"));
+            assertThat(metaspace.cutsWords()).isFalse();
+            String text = words(new SplittableRandom(19), 1_000);
+            assertThat(metaspace.encodeText(text)).isEqualTo(metaspace.encodeWhole(text, true));
         }
     }
 
@@ -115,10 +130,120 @@ class PieceWiseEncodingTest {
         }
     }
 
+    @Test
+    void theDemoTokenizerCutsLongPiecesBetweenWords() {
+        assertThat(demo.cutsWords()).isTrue();
+    }
+
+    @Test
+    void longRandomTextsGetTheIdsOfTheTextEncodedWholeWithAndWithoutSpecialTokens() {
+        SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 40; i++) {
+            String text = words(random, 200 + random.nextInt(3_000));
+            for (boolean special : List.of(true, false)) {
+                assertThat(demo.encodeText(text, special)).as("text %d, special %s", i, special)
+                    .isEqualTo(demo.encodeWhole(text, special));
+            }
+            assertThat(runs(demo, text, Integer.MAX_VALUE)).as("text %d in runs", i)
+                .isEqualTo(demo.encodeWhole(text, true));
+        }
+    }
+
+    @Test
+    void longChatsInRunsGetTheIdsOfTheirRenderedTextEncodedWhole() {
+        SplittableRandom random = new SplittableRandom(5);
+        List<ChatTurn> chat = new ArrayList<>(List.of(new ChatTurn("system", words(random, 800))));
+        for (int turn = 0; turn < 8; turn++) {
+            chat.add(new ChatTurn(turn % 2 == 0 ? "user" : "assistant", words(random, 600)));
+            TokenIdBuffer joined = new TokenIdBuffer();
+            double share = demo.encodeChatInRuns(chat, run -> {
+                joined.add(run);
+                return true;
+            });
+            int[] whole = demo.encodeWhole(demo.renderChat(chat), false);
+            assertThat(share).isEqualTo(1);
+            assertThat(joined.toArray()).as("turn %d in runs", turn).isEqualTo(whole);
+            assertThat(demo.encodeChat(chat)).as("turn %d", turn).isEqualTo(whole);
+        }
+    }
+
+    @Test
+    void aCallerThatStopsAfterTheFirstRunsGetsAPrefixOfTheIdsAndTheShareOfTheTextTheyCover() {
+        String text = words(new SplittableRandom(9), 6_000);
+        int[] whole = demo.encodeWhole(text, true);
+        List<int[]> taken = new ArrayList<>();
+        double share = demo.encodeTextInRuns(text, run -> {
+            taken.add(run);
+            return taken.size() < 3;
+        });
+
+        assertThat(taken).hasSize(3);
+        TokenIdBuffer joined = new TokenIdBuffer();
+        taken.forEach(joined::add);
+        int[] prefix = joined.toArray();
+        assertThat(prefix).isEqualTo(java.util.Arrays.copyOf(whole, prefix.length));
+        assertThat(share).isGreaterThan(0).isLessThan(0.5);
+        assertThat(prefix.length / share).as("the length estimated from the share")
+            .isBetween(whole.length * 0.8, whole.length * 1.25);
+    }
+
+    @Test
+    void textsSharingAPrefixAreCutAlikeUpToNearWhereTheyPart() {
+        SplittableRandom random = new SplittableRandom(13);
+        String shared = words(random, 4_000);
+        List<String> first = chunks(shared + words(random, 500));
+        List<String> second = chunks(shared + words(random, 500));
+
+        int same = 0;
+        while (same < Math.min(first.size(), second.size()) && first.get(same).equals(second.get(same))) {
+            same++;
+        }
+        int sharedChars = first.subList(0, same).stream().mapToInt(String::length).sum();
+        assertThat(sharedChars).isGreaterThan(shared.length() - WordCuts.MAX_CHARS - 100);
+        assertThat(first).allSatisfy(chunk -> assertThat(chunk.length()).isLessThan(WordCuts.MAX_CHARS + 200));
+        assertThat(String.join("", first)).startsWith(shared);
+    }
+
+    @Test
+    void aTokenizerThatAddsABosGetsItOnceBeforeAllChunks(@TempDir Path dir) throws IOException {
+        HuggingFaceTokenizerTest.writeLlama3StyleTokenizer(dir);
+        try (HuggingFaceTokenizer llama = HuggingFaceTokenizer.load(dir)) {
+            assertThat(llama.cutsWords()).isTrue();
+            String text = words(new SplittableRandom(17), 2_000);
+            assertThat(llama.encodeText(text)).isEqualTo(llama.encodeWhole(text, true));
+            assertThat(runs(llama, text, Integer.MAX_VALUE)).isEqualTo(llama.encodeWhole(text, true));
+        }
+    }
+
+    private static int[] runs(HuggingFaceTokenizer tokenizer, String text, int maxRuns) {
+        TokenIdBuffer joined = new TokenIdBuffer();
+        int[] count = {0};
+        tokenizer.encodeTextInRuns(text, run -> {
+            joined.add(run);
+            return ++count[0] < maxRuns;
+        });
+        return joined.toArray();
+    }
+
+    private static List<String> chunks(String text) {
+        List<String> chunks = new ArrayList<>();
+        WordCuts.CHUNKS.cut(text, chunks::add);
+        return chunks;
+    }
+
     private static String text(SplittableRandom random, int fragments) {
+        return join(random, fragments, FRAGMENTS);
+    }
+
+    /** Text of long prompts: mostly words, with numbers, punctuation, spacing, other scripts and added tokens. */
+    private static String words(SplittableRandom random, int fragments) {
+        return join(random, fragments, WORDS);
+    }
+
+    private static String join(SplittableRandom random, int fragments, List<String> from) {
         StringBuilder text = new StringBuilder();
         for (int f = 0; f < fragments; f++) {
-            text.append(FRAGMENTS.get(random.nextInt(FRAGMENTS.size())));
+            text.append(from.get(random.nextInt(from.size())));
         }
         return text.toString();
     }

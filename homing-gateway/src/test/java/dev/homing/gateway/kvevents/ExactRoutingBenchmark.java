@@ -32,15 +32,23 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The exact view's whole per-request work for a short chat, as {@link ExactRouting#overlay} does it on the event
- * loop with the gateway's own tokenizer: the body's bytes read for the prompt and namespace ({@link ExactQuery}),
- * the chat template rendered and the text encoded piece by piece (the demo tokenizer), the tokens hashed into blocks
- * and looked up in the model's {@link ExactViews} into an {@link ExactOverlay}. Eight workers, all exact; each holds
+ * The exact view's whole per-request work for a short chat (and a long raw prompt, below), as
+ * {@link ExactRouting#overlay} does it on the event loop with the gateway's own tokenizer: the body's bytes read for
+ * the prompt and namespace ({@link ExactQuery}), the chat template rendered and the text encoded piece by piece (the
+ * demo tokenizer), the tokens hashed into blocks and looked up in the model's {@link ExactViews} into an
+ * {@link ExactOverlay}. Eight workers, all exact; each holds
  * 64 chats of the same system prompt and other questions, stored as SGLang stores them (one-token pages); the chat
  * measured is held whole by one worker and half by another. With {@code chat=short-new} the question is new at every
  * call (a counter at its end), so its piece misses the tokenizer's piece cache, as a new question does; building that
  * body is part of the measure. {@code read}, {@code tokens} and {@code lookup} are the three steps' shares (run them
- * with {@code chat=short}). Figures and the command: docs/BENCHMARKS.md, "Cost of the exact view".
+ * with {@code chat=short}).
+ *
+ * <p>The {@code longPrompt} benchmarks take a long raw prompt, the Mooncake trace's kind (48,000 characters, about
+ * 12,000 of its tokens): 4,000 characters a worker holds, then text new at every call, as most of a Mooncake prompt
+ * is. {@code longPromptEncodeAll} encodes the whole prompt and looks it up; {@code longPromptWalk} looks the tokens
+ * up as the tokenizer hands them out and stops it one chunk past the held prefix, as {@link ExactRouting} does;
+ * {@code longPromptText} is what building the prompt costs both. Figures and the command: docs/BENCHMARKS.md, "Cost
+ * of the exact view".
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -56,6 +64,9 @@ public class ExactRoutingBenchmark {
     private static final String SYSTEM = "You are a helpful assistant.";
     /** 50 pseudo-words: a question of 199 characters. */
     private static final int QUESTION_WORDS = 50;
+    /** Pseudo-words of four characters in the long prompt: 1,000 held, 11,000 new. */
+    private static final int HELD_WORDS = 1_000;
+    private static final int LONG_WORDS = 12_000;
 
     /** {@code -new}: the question is one never seen before at each call. */
     @Param({"short", "short-new"})
@@ -68,6 +79,7 @@ public class ExactRoutingBenchmark {
     private ExactQuery query;
     private int[] tokens;
     private long calls;
+    private String heldText;
 
     @Setup(Level.Trial)
     public void prepare() {
@@ -86,6 +98,9 @@ public class ExactRoutingBenchmark {
         int[] measured = chatTokens(question);
         engineHash = store("http://10.0.0.0:30000", measured, engineHash);
         store("http://10.0.0.1:30000", Arrays.copyOf(measured, measured.length / 2), engineHash);
+        heldText = PseudoWords.text(1, 0, HELD_WORDS, LONG_WORDS);
+        int[] held = tokenizer.encodeText(heldText);
+        store("http://10.0.0.2:30000", Arrays.copyOf(held, held.length / BLOCK_TOKENS * BLOCK_TOKENS), engineHash);
         body = body(question);
         query = ExactQuery.read(RequestKind.CHAT, ByteSlice.of(body));
         tokens = query.prompt().tokens(tokenizer);
@@ -120,6 +135,27 @@ public class ExactRoutingBenchmark {
     @Benchmark
     public ExactOverlay lookup() {
         return views.lookup(tokens, KvNamespace.DEFAULT);
+    }
+
+    /** A long prompt: the held text, then new text. */
+    @Benchmark
+    public String longPromptText() {
+        return heldText + PseudoWords.text(calls++ + 100, HELD_WORDS, LONG_WORDS, LONG_WORDS);
+    }
+
+    /** The long prompt encoded whole, then looked up. */
+    @Benchmark
+    public ExactOverlay longPromptEncodeAll() {
+        return views.lookup(tokenizer.encodeText(longPromptText()), KvNamespace.DEFAULT);
+    }
+
+    /** The long prompt looked up as it is encoded, the encoding stopped past the held prefix. */
+    @Benchmark
+    public ExactOverlay longPromptWalk() {
+        String text = longPromptText();
+        ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
+        double share = tokenizer.encodeTextInRuns(text, walk);
+        return walk.overlay((int) Math.ceil(walk.tokens() / share));
     }
 
     private int[] chatTokens(String userQuestion) {

@@ -15,57 +15,48 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** A long prompt looked up as it is encoded: the tokenizer stops just past the last block any engine holds. */
 class ExactViewsTest {
     private static final int BLOCK = 16;
 
-    private static HuggingFaceTokenizer demo;
-
-    @BeforeAll
-    static void openDemo() {
-        demo = Tokenizers.demo();
-    }
-
-    @AfterAll
-    static void closeDemo() {
-        demo.close();
-    }
-
     @Test
     void aLongPromptIsEncodedOnlyAsFarAsTheEnginesHoldItAndMatchesAsTheWholeWould() {
         String prompt = words(new SplittableRandom(2), 6_000);
-        int[] whole = demo.encodeText(prompt);
-        ExactViews views = new ExactViews(new TokenBlocks(BLOCK), 100_000);
-        store(views, "a", Arrays.copyOf(whole, 40 * BLOCK));
-        store(views, "b", Arrays.copyOf(whole, 10 * BLOCK));
+        try (HuggingFaceTokenizer demo = Tokenizers.demo()) {
+            int[] whole = demo.encodeText(prompt);
+            ExactViews views = new ExactViews(new TokenBlocks(BLOCK), 100_000);
+            store(views, "a", Arrays.copyOf(whole, 40 * BLOCK));
+            store(views, "b", Arrays.copyOf(whole, 10 * BLOCK));
 
-        ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
-        double share = demo.encodeTextInRuns(prompt, walk);
-        ExactOverlay lazy = walk.overlay((int) Math.ceil(walk.tokens() / share));
-        ExactOverlay full = views.lookup(whole, KvNamespace.DEFAULT);
+            ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
+            double share = demo.encodeTextInRuns(prompt, walk);
+            ExactOverlay lazy = walk.overlay((int) Math.ceil(walk.tokens() / share));
+            ExactOverlay full = views.lookup(whole, KvNamespace.DEFAULT);
 
-        assertThat(full.cachedTokensByExactWorker()).containsEntry("a", 40 * BLOCK).containsEntry("b", 10 * BLOCK);
-        assertThat(lazy.cachedTokensByExactWorker()).isEqualTo(full.cachedTokensByExactWorker());
-        assertThat(walk.tokens()).as("tokens encoded").isGreaterThan(40 * BLOCK).isLessThan(whole.length / 4);
-        assertThat(lazy.promptTokens()).as("the prompt's length, estimated")
-            .isBetween((int) (whole.length * 0.8), (int) (whole.length * 1.25));
+            assertThat(full.cachedTokensByExactWorker()).containsEntry("a", 40 * BLOCK)
+                .containsEntry("b", 10 * BLOCK);
+            assertThat(lazy.cachedTokensByExactWorker()).isEqualTo(full.cachedTokensByExactWorker());
+            assertThat(walk.tokens()).as("tokens encoded").isGreaterThan(40 * BLOCK).isLessThan(whole.length / 4);
+            assertThat(lazy.promptTokens()).as("the prompt's length, estimated")
+                .isBetween((int) (whole.length * 0.8), (int) (whole.length * 1.25));
+        }
     }
 
     @Test
     void aPromptNoEngineHoldsStopsAfterItsFirstChunk() {
         String prompt = words(new SplittableRandom(3), 6_000);
         ExactViews views = new ExactViews(new TokenBlocks(BLOCK), 100_000);
-        store(views, "a", demo.encodeText(words(new SplittableRandom(4), 200)));
+        try (HuggingFaceTokenizer demo = Tokenizers.demo()) {
+            store(views, "a", demo.encodeText(words(new SplittableRandom(4), 200)));
 
-        ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
-        double share = demo.encodeTextInRuns(prompt, walk);
+            ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
+            double share = demo.encodeTextInRuns(prompt, walk);
 
-        assertThat(share).isLessThan(0.1);
-        assertThat(walk.overlay(1_000).cachedTokensByExactWorker()).containsEntry("a", 0);
+            assertThat(share).isLessThan(0.1);
+            assertThat(walk.overlay(1_000).cachedTokensByExactWorker()).containsEntry("a", 0);
+        }
     }
 
     private static void store(ExactViews views, String worker, int[] tokens) {
