@@ -57,17 +57,6 @@ class PieceWiseEncodingTest {
     }
 
     @Test
-    void aConversationGrowingTurnByTurnGetsTheIdsOfItsWholeTextAtEachTurn() {
-        SplittableRandom random = new SplittableRandom(11);
-        List<ChatTurn> chat = new ArrayList<>(List.of(new ChatTurn("system", text(random, 40))));
-        for (int turn = 0; turn < 30; turn++) {
-            chat.add(new ChatTurn(turn % 2 == 0 ? "user" : "assistant", text(random, 20)));
-            assertThat(demo.encodeChat(chat)).as("turn %d", turn)
-                .isEqualTo(demo.encodeText(demo.renderChat(chat), false));
-        }
-    }
-
-    @Test
     void aTokenizerWithSeveralAddedTokensAndABosEncodesPieceByPieceExactly(@TempDir Path dir) throws IOException {
         HuggingFaceTokenizerTest.writeLlama3StyleTokenizer(dir);
         try (HuggingFaceTokenizer llama = HuggingFaceTokenizer.load(dir)) {
@@ -149,21 +138,25 @@ class PieceWiseEncodingTest {
         }
     }
 
-    @Test
-    void longChatsInRunsGetTheIdsOfTheirRenderedTextEncodedWhole() {
-        SplittableRandom random = new SplittableRandom(5);
-        List<ChatTurn> chat = new ArrayList<>(List.of(new ChatTurn("system", words(random, 800))));
-        for (int turn = 0; turn < 8; turn++) {
-            chat.add(new ChatTurn(turn % 2 == 0 ? "user" : "assistant", words(random, 600)));
+    /** Short turns (the chat cache, pieces between added tokens) and long ones (chunks between words). */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aConversationGrowingTurnByTurnGetsTheIdsOfItsWholeTextAtEachTurnWholeAndInRuns(boolean longTurns) {
+        SplittableRandom random = new SplittableRandom(11);
+        List<ChatTurn> chat = new ArrayList<>(List.of(new ChatTurn("system", longTurns ? words(random, 800)
+            : text(random, 40))));
+        for (int turn = 0; turn < (longTurns ? 8 : 30); turn++) {
+            chat.add(new ChatTurn(turn % 2 == 0 ? "user" : "assistant", longTurns ? words(random, 600)
+                : text(random, 20)));
+            int[] whole = demo.encodeWhole(demo.renderChat(chat), false);
             TokenIdBuffer joined = new TokenIdBuffer();
             double share = demo.encodeChatInRuns(chat, run -> {
                 joined.add(run);
                 return true;
             });
-            int[] whole = demo.encodeWhole(demo.renderChat(chat), false);
-            assertThat(share).isEqualTo(1);
-            assertThat(joined.toArray()).as("turn %d in runs", turn).isEqualTo(whole);
             assertThat(demo.encodeChat(chat)).as("turn %d", turn).isEqualTo(whole);
+            assertThat(joined.toArray()).as("turn %d in runs", turn).isEqualTo(whole);
+            assertThat(share).isEqualTo(1);
         }
     }
 
