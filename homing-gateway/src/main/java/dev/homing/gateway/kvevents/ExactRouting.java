@@ -53,6 +53,7 @@ public final class ExactRouting {
      * tokenized; the caller routes on the tree then.
      */
     public Future<ExactOverlay> overlay(ModelPool pool, RequestKind kind, ByteSlice body) {
+        long started = System.nanoTime();
         ExactViews views = subscribers.views(pool.model());
         if (!views.anyExact()) {
             return null;
@@ -62,7 +63,11 @@ public final class ExactRouting {
             return null;
         }
         ExactViews.PromptWalk walk = views.walk(query.namespace());
-        return tokens(pool, query.prompt(), walk, body.length()).map(share -> walk.overlay(promptTokens(walk, share)));
+        return tokens(pool, query.prompt(), walk, body.length()).map(share -> {
+            ExactOverlay overlay = walk.overlay(promptTokens(walk, share));
+            subscribers.lookedUp(System.nanoTime() - started);
+            return overlay;
+        });
     }
 
     /**

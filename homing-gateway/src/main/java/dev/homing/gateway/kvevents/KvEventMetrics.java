@@ -5,6 +5,7 @@ import dev.homing.core.kv.KvIndexStats;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.util.Collection;
@@ -24,6 +25,7 @@ final class KvEventMetrics {
 
     private final Counter batches;
     private final Counter gaps;
+    private final Histogram lookups;
 
     KvEventMetrics(PrometheusRegistry registry, Supplier<Collection<WorkerStream.Status>> workers,
                    Supplier<Collection<KvIndexStats>> indexes) {
@@ -47,6 +49,13 @@ final class KvEventMetrics {
                 .help("Gaps in a worker's KV event sequence, by result: replayed (filled from the engine's replay "
                         + "socket) or lost (the view was cleared and rebuilt)")
                 .labelNames("worker", "result").register(registry);
+        lookups = Histogram.builder().name("homing_kv_lookup_seconds")
+                .help("A request's exact-view look-up, from its body read to its overlay: tokenizing (as far as "
+                        + "some engine holds the prompt), hashing and the index walk, waits for a worker thread or the "
+                        + "engine's /tokenize included")
+                .classicOnly().classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+                        0.025, 0.05, 0.1, 0.25)
+                .register(registry);
         GaugeWithCallback.builder().name("homing_kv_index_blocks")
                 .help("Engine blocks the exact indexes record, over every model; --kv-index-max-blocks caps each")
                 .callback(cb -> cb.call(indexes.get().stream().mapToLong(KvIndexStats::engineBlocks).sum()))
@@ -92,6 +101,10 @@ final class KvEventMetrics {
         if (count > 0) {
             batches.labelValues(worker, outcome).inc(count);
         }
+    }
+
+    void lookedUp(long nanos) {
+        lookups.observe(nanos / 1e9);
     }
 
     void gap(String worker, boolean replayed) {

@@ -160,6 +160,11 @@ public final class KvEventSubscribers implements AutoCloseable {
         }
     }
 
+    /** A request's exact-view look-up took {@code nanos}. */
+    void lookedUp(long nanos) {
+        metrics.lookedUp(nanos);
+    }
+
     /** Each subscribed worker's state, for the admin route and the metrics. */
     public Collection<WorkerStream.Status> statuses() {
         List<WorkerStream.Status> statuses = new ArrayList<>();

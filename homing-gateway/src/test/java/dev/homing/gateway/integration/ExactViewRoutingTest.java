@@ -62,6 +62,7 @@ class ExactViewRoutingTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> Stream.of(first, second).mapToDouble(engine -> gateway
                     .metric("homing_routing_view_total{model=\"sim-model\",view=\"exact\",worker=\"" + engine.url()
                             + "\"}")).sum() > 0);
+            assertThat(gateway.metric("homing_kv_lookup_seconds_count")).as("look-ups timed").isPositive();
         } finally {
             first.close();
             second.close();
