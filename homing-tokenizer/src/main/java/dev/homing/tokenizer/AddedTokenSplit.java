@@ -2,6 +2,7 @@ package dev.homing.tokenizer;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +32,8 @@ final class AddedTokenSplit {
 
     /** Per first character, the added tokens starting with it, longest first (the tokenizers take the longest). */
     private final Map<Character, AddedToken[]> byFirstChar;
+    /** The first characters of added tokens: a long text is scanned without boxing each of its characters. */
+    private final BitSet firstChars = new BitSet(Character.MAX_VALUE + 1);
     private final List<AddedToken> tokens;
 
     private AddedTokenSplit(List<AddedToken> tokens) {
@@ -44,6 +47,7 @@ final class AddedTokenSplit {
             AddedToken[] sorted = list.toArray(AddedToken[]::new);
             Arrays.sort(sorted, Comparator.comparingInt((AddedToken t) -> t.content().length()).reversed());
             byFirstChar.put(first, sorted);
+            firstChars.set(first);
         });
     }
 
@@ -102,7 +106,7 @@ final class AddedTokenSplit {
         int i = 0;
         int length = text.length();
         while (i < length) {
-            AddedToken[] candidates = byFirstChar.get(text.charAt(i));
+            AddedToken[] candidates = firstChars.get(text.charAt(i)) ? byFirstChar.get(text.charAt(i)) : null;
             AddedToken found = null;
             if (candidates != null) {
                 for (AddedToken candidate : candidates) {

@@ -322,6 +322,11 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
         return words != null;
     }
 
+    @Override
+    public boolean encodesInChunks() {
+        return words != null && special != null;
+    }
+
     /** Whether chats are encoded piece by piece between added tokens (else whole): for tests and logs. */
     boolean encodesByPieces() {
         return split != null;

@@ -64,6 +64,14 @@ public interface PromptTokenizer {
         return 1;
     }
 
+    /**
+     * Whether {@link #encodeTextInRuns} and {@link #encodeChatInRuns} hand a long prompt out in many short runs (so
+     * a caller that stops early pays for little), rather than encoding it whole first.
+     */
+    default boolean encodesInChunks() {
+        return false;
+    }
+
     /** A short name for logs and {@code /get_server_info}: the tokenizer's directory or file, or a built-in's. */
     String name();
 }

@@ -22,10 +22,18 @@ import io.vertx.core.http.HttpClient;
  */
 public final class ExactRouting {
     /**
-     * Bodies up to this size are tokenized on the event loop (tens of microseconds); larger ones on a worker thread,
-     * so a long prompt's milliseconds never hold the other connections of its event loop.
+     * With a tokenizer that encodes whole, bodies up to this size are tokenized on the event loop (tens of
+     * microseconds); larger ones on a worker thread, so a long prompt's milliseconds never hold the other
+     * connections of its event loop.
      */
     private static final int INLINE_BODY_BYTES = 16 * 1024;
+    /**
+     * With one that hands out chunks, any prompt starts on the event loop, where most end (a chunk past the last
+     * block any engine holds, well under a millisecond): a hop to a worker thread and back costs more than that
+     * on a busy machine. A prompt still matching after this much time (a long cached conversation whose chunks
+     * the tokenizer has not kept) starts again on a worker thread, its chunks so far cached by then.
+     */
+    private static final long INLINE_NANOS = 2_000_000;
 
     private final KvEventSubscribers subscribers;
     private final PromptTokenizer tokenizer;
@@ -62,12 +70,42 @@ public final class ExactRouting {
         if (query == null) {
             return null;
         }
+        EnginePrompt prompt = query.prompt();
+        if (tokenizer != null && tokenizer.encodesInChunks() && !(prompt instanceof EnginePrompt.Tokens)) {
+            return inChunks(views, query, started);
+        }
         ExactViews.PromptWalk walk = views.walk(query.namespace());
-        return tokens(pool, query.prompt(), walk, body.length()).map(share -> {
-            ExactOverlay overlay = walk.overlay(promptTokens(walk, share));
-            subscribers.lookedUp(System.nanoTime() - started);
-            return overlay;
-        });
+        return tokens(pool, prompt, walk, body.length()).map(share -> overlay(walk, share, started));
+    }
+
+    /** The look-up on the event loop while it is quick, else again on a worker thread (see {@link #INLINE_NANOS}). */
+    private Future<ExactOverlay> inChunks(ExactViews views, ExactQuery query, long started) {
+        ExactViews.PromptWalk walk = views.walk(query.namespace());
+        long inlineFrom = System.nanoTime();
+        boolean[] handedOff = {false};
+        double share;
+        try {
+            share = query.prompt().tokensInRuns(tokenizer, ids -> {
+                boolean open = walk.accept(ids);
+                handedOff[0] = open && System.nanoTime() - inlineFrom > INLINE_NANOS;
+                return open && !handedOff[0];
+            });
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+        if (!handedOff[0]) {
+            return Future.succeededFuture(overlay(walk, share, started));
+        }
+        return vertx.executeBlocking(() -> {
+            ExactViews.PromptWalk whole = views.walk(query.namespace());
+            return overlay(whole, query.prompt().tokensInRuns(tokenizer, whole), started);
+        }, false);
+    }
+
+    private ExactOverlay overlay(ExactViews.PromptWalk walk, double share, long started) {
+        ExactOverlay overlay = walk.overlay(promptTokens(walk, share));
+        subscribers.lookedUp(System.nanoTime() - started);
+        return overlay;
     }
 
     /**
