@@ -43,8 +43,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * body is part of the measure. {@code read}, {@code tokens} and {@code lookup} are the three steps' shares (run them
  * with {@code chat=short}).
  *
- * <p>The {@code longPrompt} benchmarks take a long raw prompt, the Mooncake trace's kind (48,000 characters, about
- * 12,000 of its tokens): 4,000 characters a worker holds, then text new at every call, as most of a Mooncake prompt
+ * <p>The {@code longPrompt} benchmarks take a long raw prompt, the Mooncake trace's kind (about 48,000 characters
+ * of random words): the first 600 words a worker holds, then text new at every call, as most of a Mooncake prompt
  * is. {@code longPromptEncodeAll} encodes the whole prompt and looks it up; {@code longPromptWalk} looks the tokens
  * up as the tokenizer hands them out and stops it one chunk past the held prefix, as {@link ExactRouting} does;
  * {@code longPromptText} is what building the prompt costs both. Figures and the command: docs/BENCHMARKS.md, "Cost
@@ -64,9 +64,12 @@ public class ExactRoutingBenchmark {
     private static final String SYSTEM = "You are a helpful assistant.";
     /** 50 pseudo-words: a question of 199 characters. */
     private static final int QUESTION_WORDS = 50;
-    /** Pseudo-words of four characters in the long prompt: 1,000 held, 11,000 new. */
-    private static final int HELD_WORDS = 1_000;
-    private static final int LONG_WORDS = 12_000;
+    /**
+     * Words of the long prompt: 600 held, 7,400 new, of 2 to 8 random letters and a space (about 48,000
+     * characters); unlike the simulated engine's answers, they are not the demo tokenizer's own words.
+     */
+    private static final int HELD_WORDS = 600;
+    private static final int LONG_WORDS = 8_000;
 
     /** {@code -new}: the question is one never seen before at each call. */
     @Param({"short", "short-new"})
@@ -98,7 +101,7 @@ public class ExactRoutingBenchmark {
         int[] measured = chatTokens(question);
         engineHash = store("http://10.0.0.0:30000", measured, engineHash);
         store("http://10.0.0.1:30000", Arrays.copyOf(measured, measured.length / 2), engineHash);
-        heldText = PseudoWords.text(1, 0, HELD_WORDS, LONG_WORDS);
+        heldText = randomWords(1, HELD_WORDS);
         int[] held = tokenizer.encodeText(heldText);
         store("http://10.0.0.2:30000", Arrays.copyOf(held, held.length / BLOCK_TOKENS * BLOCK_TOKENS), engineHash);
         body = body(question);
@@ -140,7 +143,19 @@ public class ExactRoutingBenchmark {
     /** A long prompt: the held text, then new text. */
     @Benchmark
     public String longPromptText() {
-        return heldText + PseudoWords.text(calls++ + 100, HELD_WORDS, LONG_WORDS, LONG_WORDS);
+        return heldText + randomWords(calls++ + 100, LONG_WORDS - HELD_WORDS);
+    }
+
+    private static String randomWords(long seed, int words) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        StringBuilder text = new StringBuilder(words * 6);
+        for (int w = 0; w < words; w++) {
+            for (int c = 2 + random.nextInt(7); c > 0; c--) {
+                text.append((char) ('a' + random.nextInt(26)));
+            }
+            text.append(' ');
+        }
+        return text.toString();
     }
 
     /** The long prompt encoded whole, then looked up. */
