@@ -9,16 +9,10 @@ import dev.homing.core.kv.TokenBlocks;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the exact view adds to a routing decision: hashing a prompt's tokens into the gateway's blocks
@@ -27,13 +21,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * is held whole by one worker and half by another, so the walk goes to its end. {@code hashOnly} is the hashing's
  * share.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx3g"})
-@State(Scope.Thread)
-public class ExactLookupBenchmark {
+public class ExactLookupBenchmark extends AverageTimeBenchmark {
 
     private static final int WORKERS = 8;
     private static final int PROMPTS_PER_WORKER = 64;

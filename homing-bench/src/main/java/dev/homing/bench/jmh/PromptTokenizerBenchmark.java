@@ -10,16 +10,12 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -34,13 +30,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code encodeChat} costs without the piece cache. Figures and the command: docs/BENCHMARKS.md, "Cost of the exact
  * view". The template's code takes many iterations to compile under load: give it ten warm-up iterations or more.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx1g", "-DOPT_OUT_TRACKING=true"})
-@State(Scope.Thread)
-public class PromptTokenizerBenchmark {
+public class PromptTokenizerBenchmark extends AverageTimeBenchmark {
 
     @Param({"demo", "built-in"})
     public String tokenizer;

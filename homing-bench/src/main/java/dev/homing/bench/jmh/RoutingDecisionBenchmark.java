@@ -12,17 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cost of routing one request, beside the physical floor of looking at its prompt once.
@@ -33,13 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * matched and its insert revisits an existing path (the steady state of hit-heavy traffic); fresh inserts are
  * measured by {@link FreshInsertBenchmark}.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx2g", "-XX:+UseCompactObjectHeaders"})
-@State(Scope.Thread)
-public class RoutingDecisionBenchmark {
+public class RoutingDecisionBenchmark extends AverageTimeBenchmark {
 
     static final int CONVERSATIONS = DecisionFixture.CONVERSATIONS;
 
