@@ -80,6 +80,16 @@ awk -F'\t' -v bursts=$have_bursts '
     return sprintf(fmt "%s | %s", mean, k > 1 ? sprintf(" (" fmt "-" fmt ")", lo, hi) : "",
                    (atleast ? mean >= limit : mean <= limit) ? "**met**" : "**missed**")
   }
+  # The head of a table after another: a blank line, the caption and a blank line when there is one, then the header
+  # row and the rule under it, with as many columns as the header has.
+  function head(caption, cells,   k, parts, rule) {
+    print ""
+    if (caption != "") { print caption; print "" }
+    rule = "|"
+    for (k = split(cells, parts, "|") - 2; k > 0; k--) rule = rule "---|"
+    print cells
+    print rule
+  }
   END {
     print "| Row | Ready (ms) | Idle RSS (MB) | Saturation req/s | vs HAProxy | Proxy CPU per req (us) | Seq p50 ms (+ vs direct) | Seq p99 ms (+) | Cold p50 ms (+) | Cold p99 ms (+) | Errors | Load average before |"
     print "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -93,9 +103,7 @@ awk -F'\t' -v bursts=$have_bursts '
         spread(r, 11, "%.3f"), plus(r, 11), f(m(r, 12), "%.2f"), plus(r, 12), errors, spread(r, 22, "%.1f")
     }
     if (cnt["direct", 14] || cnt["direct", 17]) {
-      print ""
-      print "| Row | Rate p50 ms (+) | Rate p99 ms (+) | TTFT p50 ms (+) | TTFT p99 ms (+) | Gap p50 ms (+) | Gap p99 ms (+) |"
-      print "|---|---|---|---|---|---|---|"
+      head("", "| Row | Rate p50 ms (+) | Rate p99 ms (+) | TTFT p50 ms (+) | TTFT p99 ms (+) | Gap p50 ms (+) | Gap p99 ms (+) |")
       for (i = 1; i <= rows; i++) {
         r = order[i]
         printf "| %s | %s%s | %s%s | %s%s | %s%s | %s%s | %s%s |\n", r, f(m(r, 14), "%.2f"), plus(r, 14),
@@ -104,11 +112,8 @@ awk -F'\t' -v bursts=$have_bursts '
       }
     }
     if (cnt["haproxy", 23] || cnt["homing-laa", 23] || cnt["homing-ca", 23]) {
-      print ""
-      print "Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly; \"interleaved\": against the engines measured between the requests of the same part."
-      print ""
-      print "| Row | First requests p50 ms | Warm p50 ms | Engines directly p50 ms | Added: first | Added: warm | First / warm | Interleaved added: first | Interleaved added: warm | First / warm, interleaved | First requests took (s) |"
-      print "|---|---|---|---|---|---|---|---|---|---|---|"
+      head("Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly; \"interleaved\": against the engines measured between the requests of the same part.",
+        "| Row | First requests p50 ms | Warm p50 ms | Engines directly p50 ms | Added: first | Added: warm | First / warm | Interleaved added: first | Interleaved added: warm | First / warm, interleaved | First requests took (s) |")
       for (i = 1; i <= rows; i++) {
         r = order[i]
         if (!cnt[r, 23]) continue
@@ -122,11 +127,8 @@ awk -F'\t' -v bursts=$have_bursts '
       quartered = 0
       for (i = 1; i <= rows; i++) if (cnt[order[i], 28]) quartered = 1
       if (quartered) {
-        print ""
-        print "The first requests by quarter (interleaved added p50 ms of requests 1-250, 251-500, ... of 1,000), against the warm figure:"
-        print ""
-        print "| Row | First quarter | Second | Third | Fourth | Warm |"
-        print "|---|---|---|---|---|---|"
+        head("The first requests by quarter (interleaved added p50 ms of requests 1-250, 251-500, ... of 1,000), against the warm figure:",
+          "| Row | First quarter | Second | Third | Fourth | Warm |")
         for (i = 1; i <= rows; i++) {
           r = order[i]
           if (!cnt[r, 28]) continue
@@ -137,9 +139,7 @@ awk -F'\t' -v bursts=$have_bursts '
     }
     # With the bursts step, the targets are judged from it (below): proxies measured seconds apart.
     if (bursts) exit
-    print ""
-    print "| Target | Row | Figure: mean over the rounds (spread) | Result |"
-    print "|---|---|---|---|"
+    head("", "| Target | Row | Figure: mean over the rounds (spread) | Result |")
     for (i = 1; i <= rows; i++) {
       r = order[i]
       if (r == "direct" || r ~ /^haproxy/ || r == "nginx" || r ~ /^vertx/) continue
