@@ -21,13 +21,18 @@ class KvEventLivenessTest {
         liveness.releaseHeld();
     }
 
+    /** Asserts the view's state and the reason the liveness gives for it. */
+    private void assertView(State state, Reason reason) {
+        assertThat(liveness.state()).isEqualTo(state);
+        assertThat(liveness.reason()).isEqualTo(reason);
+    }
+
     @Test
     void aStreamNotConnectedIsNoneAndExpectsNothing() {
         liveness.expectEvents(0);
         liveness.onTick(10 * SECOND);
 
-        assertThat(liveness.state()).isEqualTo(State.NONE);
-        assertThat(liveness.reason()).isEqualTo(Reason.NOT_CONNECTED);
+        assertView(State.NONE, Reason.NOT_CONNECTED);
         assertThat(liveness.expected()).isEqualTo(-1);
     }
 
@@ -35,8 +40,7 @@ class KvEventLivenessTest {
     void aConnectedStreamNotHeardYetIsAnExactEmptyView() {
         liveness.onConnected();
 
-        assertThat(liveness.state()).isEqualTo(State.EXACT);
-        assertThat(liveness.reason()).isEqualTo(Reason.NOTHING_HEARD);
+        assertView(State.EXACT, Reason.NOTHING_HEARD);
         assertThat(liveness.onLive(7, 0)).isEqualTo(Verdict.APPLY);
         assertThat(liveness.reason()).isEqualTo(Reason.IN_SEQUENCE);
     }
@@ -50,8 +54,7 @@ class KvEventLivenessTest {
         liveness.expectEvents(3_600 * SECOND);
         liveness.onTick(3_602 * SECOND);
 
-        assertThat(liveness.state()).isEqualTo(State.NONE);
-        assertThat(liveness.reason()).isEqualTo(Reason.SILENT);
+        assertView(State.NONE, Reason.SILENT);
     }
 
     @Test
@@ -60,12 +63,10 @@ class KvEventLivenessTest {
         liveness.onLive(1, 0);
 
         liveness.onDisconnected();
-        assertThat(liveness.state()).isEqualTo(State.NONE);
-        assertThat(liveness.reason()).isEqualTo(Reason.NOT_CONNECTED);
+        assertView(State.NONE, Reason.NOT_CONNECTED);
 
         liveness.onConnected();
-        assertThat(liveness.state()).isEqualTo(State.STALE);
-        assertThat(liveness.reason()).isEqualTo(Reason.RECONNECTED);
+        assertView(State.STALE, Reason.RECONNECTED);
 
         assertThat(liveness.onLive(2, SECOND)).as("the stream went on").isEqualTo(Verdict.APPLY);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
@@ -95,8 +96,7 @@ class KvEventLivenessTest {
         for (long seq = 0; seq < 5; seq++) {
             assertThat(liveness.onLive(seq, seq)).isEqualTo(Verdict.APPLY);
         }
-        assertThat(liveness.state()).isEqualTo(State.EXACT);
-        assertThat(liveness.reason()).isEqualTo(Reason.IN_SEQUENCE);
+        assertView(State.EXACT, Reason.IN_SEQUENCE);
     }
 
     @Test
@@ -104,8 +104,7 @@ class KvEventLivenessTest {
         liveness.onLive(0, 0);
 
         assertThat(liveness.onLive(3, 0)).isEqualTo(Verdict.HOLD_FOR_REPLAY);
-        assertThat(liveness.state()).isEqualTo(State.STALE);
-        assertThat(liveness.reason()).isEqualTo(Reason.GAP_PENDING);
+        assertView(State.STALE, Reason.GAP_PENDING);
         assertThat(liveness.expected()).isEqualTo(1);
 
         assertThat(liveness.onReplayed(0)).isEqualTo(Verdict.SKIP);
@@ -140,8 +139,7 @@ class KvEventLivenessTest {
         assertThat(liveness.onReplayed(3)).isEqualTo(Verdict.SKIP);
 
         assertThat(liveness.releaseHeld()).isEqualTo(Verdict.APPLY);
-        assertThat(liveness.state()).isEqualTo(State.STALE);
-        assertThat(liveness.reason()).isEqualTo(Reason.BATCHES_LOST);
+        assertView(State.STALE, Reason.BATCHES_LOST);
         assertThat(liveness.onLive(6, 0)).isEqualTo(Verdict.APPLY);
         assertThat(liveness.state()).isEqualTo(State.STALE);
 
@@ -170,8 +168,7 @@ class KvEventLivenessTest {
 
         liveness.onTick(4 * SECOND);
 
-        assertThat(liveness.state()).isEqualTo(State.NONE);
-        assertThat(liveness.reason()).isEqualTo(Reason.SILENT);
+        assertView(State.NONE, Reason.SILENT);
         assertThat(liveness.onLive(1, 5 * SECOND)).isEqualTo(Verdict.APPLY);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
     }
@@ -241,8 +238,7 @@ class KvEventLivenessTest {
 
         liveness.onResync();
 
-        assertThat(liveness.state()).isEqualTo(State.EXACT);
-        assertThat(liveness.reason()).isEqualTo(Reason.NOTHING_HEARD);
+        assertView(State.EXACT, Reason.NOTHING_HEARD);
         assertThat(liveness.onLive(5, 0)).isEqualTo(Verdict.APPLY);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
     }
