@@ -3,9 +3,8 @@ package dev.homing.gateway.security;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -20,17 +19,8 @@ class AdminAccessTest {
 
     private static final String BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    private static FakeWorker worker;
-
-    @BeforeAll
-    static void start() {
-        worker = FakeWorker.start("model-a");
-    }
-
-    @AfterAll
-    static void stop() {
-        worker.close();
-    }
+    @RegisterExtension
+    static final FakeWorker worker = FakeWorker.start("model-a");
 
     private static HttpResponse<String> get(RunningGateway gateway, String path, String authorization) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(gateway.url(path)))

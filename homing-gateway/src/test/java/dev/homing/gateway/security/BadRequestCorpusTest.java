@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.opentest4j.AssertionFailedError;
@@ -44,8 +45,10 @@ class BadRequestCorpusTest {
     /** The corpus's oversized cases are sized against this limit. */
     private static final long PAYLOAD_LIMIT = 64 * 1024;
 
-    private static FakeWorker workerA;
-    private static FakeWorker workerB;
+    @RegisterExtension
+    static final FakeWorker workerA = FakeWorker.start("model-a");
+    @RegisterExtension
+    static final FakeWorker workerB = FakeWorker.start("model-b");
     private static RunningGateway gateway;
 
     /** One corpus case, resolved to bytes. */
@@ -59,8 +62,6 @@ class BadRequestCorpusTest {
 
     @BeforeAll
     static void start() {
-        workerA = FakeWorker.start("model-a");
-        workerB = FakeWorker.start("model-b");
         gateway = RunningGateway.start(RunningGateway.config(List.of(workerA, workerB))
                 .with(Settings.POLICY, "round_robin")
                 .with(Settings.MAX_PAYLOAD_SIZE, PAYLOAD_LIMIT));
@@ -69,8 +70,6 @@ class BadRequestCorpusTest {
     @AfterAll
     static void stop() {
         gateway.close();
-        workerA.close();
-        workerB.close();
     }
 
     @BeforeEach

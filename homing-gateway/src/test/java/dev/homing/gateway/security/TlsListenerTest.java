@@ -10,6 +10,7 @@ import dev.homing.gateway.testing.TestTls;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine.ParameterException;
 
@@ -38,13 +39,13 @@ class TlsListenerTest {
 
     private static final String CHAT = "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    private static FakeWorker worker;
+    @RegisterExtension
+    static final FakeWorker worker = FakeWorker.start("model-a");
     private static Gateway gateway;
     private static HttpClient trusting;
 
     @BeforeAll
     static void start() throws Exception {
-        worker = FakeWorker.start("model-a");
         gateway = Gateway.start(new GatewayConfig(RunningGateway.config(List.of(worker))
                 .with(Settings.TLS_CERT_PATH, TestTls.file("cert.pem")).with(Settings.TLS_KEY_PATH, TestTls.file("key.pem"))));
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.registry().healthyCount() == 1);
@@ -56,7 +57,6 @@ class TlsListenerTest {
     static void stop() {
         trusting.close();
         gateway.close();
-        worker.close();
     }
 
     @Test

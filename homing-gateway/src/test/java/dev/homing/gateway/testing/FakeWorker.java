@@ -5,6 +5,8 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.MultiMap;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,8 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * contract: a request without bootstrap fields gets 400; a prefill answers one token with input log probabilities
  * and hands its room over ({@link FakeRooms}); a decode writes its head at once, waits for its room's handover (at
  * most {@link #roomTimeout}, then fails naming a {@code KVTransferError}) and answers as a regular worker does.
+ *
+ * <p>Held in a static {@code @RegisterExtension} field, a worker is shared by the tests of a class and closed after
+ * them, once the class's own {@code @AfterAll} has run (so a gateway in front of it closes first).
  */
-public final class FakeWorker implements AutoCloseable {
+public final class FakeWorker implements AutoCloseable, AfterAllCallback {
 
     /** What a fake does for a request: all of it, or one leg of a prefill/decode pair. */
     public enum Role {
@@ -352,6 +357,11 @@ public final class FakeWorker implements AutoCloseable {
             resp.write("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n");
         });
         resp.exceptionHandler(err -> TestVertx.get().cancelTimer(timer));
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -14,22 +15,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Several models behind one gateway: each request goes by its model field, each model has its own policy. */
 class ModelRoutingTest {
 
-    private static FakeWorker llama;
-    private static FakeWorker qwen;
+    @RegisterExtension
+    static final FakeWorker llama = FakeWorker.start("llama");
+    @RegisterExtension
+    static final FakeWorker qwen = FakeWorker.start("qwen");
     private static RunningGateway gateway;
 
     @BeforeAll
     static void start() {
-        llama = FakeWorker.start("llama");
-        qwen = FakeWorker.start("qwen");
         gateway = RunningGateway.start(List.of(llama, qwen), "cache_aware");
     }
 
     @AfterAll
     static void stop() {
         gateway.close();
-        llama.close();
-        qwen.close();
     }
 
     @Test

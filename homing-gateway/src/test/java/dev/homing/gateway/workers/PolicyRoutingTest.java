@@ -3,9 +3,8 @@ package dev.homing.gateway.workers;
 import dev.homing.core.policy.PolicyFactory;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.RunningGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -19,20 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Every policy routes through the gateway; in-flight counts are taken for every policy, not only cache_aware. */
 class PolicyRoutingTest {
 
-    private static FakeWorker a;
-    private static FakeWorker b;
-
-    @BeforeAll
-    static void start() {
-        a = FakeWorker.start("m");
-        b = FakeWorker.start("m");
-    }
-
-    @AfterAll
-    static void stop() {
-        a.close();
-        b.close();
-    }
+    @RegisterExtension
+    static final FakeWorker a = FakeWorker.start("m");
+    @RegisterExtension
+    static final FakeWorker b = FakeWorker.start("m");
 
     static List<String> policies() {
         return PolicyFactory.NAMES;
