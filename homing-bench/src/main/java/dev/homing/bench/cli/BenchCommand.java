@@ -49,31 +49,6 @@ public final class BenchCommand implements Callable<Integer> {
 
     enum EndpointName { chat, completions, generate }
 
-    enum WorkloadName {
-        MULTI_TURN("multi-turn"), GENERATED_SHARED_PREFIX("generated-shared-prefix"), MOONCAKE("mooncake"),
-        AZURE("azure"), MTBENCH("mtbench");
-
-        final String flag;
-
-        WorkloadName(String flag) {
-            this.flag = flag;
-        }
-
-        boolean isTrace() {
-            return this == MOONCAKE || this == AZURE;
-        }
-
-        static WorkloadName of(String flag) {
-            for (WorkloadName name : values()) {
-                if (name.flag.equals(flag)) {
-                    return name;
-                }
-            }
-            throw new IllegalArgumentException("unknown workload " + flag
-                    + " (multi-turn, generated-shared-prefix, mooncake, azure, mtbench)");
-        }
-    }
-
     @Spec
     CommandSpec spec;
 
@@ -191,7 +166,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        WorkloadName name = workloadName();
+        WorkloadKind name = workloadKind();
         Pacing pacing = pacing(name);
         Duration duration = Duration.ofNanos((long) (durationSeconds * 1e9));
         RunCaps caps = caps(duration);
@@ -225,15 +200,12 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private WorkloadName workloadName() {
-        try {
-            return WorkloadName.of(workload);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+    private WorkloadKind workloadKind() {
+        return WorkloadKind.of(workload).orElseThrow(() -> new ParameterException(spec.commandLine(),
+                "unknown workload " + workload + " (multi-turn, generated-shared-prefix, mooncake, azure, mtbench)"));
     }
 
-    private Pacing pacing(WorkloadName name) {
+    private Pacing pacing(WorkloadKind name) {
         if (rate != null && concurrency != null) {
             throw new ParameterException(spec.commandLine(), "give --rate (open loop) or --concurrency (closed "
                     + "loop), not both");
@@ -252,7 +224,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new Pacing.OpenLoop();
         }
         if (rate == null) {
-            throw new ParameterException(spec.commandLine(), name.flag + " needs --rate (open loop) or "
+            throw new ParameterException(spec.commandLine(), name + " needs --rate (open loop) or "
                     + "--concurrency (closed loop)");
         }
         if (!(rate > 0) || rate.isInfinite()) {
@@ -278,7 +250,7 @@ public final class BenchCommand implements Callable<Integer> {
         return Endpoint.valueOf(endpoint.name().toUpperCase(Locale.ROOT));
     }
 
-    private Workload workload(WorkloadName name, Pacing pacing, Duration duration) {
+    private Workload workload(WorkloadKind name, Pacing pacing, Duration duration) {
         // Caps the workload itself, so a generator never makes more conversations than can be sent.
         Limits limits = Limits.of((int) Math.min(Integer.MAX_VALUE, maxRequests), duration);
         // A closed loop ignores start times: generate the conversations all at time 0.
@@ -297,9 +269,9 @@ public final class BenchCommand implements Callable<Integer> {
         };
     }
 
-    private Path traceFile(WorkloadName name) {
+    private Path traceFile(WorkloadKind name) {
         if (trace == null || !Files.isReadable(trace)) {
-            throw new ParameterException(spec.commandLine(), name.flag + " needs a readable --trace FILE");
+            throw new ParameterException(spec.commandLine(), name + " needs a readable --trace FILE");
         }
         return trace;
     }

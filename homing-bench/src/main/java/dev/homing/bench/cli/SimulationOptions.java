@@ -29,38 +29,13 @@ import java.util.concurrent.TimeUnit;
  */
 record SimulationOptions(Config config) {
 
-    /** The workloads {@code --workload} accepts. */
-    enum WorkloadKind {
-        MOONCAKE("mooncake"), GENERATED_SHARED_PREFIX("generated-shared-prefix"), MULTI_TURN("multi-turn"),
-        AZURE("azure"), MTBENCH("mtbench");
-
-        private final String flag;
-
-        WorkloadKind(String flag) {
-            this.flag = flag;
-        }
-
-        @Override
-        public String toString() {
-            return flag;
-        }
-
-        static WorkloadKind parse(String value) {
-            for (WorkloadKind kind : values()) {
-                if (kind.flag.equals(value.trim().toLowerCase(Locale.ROOT))) {
-                    return kind;
-                }
-            }
-            throw new IllegalArgumentException("unknown workload '" + value + "'; valid workloads: "
-                    + "mooncake, generated-shared-prefix, multi-turn, azure, mtbench");
-        }
-    }
-
     /** The workload chosen, with its default when {@code --workload} is absent. */
     WorkloadKind workloadKind() {
         String workload = config.get(Settings.WORKLOAD);
         if (workload != null) {
-            return WorkloadKind.parse(workload);
+            return WorkloadKind.of(workload.trim().toLowerCase(Locale.ROOT)).orElseThrow(() ->
+                    new IllegalArgumentException("unknown workload '" + workload + "'; valid workloads: "
+                            + "mooncake, generated-shared-prefix, multi-turn, azure, mtbench"));
         }
         return config.get(Settings.TRACE) != null ? WorkloadKind.MOONCAKE : WorkloadKind.GENERATED_SHARED_PREFIX;
     }
