@@ -90,6 +90,12 @@ awk -F'\t' -v bursts=$have_bursts '
     print cells
     print rule
   }
+  # The rows with a figure in column C into LIST[1..k], in the table'"'"'s order; returns k.
+  function measured(c, list,   i, k) {
+    k = 0
+    for (i = 1; i <= rows; i++) if (cnt[order[i], c]) list[++k] = order[i]
+    return k
+  }
   END {
     print "| Row | Ready (ms) | Idle RSS (MB) | Saturation req/s | vs HAProxy | Proxy CPU per req (us) | Seq p50 ms (+ vs direct) | Seq p99 ms (+) | Cold p50 ms (+) | Cold p99 ms (+) | Errors | Load average before |"
     print "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -114,9 +120,9 @@ awk -F'\t' -v bursts=$have_bursts '
     if (cnt["haproxy", 23] || cnt["homing-laa", 23] || cnt["homing-ca", 23]) {
       head("Cold step: one client, a warm instance of the proxy (warm), then a fresh one (first requests), then the engines directly; \"interleaved\": against the engines measured between the requests of the same part.",
         "| Row | First requests p50 ms | Warm p50 ms | Engines directly p50 ms | Added: first | Added: warm | First / warm | Interleaved added: first | Interleaved added: warm | First / warm, interleaved | First requests took (s) |")
-      for (i = 1; i <= rows; i++) {
-        r = order[i]
-        if (!cnt[r, 23]) continue
+      shown = measured(23, cold)
+      for (i = 1; i <= shown; i++) {
+        r = cold[i]
         printf "| %s | %s | %s | %s | %+.3f | %+.3f | %s | %s | %s | %s | %s |\n", r, spread(r, 11, "%.3f"), spread(r, 23, "%.3f"),
           spread(r, 24, "%.3f"), m(r, 11) - m(r, 24), m(r, 23) - m(r, 24),
           (m(r, 23) - m(r, 24) > 0 ? sprintf("%.2fx", (m(r, 11) - m(r, 24)) / (m(r, 23) - m(r, 24))) : "-"),
@@ -124,14 +130,11 @@ awk -F'\t' -v bursts=$have_bursts '
           (cnt[r, 25] && cnt[r, 26] && m(r, 26) > 0 ? sprintf("%.2fx", m(r, 25) / m(r, 26)) : "-"), spread(r, 27, "%.2f")
       }
       # Columns 28-31: the first requests in four parts of equal count, each against its own interleaved baseline.
-      quartered = 0
-      for (i = 1; i <= rows; i++) if (cnt[order[i], 28]) quartered = 1
-      if (quartered) {
+      if ((shown = measured(28, quarters))) {
         head("The first requests by quarter (interleaved added p50 ms of requests 1-250, 251-500, ... of 1,000), against the warm figure:",
           "| Row | First quarter | Second | Third | Fourth | Warm |")
-        for (i = 1; i <= rows; i++) {
-          r = order[i]
-          if (!cnt[r, 28]) continue
+        for (i = 1; i <= shown; i++) {
+          r = quarters[i]
           printf "| %s | %s | %s | %s | %s | %s |\n", r, spread(r, 28, "%+.3f"), spread(r, 29, "%+.3f"),
             spread(r, 30, "%+.3f"), spread(r, 31, "%+.3f"), spread(r, 26, "%+.3f")
         }
