@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How fast the gateway stops trusting one engine's KV events when they fail, and trusts them again when they flow:
 # simulated engines publishing their events, the gateway subscribed (--kv-events auto), steady load, and one fault of
-# the first engine's stream at a time. See docs/BENCHMARKS.md, "Faults".
+# the first engine's stream at a time. See docs/BENCHMARKS.md, "Faults in the event streams".
 #
 #   bench/kv-events-faults.sh [OUT_DIR]         (default OUT_DIR: results/kv-events-faults)
 #
