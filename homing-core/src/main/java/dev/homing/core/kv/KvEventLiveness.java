@@ -42,11 +42,12 @@ package dev.homing.core.kv;
  * <p>Silence. An idle engine publishes nothing, so quiet alone means nothing: silence is counted only from an
  * expectation ({@link #expectEvents}), which the routing side raises when a request it placed on the worker has been
  * prefilled (its first token came) with at least one block the engine did not hold: the engine must then have
- * stored blocks. Any batch heard meets every expectation raised before it, and also those raised up to half the
- * limit after it (an engine publishes a step's stores as the step ends, just before its first token reaches the
- * gateway, so the batch often comes first). An expectation unmet for the limit makes the stream NONE (silent): so an
- * engine connected but publishing nothing the gateway hears (events on another topic, all dropped) is found out at its
- * first prefill.
+ * stored blocks. Any batch heard after the request was sent meets it: an engine publishes a step's stores as the step
+ * ends, so the batch often comes before the first token, and on a starved gateway well before the token is handled;
+ * no batch can carry the request's stores before it was sent. An expectation unmet for the limit makes the stream
+ * NONE (silent): so an engine connected but publishing nothing the gateway hears (events on another topic, all
+ * dropped) is found out at its first prefill, and its batches lost while the connection stays up are found out one
+ * limit after the first request sent since has its first token.
  *
  * <p>Every transition is checked: {@link #onLive} while a gap is pending, or {@link #onReplayed} and
  * {@link #releaseHeld()} while none is, throw {@link IllegalStateException} (a subscriber's bug). Time is passed in
@@ -254,11 +255,12 @@ public final class KvEventLiveness {
     }
 
     /**
-     * The engine should publish soon: a request placed on it was prefilled with blocks it did not hold. Met by a
-     * batch heard from half the limit before {@code nowNanos} on; the oldest expectation not met counts.
+     * The engine should publish soon: a request sent to it at {@code sentNanos} was prefilled (its first token came
+     * at {@code nowNanos}) with blocks it did not hold. Met by any batch heard from {@code sentNanos} on; the oldest
+     * expectation not met counts, from {@code nowNanos}.
      */
-    public void expectEvents(long nowNanos) {
-        if (!connected || heard && nowNanos - lastHeardNanos <= silenceNanos / 2) {
+    public void expectEvents(long sentNanos, long nowNanos) {
+        if (!connected || heard && lastHeardNanos - sentNanos >= 0) {
             return;
         }
         if (!expecting) {

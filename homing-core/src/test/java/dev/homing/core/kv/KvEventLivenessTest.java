@@ -29,7 +29,7 @@ class KvEventLivenessTest {
 
     @Test
     void aStreamNotConnectedIsNoneAndExpectsNothing() {
-        liveness.expectEvents(0);
+        liveness.expectEvents(0, 0);
         liveness.onTick(10 * SECOND);
 
         assertView(State.NONE, Reason.NOT_CONNECTED);
@@ -51,7 +51,7 @@ class KvEventLivenessTest {
         liveness.onTick(3_600 * SECOND);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
 
-        liveness.expectEvents(3_600 * SECOND);
+        liveness.expectEvents(3_599 * SECOND, 3_600 * SECOND);
         liveness.onTick(3_602 * SECOND);
 
         assertView(State.NONE, Reason.SILENT);
@@ -162,7 +162,7 @@ class KvEventLivenessTest {
     @Test
     void silenceForTheLimitAfterAnExpectationMakesItNoneAndTheNextBatchInSequenceExactAgain() {
         liveness.onLive(0, 0);
-        liveness.expectEvents(2 * SECOND);
+        liveness.expectEvents(SECOND, 2 * SECOND);
         liveness.onTick(4 * SECOND - 1);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
 
@@ -183,9 +183,9 @@ class KvEventLivenessTest {
     }
 
     @Test
-    void aBatchJustBeforeTheExpectationMeetsIt() {
+    void aBatchHeardAfterTheRequestWasSentMeetsItsExpectationEvenBeforeItsFirstToken() {
         liveness.onLive(0, 10 * SECOND);
-        liveness.expectEvents(11 * SECOND);
+        liveness.expectEvents(9 * SECOND, 15 * SECOND);
 
         liveness.onTick(20 * SECOND);
 
@@ -193,10 +193,20 @@ class KvEventLivenessTest {
     }
 
     @Test
+    void aBatchHeardBeforeTheRequestWasSentDoesNotMeetItsExpectationHoweverClose() {
+        liveness.onLive(0, 10 * SECOND);
+        liveness.expectEvents(10 * SECOND + 1, 10 * SECOND + 2);
+
+        liveness.onTick(12 * SECOND + 2);
+
+        assertThat(liveness.reason()).isEqualTo(Reason.SILENT);
+    }
+
+    @Test
     void theOldestUnmetExpectationCountsAndABatchMeetsThemAll() {
         liveness.onLive(0, 0);
-        liveness.expectEvents(5 * SECOND);
-        liveness.expectEvents(6 * SECOND);
+        liveness.expectEvents(4 * SECOND, 5 * SECOND);
+        liveness.expectEvents(5 * SECOND, 6 * SECOND);
         liveness.onTick(7 * SECOND - 1);
         assertThat(liveness.state()).isEqualTo(State.EXACT);
         liveness.onTick(7 * SECOND);
@@ -211,7 +221,7 @@ class KvEventLivenessTest {
     @Test
     void aStreamThatComesBackAfterLosingBatchesIsStaleNotExact() {
         liveness.onLive(0, 0);
-        liveness.expectEvents(2 * SECOND);
+        liveness.expectEvents(SECOND, 2 * SECOND);
         liveness.onTick(5 * SECOND);
 
         assertThat(liveness.onLive(7, 6 * SECOND)).isEqualTo(Verdict.HOLD_FOR_REPLAY);
@@ -223,7 +233,7 @@ class KvEventLivenessTest {
     @Test
     void aSilentStreamThatLostBatchesStaysStaleWhenItResumes() {
         staleAfterLosingBatchesBefore(2);
-        liveness.expectEvents(5 * SECOND);
+        liveness.expectEvents(4 * SECOND, 5 * SECOND);
         liveness.onTick(10 * SECOND);
         assertThat(liveness.state()).isEqualTo(State.NONE);
 

@@ -141,12 +141,13 @@ public final class ExactRouting {
     }
 
     /**
-     * A request placed on {@code workerUrl} by its exact view was prefilled with {@code uncachedTokens} tokens its
-     * engine did not hold: a block's worth or more must show in its events soon, or its stream counts as gone.
+     * A request placed on {@code workerUrl} by its exact view, sent at {@code sentNanos}, was prefilled with
+     * {@code uncachedTokens} tokens its engine did not hold: a block's worth or more must show in its events soon, or
+     * its stream counts as gone.
      */
-    public void prefilled(String workerUrl, int uncachedTokens) {
+    public void prefilled(String workerUrl, long sentNanos, int uncachedTokens) {
         if (uncachedTokens >= subscribers.blockTokens()) {
-            subscribers.expectEvents(workerUrl, System.nanoTime());
+            subscribers.expectEvents(workerUrl, sentNanos, System.nanoTime());
         }
     }
 }

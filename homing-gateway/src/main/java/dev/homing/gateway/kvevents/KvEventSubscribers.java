@@ -150,13 +150,14 @@ public final class KvEventSubscribers implements AutoCloseable {
     }
 
     /**
-     * A request placed on {@code worker} was prefilled (its first token came) with at least one block its engine
-     * did not hold: the engine must publish within the silence limit, or its view counts as gone. Any thread.
+     * A request sent to {@code worker} at {@code sentNanos} was prefilled (its first token came at {@code nowNanos})
+     * with at least one block its engine did not hold: the engine must publish within the silence limit, or its view
+     * counts as gone. Any thread.
      */
-    public void expectEvents(String worker, long nowNanos) {
+    public void expectEvents(String worker, long sentNanos, long nowNanos) {
         WorkerStream stream = streams.get(worker);
         if (stream != null) {
-            stream.expectEvents(nowNanos);
+            stream.expectEvents(sentNanos, nowNanos);
         }
     }
 

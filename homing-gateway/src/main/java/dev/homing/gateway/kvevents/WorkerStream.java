@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One worker's KV event stream: its SUB socket, its replay (a DEALER to the engine's ROUTER), its
@@ -55,7 +56,6 @@ final class WorkerStream {
      * completes it in milliseconds.
      */
     static final int HANDSHAKE_MS = 2_000;
-    private static final long NO_EXPECTATION = Long.MAX_VALUE;
     private static final long END_OF_REPLAY = -1;
     /** A subscription not connected after this long is worth a WARN: the engine's events may be off or unreachable. */
     static final long CONNECT_WARN_NANOS = 10_000_000_000L;
@@ -82,7 +82,8 @@ final class WorkerStream {
     /** The subscriber's connection events (handshake done, disconnected), as ZMQ's socket monitor sends them. */
     private final ZMQ.Socket monitor;
     private final long replayTimeoutNanos;
-    private final AtomicLong expectedSince = new AtomicLong(NO_EXPECTATION);
+    /** The expectations raised since the last tick (any thread), folded into one; null when none was. */
+    private final AtomicReference<Expectation> pendingExpectation = new AtomicReference<>();
 
     private ZMQ.Socket replaySocket;
     /** The live batches waiting while a replay runs, the held one first; empty when none runs. */
@@ -138,9 +139,23 @@ final class WorkerStream {
         return status;
     }
 
-    /** Any thread: a request placed here was prefilled with blocks the engine did not hold. */
-    void expectEvents(long nowNanos) {
-        expectedSince.accumulateAndGet(nowNanos, Math::min);
+    /**
+     * Any thread: a request sent here at {@code sentNanos} was prefilled (its first token came at {@code nowNanos})
+     * with blocks the engine did not hold.
+     */
+    void expectEvents(long sentNanos, long nowNanos) {
+        pendingExpectation.accumulateAndGet(new Expectation(sentNanos, nowNanos), Expectation::and);
+    }
+
+    /**
+     * Expectations raised between two ticks, as one: the latest send (a batch heard after it meets them all) and the
+     * earliest first token (the silence counts from the oldest). A tick is 20 ms, so the fold costs little precision.
+     */
+    private record Expectation(long sentNanos, long firstTokenNanos) {
+        static Expectation and(Expectation pending, Expectation raised) {
+            return pending == null ? raised : new Expectation(Math.max(pending.sentNanos, raised.sentNanos),
+                    Math.min(pending.firstTokenNanos, raised.firstTokenNanos));
+        }
     }
 
     /** The sockets to poll for input now. */
@@ -189,9 +204,9 @@ final class WorkerStream {
      */
     void tick(long nowNanos) {
         drain(subscriber, nowNanos);
-        long since = expectedSince.getAndSet(NO_EXPECTATION);
-        if (since != NO_EXPECTATION) {
-            liveness.expectEvents(since);
+        Expectation expectation = pendingExpectation.getAndSet(null);
+        if (expectation != null) {
+            liveness.expectEvents(expectation.sentNanos(), expectation.firstTokenNanos());
         }
         liveness.onTick(nowNanos);
         if (connectWarnPending && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {

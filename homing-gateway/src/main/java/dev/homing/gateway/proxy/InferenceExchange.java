@@ -183,7 +183,8 @@ final class InferenceExchange extends ExchangeLifecycle {
     @Override
     void firstTokenRelayed() {
         if (judged != null && judged.view() == RoutingView.EXACT && proxy.exactRouting() != null) {
-            proxy.exactRouting().prefilled(leg.worker().url(), promptTokens - judged.predictedTokens());
+            proxy.exactRouting().prefilled(leg.worker().url(), leg.connectingSinceNanos(),
+                    promptTokens - judged.predictedTokens());
         }
     }
 

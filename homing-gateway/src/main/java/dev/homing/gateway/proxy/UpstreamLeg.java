@@ -111,6 +111,11 @@ final class UpstreamLeg {
         return System.nanoTime() - connectingSinceNanos;
     }
 
+    /** When the leg last asked for a connection: nothing the worker did for this request can come before it. */
+    long connectingSinceNanos() {
+        return connectingSinceNanos;
+    }
+
     /**
      * Gets a connection to the worker, through its connect gate and then its keep-alive pool, and sends {@code body}
      * on it with the client's headers forwarded. May be called again on the same leg when the gateway had no socket

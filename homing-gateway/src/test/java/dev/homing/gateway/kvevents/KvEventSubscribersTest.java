@@ -266,7 +266,7 @@ class KvEventSubscribersTest {
 
         // Requests keep being prefilled there and nothing comes.
         await().atMost(PATIENCE).until(() -> {
-            subscribers.expectEvents(WORKER, System.nanoTime());
+            subscribers.expectEvents(WORKER, System.nanoTime(), System.nanoTime());
             return state() == State.NONE;
         });
         assertThat(lookup(FIRST).exact(WORKER)).isFalse();
