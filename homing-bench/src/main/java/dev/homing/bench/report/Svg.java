@@ -1,5 +1,6 @@
 package dev.homing.bench.report;
 
+import com.google.common.html.HtmlEscapers;
 import java.util.List;
 import java.util.Locale;
 
@@ -46,7 +47,7 @@ final class Svg {
         if (rotate) {
             body.append(" transform=\"rotate(-90 ").append(n(x)).append(' ').append(n(y)).append(")\"");
         }
-        body.append('>').append(escape(text)).append("</text>\n");
+        body.append('>').append(HtmlEscapers.htmlEscaper().escape(text)).append("</text>\n");
         return this;
     }
 
@@ -56,21 +57,6 @@ final class Svg {
                 + "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + width + "\" height=\"" + height
                 + "\" viewBox=\"0 0 " + width + ' ' + height + "\" font-family=\"sans-serif\">\n"
                 + "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" + body + "</svg>\n";
-    }
-
-    static String escape(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '&' -> out.append("&amp;");
-                case '<' -> out.append("&lt;");
-                case '>' -> out.append("&gt;");
-                case '"' -> out.append("&quot;");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
     }
 
     private static String n(double v) {

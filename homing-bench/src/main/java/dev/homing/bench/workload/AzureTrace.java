@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * {@code min(prefixTokens, contextTokens / 2)} tokens; the rest of its context is text of its own. So at most half of
  * any prompt is shared and an infinite cache reuses at most about half of the prompt tokens.
  */
-public final class AzureTrace implements Workload {
+public record AzureTrace(Path file, Options options) implements Workload {
 
     public record Options(double rateScale, int prefixes, int prefixTokens, long seed, Limits limits) {
 
@@ -43,12 +43,9 @@ public final class AzureTrace implements Workload {
 
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss[.SSSSSSS]");
 
-    private final Path file;
-    private final Options options;
-
-    public AzureTrace(Path file, Options options) {
-        this.file = Objects.requireNonNull(file, "file");
-        this.options = Objects.requireNonNull(options, "options");
+    public AzureTrace {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(options, "options");
     }
 
     @Override

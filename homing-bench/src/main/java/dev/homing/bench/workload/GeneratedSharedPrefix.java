@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * {@code shuffle} is off, in which case they come group after group; they arrive by a Poisson process at
  * {@code ratePerSecond} (all at once when the rate is infinite).
  */
-public final class GeneratedSharedPrefix implements Workload {
+public record GeneratedSharedPrefix(Shape shape) implements Workload {
 
     public record Shape(int groups, int promptsPerGroup, int systemPromptTokens, int questionTokens,
                         int outputTokens, double ratePerSecond, boolean shuffle, long seed) {
@@ -33,12 +33,6 @@ public final class GeneratedSharedPrefix implements Workload {
         public int requests() {
             return groups * promptsPerGroup;
         }
-    }
-
-    private final Shape shape;
-
-    public GeneratedSharedPrefix(Shape shape) {
-        this.shape = shape;
     }
 
     @Override

@@ -29,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Beware: every request of that trace starts with block 0, so a router keyed on the first 512 tokens (or the
  * first message) sends everything to one worker.
  */
-public final class MooncakeTrace implements Workload {
+public record MooncakeTrace(Path file, Options options) implements Workload {
 
     /**
      * @param rateScale           speed-up of the replay (1 = as recorded), positive
@@ -65,12 +65,9 @@ public final class MooncakeTrace implements Workload {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final Path file;
-    private final Options options;
-
-    public MooncakeTrace(Path file, Options options) {
-        this.file = Objects.requireNonNull(file, "file");
-        this.options = Objects.requireNonNull(options, "options");
+    public MooncakeTrace {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(options, "options");
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.stream.Stream;
  * {@code userTokens}. Everything is drawn from one seed; each conversation has its own derived stream, so
  * conversation {@code i} is the same whatever the caps.
  */
-public final class MultiTurnChat implements Workload {
+public record MultiTurnChat(Shape shape) implements Workload {
 
     /**
      * @param systemPrompts      how many distinct system prompts the conversations share
@@ -43,12 +43,6 @@ public final class MultiTurnChat implements Workload {
         public static Shape typical(double ratePerSecond, Limits limits, long seed) {
             return new Shape(8, 2000, 4, 100, 200, 5.0, ratePerSecond, limits, seed);
         }
-    }
-
-    private final Shape shape;
-
-    public MultiTurnChat(Shape shape) {
-        this.shape = shape;
     }
 
     @Override

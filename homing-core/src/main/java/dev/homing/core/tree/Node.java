@@ -51,22 +51,17 @@ final class Node {
         return slot & STAMP_MASK;
     }
 
-    /** Index of {@code handle} in a sorted tenant array, or {@code -(insertion point) - 1}. */
+    /**
+     * Index of {@code handle} in a sorted tenant array, or {@code -(insertion point) - 1}. Its slot is the one equal
+     * to the handle at stamp 0, or else the first one above that.
+     */
     static int indexOf(long[] tenants, int handle) {
-        int lo = 0;
-        int hi = tenants.length - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            int h = handle(tenants[mid]);
-            if (h < handle) {
-                lo = mid + 1;
-            } else if (h > handle) {
-                hi = mid - 1;
-            } else {
-                return mid;
-            }
+        int i = Arrays.binarySearch(tenants, slot(handle, 0));
+        if (i >= 0) {
+            return i;
         }
-        return -(lo + 1);
+        int above = -i - 1;
+        return above < tenants.length && handle(tenants[above]) == handle ? above : i;
     }
 
     boolean holds(int handle) {

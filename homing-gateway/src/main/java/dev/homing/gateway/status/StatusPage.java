@@ -1,5 +1,6 @@
 package dev.homing.gateway.status;
 
+import com.google.common.html.HtmlEscapers;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -189,22 +190,8 @@ final class StatusPage {
         return rate == null ? "&#8211;" : String.format(Locale.ROOT, "%.0f%%", rate * 100);
     }
 
+    /** The text escaped for HTML, quotes and apostrophes included; empty for null. */
     static String escape(String text) {
-        if (text == null) {
-            return "";
-        }
-        StringBuilder out = new StringBuilder(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '<' -> out.append("&lt;");
-                case '>' -> out.append("&gt;");
-                case '&' -> out.append("&amp;");
-                case '"' -> out.append("&quot;");
-                case '\'' -> out.append("&#39;");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
+        return text == null ? "" : HtmlEscapers.htmlEscaper().escape(text);
     }
 }

@@ -59,6 +59,15 @@ class KvEventDecoderTest {
         }
     }
 
+    /** A {@code BlockRemoved} event as a tagged map: its hashes and its medium. */
+    private static void blockRemoved(MessageBufferPacker p, String medium, long... hashes) throws IOException {
+        p.packMapHeader(3);
+        p.packString("type").packString("BlockRemoved");
+        p.packString("block_hashes");
+        longs(p, hashes);
+        p.packString("medium").packString(medium);
+    }
+
     private static int[] tokens(int from, int to) {
         return IntStream.range(from, to).toArray();
     }
@@ -107,11 +116,7 @@ class KvEventDecoderTest {
     void readsTheBatchAsAPositionalArrayToo() throws Exception {
         byte[] payload = pack(p -> {
             p.packArrayHeader(3).packDouble(12.5).packArrayHeader(1);
-            p.packMapHeader(3);
-            p.packString("type").packString("BlockRemoved");
-            p.packString("block_hashes");
-            longs(p, -5, 7);
-            p.packString("medium").packString("GPU");
+            blockRemoved(p, "GPU", -5, 7);
             p.packInt(0);
         });
 
@@ -198,11 +203,7 @@ class KvEventDecoderTest {
             p.packString("medium").packString("CPU_TIER1");
             p.packString("cache_salt").packString("tenant-a");
             p.packString("session_id").packString("s-1");
-            p.packMapHeader(3);
-            p.packString("type").packString("BlockRemoved");
-            p.packString("block_hashes");
-            longs(p, 42);
-            p.packString("medium").packString("CPU_TIER2");
+            blockRemoved(p, "CPU_TIER2", 42);
             p.packInt(2);
         });
 

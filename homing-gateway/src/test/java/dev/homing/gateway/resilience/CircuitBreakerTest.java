@@ -4,6 +4,8 @@ import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.resilience.CircuitBreaker.Permit;
 import dev.homing.gateway.resilience.CircuitBreaker.State;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,10 +56,12 @@ class CircuitBreakerTest {
         assertThat(transitions).containsExactly("http://w:1 closed->open");
     }
 
-    @Test
-    void aSuccessResetsTheFailureCount() {
+    /** A client error counts as proof that the worker answers, as a success does. */
+    @ParameterizedTest
+    @EnumSource(names = {"SUCCESS", "CLIENT_ERROR"})
+    void anAnswerFromTheWorkerResetsTheFailureCount(UpstreamOutcome answer) {
         outcomes(9, UpstreamOutcome.SERVER_ERROR);
-        outcomes(1, UpstreamOutcome.SUCCESS);
+        outcomes(1, answer);
         outcomes(9, UpstreamOutcome.CONNECTION_FAILED);
 
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
@@ -68,15 +72,6 @@ class CircuitBreakerTest {
         outcomes(100, UpstreamOutcome.ofStatus(400));
         outcomes(100, UpstreamOutcome.ofStatus(404));
         outcomes(100, UpstreamOutcome.ofStatus(413));
-
-        assertThat(breaker.state()).isEqualTo(State.CLOSED);
-    }
-
-    @Test
-    void aClientErrorCountsAsProofThatTheWorkerAnswers() {
-        outcomes(9, UpstreamOutcome.SERVER_ERROR);
-        outcomes(1, UpstreamOutcome.ofStatus(400));
-        outcomes(9, UpstreamOutcome.SERVER_ERROR);
 
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
     }
