@@ -180,9 +180,15 @@ final class InferenceExchange extends ExchangeLifecycle {
         response.putHeader(HeaderNames.PREDICTED_HIT, String.format(Locale.ROOT, "%.4f", predicted));
     }
 
+    /**
+     * A success's first bytes mean the engine prefilled the prompt, so its events must show the blocks it lacked. An
+     * error's (a prompt past the context, a bad parameter) mean nothing was run: expecting events from it turned
+     * healthy workers to the tree on every such request.
+     */
     @Override
     void firstTokenRelayed() {
-        if (judged != null && judged.view() == RoutingView.EXACT && proxy.exactRouting() != null) {
+        if (answerStatus / 100 == 2 && judged != null && judged.view() == RoutingView.EXACT
+                && proxy.exactRouting() != null) {
             proxy.exactRouting().prefilled(leg.worker().url(), leg.connectingSinceNanos(),
                     promptTokens - judged.predictedTokens());
         }

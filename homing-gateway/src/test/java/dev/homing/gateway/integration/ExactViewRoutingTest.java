@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
@@ -66,6 +67,28 @@ class ExactViewRoutingTest {
         } finally {
             first.close();
             second.close();
+        }
+    }
+
+    @Test
+    void anErrorAnswerRanNothingSoItsWorkerIsNotExpectedToPublish() {
+        SimEngineServer engine = KvEventFleet.engine(false);
+        Duration silence = Duration.ofMillis(300);
+        try (RunningGateway gateway = RunningGateway.start(KvEventFleet.gateway(List.of(engine))
+                .with(Settings.KV_EVENTS_SILENCE_MS, silence.toMillis()))) {
+            awaitEventsHeard(gateway, List.of(engine));
+
+            // Prompt plus output past the engine's context: refused before any prefill, nothing stored.
+            HttpResponse<String> refused = gateway.post("/v1/chat/completions", JSON.createObjectNode()
+                    .put("model", "sim-model").put("max_tokens", 100_000_000).set("messages", JSON.createArrayNode()
+                            .add(JSON.createObjectNode().put("role", "user").put("content", SYSTEM))).toString());
+
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+            assertThat(refused.headers().firstValue("x-homing-routing-view")).hasValue("exact");
+            await().during(silence.multipliedBy(3)).atMost(silence.multipliedBy(20))
+                    .until(() -> "exact".equals(KvEventFleet.states(gateway).get(engine.url())));
+        } finally {
+            engine.close();
         }
     }
 
