@@ -202,7 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     private WorkloadKind workloadKind() {
         return WorkloadKind.of(workload).orElseThrow(() -> new ParameterException(spec.commandLine(),
-                "unknown workload " + workload + " (multi-turn, generated-shared-prefix, mooncake, azure, mtbench)"));
+                "unknown workload " + workload + " (" + WorkloadKind.flags() + ")"));
     }
 
     private Pacing pacing(WorkloadKind name) {

@@ -34,8 +34,7 @@ record SimulationOptions(Config config) {
         String workload = config.get(Settings.WORKLOAD);
         if (workload != null) {
             return WorkloadKind.of(workload.trim().toLowerCase(Locale.ROOT)).orElseThrow(() ->
-                    new IllegalArgumentException("unknown workload '" + workload + "'; valid workloads: "
-                            + "mooncake, generated-shared-prefix, multi-turn, azure, mtbench"));
+                    new IllegalArgumentException("unknown workload '" + workload + "'; valid workloads: " + WorkloadKind.flags()));
         }
         return config.get(Settings.TRACE) != null ? WorkloadKind.MOONCAKE : WorkloadKind.GENERATED_SHARED_PREFIX;
     }

@@ -1,6 +1,8 @@
 package dev.homing.bench.cli;
 
+import java.util.Arrays;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /** The workloads {@code --workload} names, for {@code homing bench} as for {@code homing simulate} and {@code compare}. */
 enum WorkloadKind {
@@ -22,6 +24,11 @@ enum WorkloadKind {
     /** Whether its requests come from a trace file that sets their arrival times. */
     boolean isTrace() {
         return this == MOONCAKE || this == AZURE;
+    }
+
+    /** Every workload's flag, for a message: {@code multi-turn, generated-shared-prefix, ...}. */
+    static String flags() {
+        return Arrays.stream(values()).map(WorkloadKind::toString).collect(Collectors.joining(", "));
     }
 
     /** The workload {@code flag} names exactly; each command says in its own words what is wrong with another. */

@@ -490,7 +490,7 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
         leg.placement().firstToken();
         record.firstByte();
         trace.firstToken();
-        proxy.metrics().upstreamFirstByte(record.model(), route.path(), leg.nanosSinceConnecting());
+        proxy.metrics().upstreamFirstByte(record.model(), route.path(), System.nanoTime() - leg.connectingSinceNanos());
         firstTokenRelayed();
     }
 
@@ -508,10 +508,15 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
         context.runOnContext(v -> bookkeeping.run());
     }
 
+    /** RELAYING and after: the worker answered with a 2xx (an error answer ran nothing and reports no usage). */
+    boolean answeredWithSuccess() {
+        return answerStatus / 100 == 2;
+    }
+
     /** The worker's whole answer: the engine's usage read from its tail, the leg ended with it. */
     void settleAnswer() {
         UsageTail.Usage usage = null;
-        if (answerStatus / 100 == 2) {
+        if (answeredWithSuccess()) {
             usage = relay.usage();
             if (usage != null) {
                 record.usage(usage.promptTokens(), usage.cachedTokens());

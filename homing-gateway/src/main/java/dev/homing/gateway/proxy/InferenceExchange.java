@@ -187,7 +187,7 @@ final class InferenceExchange extends ExchangeLifecycle {
      */
     @Override
     void firstTokenRelayed() {
-        if (answerStatus / 100 == 2 && judged != null && judged.view() == RoutingView.EXACT
+        if (answeredWithSuccess() && judged != null && judged.view() == RoutingView.EXACT
                 && proxy.exactRouting() != null) {
             proxy.exactRouting().prefilled(leg.worker().url(), leg.connectingSinceNanos(),
                     promptTokens - judged.predictedTokens());

@@ -106,11 +106,6 @@ final class UpstreamLeg {
         return delivered;
     }
 
-    /** Nanoseconds since the leg last asked for a connection. */
-    long nanosSinceConnecting() {
-        return System.nanoTime() - connectingSinceNanos;
-    }
-
     /** When the leg last asked for a connection: nothing the worker did for this request can come before it. */
     long connectingSinceNanos() {
         return connectingSinceNanos;
