@@ -90,10 +90,12 @@ class UnreachableWorkerTest {
                             + "until 1800 s after its registration");
 
             failing.set(false);
-            await().atMost(Duration.ofSeconds(40)).until(() -> worker.state() == Worker.State.ACTIVE);
+            // The worker turns active just before the line that says so is logged: wait on the line.
+            await().atMost(Duration.ofSeconds(40)).until(() -> log.messages().stream()
+                    .anyMatch(line -> line.startsWith("worker " + url + " active")
+                            && line.endsWith("reachable now after: answered HTTP 500 to /v1/models")));
+            assertThat(worker.state()).isEqualTo(Worker.State.ACTIVE);
             assertThat(worker.unreachableReason()).isNull();
-            assertThat(log.messages()).anyMatch(line -> line.startsWith("worker " + url + " active")
-                    && line.endsWith("reachable now after: answered HTTP 500 to /v1/models"));
         } finally {
             stub.close();
         }
