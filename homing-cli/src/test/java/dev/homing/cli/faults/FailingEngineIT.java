@@ -56,7 +56,9 @@ class FailingEngineIT {
             assertThat(answers).as("a flaky engine's 500s are retried elsewhere; the hung one's requests time out")
                     .allMatch(a -> a.outcome() == Answer.Outcome.SUCCEEDED
                             || a.outcome() == Answer.Outcome.FAILED_CLEARLY && a.status() == 504);
-            assertThat(Files.readString(gateway.process().log())).contains("circuit closed -> open");
+            // The gateway logs a circuit's change just after counting it.
+            fleet.awaitOutcome("the opening logged", LOAD_TIMEOUT)
+                    .until(() -> Files.readString(gateway.process().log()).contains("circuit closed -> open"));
 
             trafficMovesWhileTheHungCircuitStaysOpen(gateway, hung, client, url, answers);
 

@@ -86,6 +86,9 @@ class PrefillDecodeIT {
             assertThat(answers).allMatch(a -> a.outcome() == Answer.Outcome.SUCCEEDED);
         }
 
+        // A prefill leg may end after its pair's answer; it counts its usage in the step that counts its answer.
+        fleet.awaitOutcome("every prefill answer counted", LOAD_TIMEOUT).until(() -> pairs.gateway()
+                .metrics(fleet.control()).sum("smg_pd_prefill_duration_seconds_count") >= 40);
         PrometheusText metrics = pairs.gateway().metrics(fleet.control());
         List<Double> computed = pairs.prefills().stream().map(engine -> metrics.sum("homing_prompt_tokens_total",
                 "worker", engine.url()) - metrics.sum("homing_cached_tokens_total", "worker", engine.url())).toList();

@@ -428,7 +428,6 @@ public final class ReplicaSync implements AutoCloseable {
         if (frame == null || frame.replica() == id) {
             return;
         }
-        metrics.received(frame.events().size(), message.getData().length);
         String sibling = Long.toHexString(frame.replica());
         for (ReplicaEvent event : frame.events()) {
             if (event instanceof ReplicaEvent.Loads loads) {
@@ -437,6 +436,8 @@ public final class ReplicaSync implements AutoCloseable {
                 apply(event);
             }
         }
+        // Counted once applied, as the metric says: a count read elsewhere never runs ahead of the routing.
+        metrics.received(frame.events().size(), message.getData().length);
     }
 
     private void apply(ReplicaEvent event) {

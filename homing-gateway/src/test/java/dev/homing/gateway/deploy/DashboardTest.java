@@ -61,11 +61,16 @@ class DashboardTest {
                 .with(Settings.MAX_CONCURRENT_REQUESTS, 64).with(Settings.CB_FAILURE_THRESHOLD, 1), discovery)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> gateway.gateway().registry().healthyCount() == 2);
             // Bounded: the policy reaches the failing worker within a few distinct requests.
-            for (int i = 0; i < 20 && gateway.metric("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","
-                    + "reason=\"retryable_status\",worker_type=\"regular\"}") == 0; i++) {
+            int sent = 0;
+            for (; sent < 20 && gateway.metric("smg_worker_retries_total{endpoint=\"/v1/chat/completions\","
+                    + "reason=\"retryable_status\",worker_type=\"regular\"}") == 0; sent++) {
                 gateway.post("/v1/chat/completions", "{\"model\":\"sim-model\",\"max_tokens\":4,"
-                        + "\"messages\":[{\"role\":\"user\",\"content\":\"question number " + i + "\"}]}");
+                        + "\"messages\":[{\"role\":\"user\",\"content\":\"question number " + sent + "\"}]}");
             }
+            // A relayed answer's record and metrics are written just after its last bytes go out.
+            int answered = sent;
+            await().atMost(Duration.ofSeconds(30)).until(() -> gateway.metric(
+                    "smg_http_requests_total{method=\"POST\",path=\"/v1/chat/completions\"}") == answered);
             await().atMost(Duration.ofSeconds(30)).until(
                     () -> gateway.metric("homing_discovery_lists_total{result=\"ok\"}") > 0);
             exported = sampleNames(gateway.scrapeMetrics());

@@ -118,8 +118,9 @@ class PodDiscoveryTest {
 
             assertThat(sentTo(gateway, engines.url(0))).isEqualTo(2);
             assertThat(sentTo(gateway, engines.url(1))).isEqualTo(2);
-            assertThat(gateway.metric("homing_discovery_pods{state=\"serving\"}")).isEqualTo(2);
-            assertThat(gateway.metric("homing_discovery_workers_added_total")).isEqualTo(2);
+            // Set just after each worker is registered, and a worker can be active before then.
+            await().atMost(WAIT).until(() -> gateway.metric("homing_discovery_pods{state=\"serving\"}") == 2
+                    && gateway.metric("homing_discovery_workers_added_total") == 2);
         }
     }
 
@@ -166,7 +167,8 @@ class PodDiscoveryTest {
                 await().atMost(WAIT).until(() -> gateway.gateway().registry().find(engines.url(0)) == null);
                 assertThat(gateway.metric("homing_discovery_workers_drained_total{reason=\"deleted\"}"))
                         .isEqualTo(1);
-                assertThat(gateway.metric("homing_discovery_workers_removed_total")).isEqualTo(1);
+                // Counted on the discovery thread once the drain that took the worker out of the registry is over.
+                await().atMost(WAIT).until(() -> gateway.metric("homing_discovery_workers_removed_total") == 1);
             } finally {
                 stop.set(true);
                 pool.shutdown();

@@ -79,7 +79,9 @@ class KvEventFaultsTest {
             driveUntil(gateway, () -> KvEventFleet.states(gateway).get(faulted).equals("exact")
                     && decisions(gateway, faulted, "exact") > exactBefore);
 
-            assertThat(gateway.metric(state(faulted, "exact"))).isEqualTo(1);
+            // Read again, apart from the report: a batch later than the silence limit on a starved machine can set
+            // the worker aside for a moment in between.
+            await().atMost(PATIENCE).until(() -> gateway.metric(state(faulted, "exact")) == 1);
             assertThat(failed.get()).as("failed of %d requests", sent.get()).isZero();
         } finally {
             engines.forEach(SimEngineServer::close);

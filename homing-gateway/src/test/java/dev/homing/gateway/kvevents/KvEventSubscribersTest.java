@@ -135,9 +135,9 @@ class KvEventSubscribersTest {
 
         await().atMost(PATIENCE).until(() -> state() == State.EXACT);
         assertThat(status().orElseThrow().reason()).isEqualTo("nothing_heard");
-        ExactOverlay overlay = lookup(tokens(100, 32));
-        assertThat(overlay.exact(WORKER)).isTrue();
-        assertThat(overlay.cachedTokens(WORKER)).isZero();
+        // The view is taken as exact just after the status says so.
+        await().atMost(PATIENCE).until(() -> lookup(tokens(100, 32)).exact(WORKER));
+        assertThat(lookup(tokens(100, 32)).cachedTokens(WORKER)).isZero();
     }
 
     @Test
@@ -150,7 +150,8 @@ class KvEventSubscribersTest {
 
         await().atMost(PATIENCE).until(() -> state() == State.NONE);
         assertThat(status().orElseThrow().reason()).isEqualTo("not_connected");
-        assertThat(lookup(tokens(100, 16)).exact(WORKER)).isFalse();
+        // The view is set aside just after the status says so.
+        await().atMost(PATIENCE).until(() -> !lookup(tokens(100, 16)).exact(WORKER));
     }
 
     @Test
@@ -269,12 +270,13 @@ class KvEventSubscribersTest {
             subscribers.expectEvents(WORKER, System.nanoTime(), System.nanoTime());
             return state() == State.NONE;
         });
-        assertThat(lookup(FIRST).exact(WORKER)).isFalse();
+        // The view follows the status a moment later, both ways.
+        await().atMost(PATIENCE).until(() -> !lookup(FIRST).exact(WORKER));
 
         publisher.store(2, 1L, tokens(116, 16), 16);
 
         await().atMost(PATIENCE).until(() -> state() == State.EXACT);
-        assertThat(lookup(tokens(100, 32)).cachedTokens(WORKER)).isEqualTo(32);
+        await().atMost(PATIENCE).until(() -> lookup(tokens(100, 32)).cachedTokens(WORKER) == 32);
     }
 
     @Test
@@ -297,8 +299,9 @@ class KvEventSubscribersTest {
         subscribers.unsubscribe(WORKER);
 
         await().atMost(PATIENCE).until(() -> subscribers.statuses().isEmpty());
-        assertThat(lookup(FIRST).exact(WORKER)).isFalse();
-        assertThat(subscribers.views(MODEL).stats().engineBlocks()).isZero();
+        // The stream's view goes just after the stream leaves the statuses.
+        await().atMost(PATIENCE).until(() -> !lookup(FIRST).exact(WORKER)
+                && subscribers.views(MODEL).stats().engineBlocks() == 0);
         subscribers.close();
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("homing-kv-events"));
     }
@@ -311,6 +314,8 @@ class KvEventSubscribersTest {
         subscribers.subscribe(WORKER, MODEL, other.asEndpoint());
         other.awaitSubscriber();
 
+        // The new stream's socket connects as it is made, a moment before it takes the old one's place.
+        await().atMost(PATIENCE).until(() -> status().orElseThrow().endpoint().equals(other.endpoint()));
         assertThat(subscribers.statuses()).singleElement()
                 .satisfies(s -> assertThat(s.endpoint()).isEqualTo(other.endpoint()));
     }
@@ -343,7 +348,8 @@ class KvEventSubscribersTest {
         publisher.store(2, 1L, tokens(116, 16), 16);
 
         await().atMost(PATIENCE).until(() -> lookup(tokens(100, 32)).cachedTokens(WORKER) == 32);
-        assertThat(counter("homing_kv_event_batches", "outcome", "applied")).isEqualTo(2);
+        // A batch is counted just after it is applied.
+        await().atMost(PATIENCE).until(() -> counter("homing_kv_event_batches", "outcome", "applied") == 2);
     }
 
     @Test
@@ -359,7 +365,8 @@ class KvEventSubscribersTest {
             assertThat(s.state()).isEqualTo(State.NONE);
             assertThat(s.reason()).isEqualTo("engine_reports_no_kv_events");
         });
-        assertThat(lookup(tokens(100, 16)).exact(WORKER)).isFalse();
-        assertThat(subscribers.views(MODEL).stats().engineBlocks()).isZero();
+        // The old stream's view goes just after the new status shows.
+        await().atMost(PATIENCE).until(() -> !lookup(tokens(100, 16)).exact(WORKER)
+                && subscribers.views(MODEL).stats().engineBlocks() == 0);
     }
 }

@@ -118,8 +118,9 @@ class LogSetupTest {
                 await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> accessLines(dir).size() == 2);
             }
 
+            // By request id: the answered request's line is written just after its answer, so it may come second.
             List<JsonNode> access = accessLines(dir);
-            JsonNode answered = access.getFirst();
+            JsonNode answered = lineOf(access, forged);
             assertThat(answered.get("request_id").asString()).isEqualTo(forged);
             assertThat(answered.get("route").asString()).isEqualTo("/v1/chat/completions");
             assertThat(answered.get("method").asString()).isEqualTo("POST");
@@ -133,12 +134,20 @@ class LogSetupTest {
             assertThat(answered.get("message").asString()).contains("route=/v1/chat/completions");
             assertThat(answered.has("error")).isFalse();
 
-            JsonNode refused = access.get(1);
+            JsonNode refused = lineOf(access, "bad-1");
             assertThat(refused.get("request_id").asString()).isEqualTo("bad-1");
             assertThat(refused.get("status").asInt()).isEqualTo(400);
             assertThat(refused.get("error").asString()).isNotBlank();
             assertThat(refused.has("ttfb_ms")).as("no worker answered").isFalse();
         }
+    }
+
+    /** The one access-log line of {@code requestId}. */
+    private static JsonNode lineOf(List<JsonNode> access, String requestId) {
+        List<JsonNode> lines = access.stream().filter(line -> line.get("request_id").asString().equals(requestId))
+                .toList();
+        assertThat(lines).as("access-log lines of %s in %s", requestId, access).hasSize(1);
+        return lines.getFirst();
     }
 
     /** Every line of the log file, each read as one JSON object; those of the access log, in order. */

@@ -69,6 +69,8 @@ class PrefillDecodeDiscoveryTest {
                 RunningGateway.prefillDecodeConfig(List.of(), List.of()), discovery));
 
         await().atMost(WAIT).until(() -> gateway.get("/readiness").statusCode() == 200);
+        // Discovery reads the pods one by one, perhaps the one of no role after the others' workers serve.
+        await().atMost(WAIT).until(() -> gateway.metric("homing_discovery_pods{state=\"no_role\"}") == 1);
         Worker prefillWorker = gateway.gateway().registry().find(fakes.get(0).url());
         assertThat(prefillWorker.role()).isEqualTo(WorkerRole.PREFILL);
         assertThat(prefillWorker.bootstrapPort()).isEqualTo(9100);
@@ -78,7 +80,6 @@ class PrefillDecodeDiscoveryTest {
                 .statusCode()).isEqualTo(200);
         assertThat(fakes.get(0).received()).hasSize(1);
         assertThat(fakes.get(1).received()).hasSize(1);
-        assertThat(gateway.metric("homing_discovery_pods{state=\"no_role\"}")).isEqualTo(1);
         assertThat(gateway.gateway().config().get(Settings.PD_DISAGGREGATION)).isTrue();
     }
 }

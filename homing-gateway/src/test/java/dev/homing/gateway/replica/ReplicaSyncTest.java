@@ -35,6 +35,8 @@ class ReplicaSyncTest {
     private static final int CONVERSATIONS = 6;
     /** Cached tokens beyond a few words the openings share: the engine held the conversation's own opening. */
     private static final int HIT = 100;
+    private static final String PUBLISHED = "homing_replica_events_published_total";
+    private static final String RECEIVED = "homing_replica_events_received_total";
 
     private NatsServer nats;
     private final List<SimEngineServer> engines = new ArrayList<>();
@@ -82,14 +84,28 @@ class ReplicaSyncTest {
         return Integer.parseInt(m.group(1));
     }
 
-    /** Sends every conversation's first turn to {@code first}, then waits until {@code others} heard of them all. */
+    /**
+     * Sends every conversation's first turn to {@code first}, then waits until each of {@code others} (siblings that
+     * hear no replica but {@code first}) applied all that {@code first} published since, at least an event a turn.
+     */
     private static void openConversations(String round, RunningGateway first, RunningGateway... others) {
+        // Load reports go out every 250 ms and count as events too: a count of events alone can be reached before
+        // any turn arrived. Each sibling's count is read first, so what it hears from then on is what follows.
+        double[] heardBefore = new double[others.length];
+        for (int o = 0; o < others.length; o++) {
+            heardBefore[o] = others[o].metric(RECEIVED);
+        }
+        double publishedBefore = first.metric(PUBLISHED);
         for (int c = 0; c < CONVERSATIONS; c++) {
             assertThat(cachedTokens(first, opening(round + c))).isLessThan(HIT);
         }
-        for (RunningGateway other : others) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> other.metric(
-                    "homing_replica_events_received_total") >= CONVERSATIONS);
+        for (int o = 0; o < others.length; o++) {
+            RunningGateway other = others[o];
+            double before = heardBefore[o];
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                double published = first.metric(PUBLISHED) - publishedBefore;
+                return published >= CONVERSATIONS && other.metric(RECEIVED) - before >= published;
+            });
         }
     }
 

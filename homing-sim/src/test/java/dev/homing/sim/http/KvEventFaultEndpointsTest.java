@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZEvent;
 import org.zeromq.ZMQ;
 
 /**
@@ -65,9 +66,14 @@ class KvEventFaultEndpointsTest {
 
     @Test
     void aStoppedPublisherIsSilentAndStartsAgainOnTheSamePortFromSequenceZero() {
+        subscriber.monitor("inproc://kv-fault-test-monitor", ZMQ.EVENT_DISCONNECTED);
+        ZMQ.Socket connection = zmq.createSocket(SocketType.PAIR);
+        connection.connect("inproc://kv-fault-test-monitor");
         long last = heardAfterRequests(10).getLast();
         assertThat(client.post("/kv_events/stop", "").statusCode()).isEqualTo(200);
-        drain(); // what was sent before it stopped
+        // What was sent before it stopped may still be on its way: it is all read once the closed socket is.
+        await().atMost(PATIENCE).until(() -> ZEvent.recv(connection, ZMQ.DONTWAIT) != null);
+        drain();
         generate();
         assertThat(drain()).as("a stopped publisher sends nothing").isEmpty();
 
