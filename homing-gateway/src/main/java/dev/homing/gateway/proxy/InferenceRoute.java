@@ -8,29 +8,27 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The POST routes the gateway routes to a worker, each with its request-id prefix (as the reference names them) and
- * the kind of request it carries, whose rule gives the routing text.
+ * The POST routes the gateway routes to a worker, each with the kind of request it carries, whose rule gives the
+ * routing text and the request-id prefix.
  */
 public enum InferenceRoute {
-    GENERATE("/generate", "gnt-", RequestKind.GENERATE),
-    CHAT("/v1/chat/completions", "chatcmpl-", RequestKind.CHAT),
-    COMPLETIONS("/v1/completions", "cmpl-", RequestKind.COMPLETION),
-    EMBEDDINGS("/v1/embeddings", "req-", RequestKind.EMBEDDING),
-    RERANK("/v1/rerank", "req-", RequestKind.RERANK),
-    RERANK_LEGACY("/rerank", "req-", RequestKind.RERANK),
-    CLASSIFY("/v1/classify", "req-", RequestKind.EMBEDDING),
-    RESPONSES("/v1/responses", "resp-", RequestKind.RESPONSES);
+    GENERATE("/generate", RequestKind.GENERATE),
+    CHAT("/v1/chat/completions", RequestKind.CHAT),
+    COMPLETIONS("/v1/completions", RequestKind.COMPLETION),
+    EMBEDDINGS("/v1/embeddings", RequestKind.EMBEDDING),
+    RERANK("/v1/rerank", RequestKind.RERANK),
+    RERANK_LEGACY("/rerank", RequestKind.RERANK),
+    CLASSIFY("/v1/classify", RequestKind.EMBEDDING),
+    RESPONSES("/v1/responses", RequestKind.RESPONSES);
 
     private static final Map<String, InferenceRoute> BY_PATH =
             Stream.of(values()).collect(Collectors.toUnmodifiableMap(InferenceRoute::path, Function.identity()));
 
     private final String path;
-    private final String requestIdPrefix;
     private final RequestKind kind;
 
-    InferenceRoute(String path, String requestIdPrefix, RequestKind kind) {
+    InferenceRoute(String path, RequestKind kind) {
         this.path = path;
-        this.requestIdPrefix = requestIdPrefix;
         this.kind = kind;
     }
 
@@ -38,8 +36,15 @@ public enum InferenceRoute {
         return path;
     }
 
+    /** The prefix of the ids the gateway gives its requests, as the reference names them for each kind. */
     public String requestIdPrefix() {
-        return requestIdPrefix;
+        return switch (kind) {
+            case GENERATE -> "gnt-";
+            case CHAT -> "chatcmpl-";
+            case COMPLETION -> "cmpl-";
+            case RESPONSES -> "resp-";
+            case EMBEDDING, RERANK -> "req-";
+        };
     }
 
     public RequestKind kind() {
