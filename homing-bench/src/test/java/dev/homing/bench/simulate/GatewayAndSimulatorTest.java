@@ -17,6 +17,7 @@ import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
+import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
@@ -55,20 +56,23 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>The sequence is deterministic: chat requests of one output token each (so an engine's first token is also its
  * end, which is when the gateway sees the first byte of a JSON answer), one after another, each answered before the
- * next is sent; and one held pair: a long prompt, then, while its prefill runs (a slow engine: about a second of
- * it), a request relying on that prefix, which load_aware_affinity holds until the first one's token.
+ * next is sent; and one held pair: a long prompt, then, while its prefill runs (a slow engine: about eight seconds
+ * of it), a request relying on that prefix, which load_aware_affinity holds until the first one's token.
  */
 class GatewayAndSimulatorTest {
 
-    /** Prefill at 2,000 tokens a second, so the long prompt's prefill outlasts any scheduling delay of the test. */
+    /**
+     * Prefill at 1,000 tokens a second: the long prompt's (8,000 tokens) takes about eight seconds, which a
+     * busy machine's pauses between the pair's two requests do not use up; the short prompts a third of a second.
+     */
     private static final EngineConfig ENGINE = new EngineConfig(EngineConfig.DEFAULTS.kvTokens(),
             EngineConfig.DEFAULTS.pageSize(), EngineConfig.DEFAULTS.maxRunningRequests(),
             EngineConfig.DEFAULTS.chunkedPrefillSize(), EngineConfig.DEFAULTS.contextLength(),
-            new TimingModel(2_000, 5_000_000, 8_000_000, 100_000, 40), EngineConfig.DEFAULTS.seed());
-    private static final PolicyConfig POLICY = PolicyConfig.DEFAULTS.withSeed(11);
+            new TimingModel(1_000, 5_000_000, 8_000_000, 100_000, 40), EngineConfig.DEFAULTS.seed());
+    private static final PolicyConfig POLICY = PolicyConfig.DEFAULTS.withSeed(11).withAffinity(waitingUpTo(60_000));
     private static final String SHORT_DOC = PseudoText.of(1, 300);
     private static final String OTHER_DOC = PseudoText.of(2, 300);
-    private static final String LONG_DOC = PseudoText.of(3, 2_000);
+    private static final String LONG_DOC = PseudoText.of(3, 8_000);
     /** Index of the held pair's first request in {@link #PROMPTS}. */
     private static final int PAIR = 5;
     private static final List<String> PROMPTS = List.of(
@@ -76,8 +80,21 @@ class GatewayAndSimulatorTest {
             OTHER_DOC + PseudoText.of(103, 20), SHORT_DOC + PseudoText.of(104, 20),
             LONG_DOC + PseudoText.of(105, 20), LONG_DOC + PseudoText.of(106, 20),
             LONG_DOC + PseudoText.of(107, 20));
-    /** Virtual time between requests: each is long answered before the next (and maintenance never runs). */
-    private static final long SPACING_MICROS = 5_000_000;
+    /**
+     * Virtual time between requests: each is long answered before the next, the held pair too (and maintenance,
+     * every 120 s, never runs).
+     */
+    private static final long SPACING_MICROS = 12_000_000;
+
+    /**
+     * load_aware_affinity's defaults, but a held request waits up to {@code millis}: far longer than the long prefill,
+     * so that only the first request's token ends the pair's hold, live as in the simulator.
+     */
+    private static AffinitySettings waitingUpTo(long millis) {
+        AffinitySettings a = PolicyConfig.DEFAULTS.affinity();
+        return new AffinitySettings(a.minSaving(), a.loadFactor(), a.moveTolerance(), a.windowDecisions(),
+                a.pendingWeight(), a.trimMinChars(), a.trimShare(), a.charsPerToken(), millis, a.placeOneOff());
+    }
 
     /** Writes down, one line an event, what a policy is told, naming workers by their position. */
     private static final class Recorder {
@@ -198,7 +215,7 @@ class GatewayAndSimulatorTest {
                     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(2))
                             .until(() -> gateway.registry().workers().stream().mapToInt(Worker::inFlight).sum() == 1);
                     assertThat(post(client, gateway, PROMPTS.get(++i)).statusCode()).isEqualTo(200);
-                    assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+                    assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
                 }
                 // The gateway tells the policy of a completion in the loop turn after the answer's last write, so a
                 // client whose next request goes out on another connection (another event loop) can be routed
@@ -216,7 +233,7 @@ class GatewayAndSimulatorTest {
     }
 
     private static HttpResponse<String> post(HttpClient client, Gateway gateway, String prompt) throws Exception {
-        return postAsync(client, gateway, prompt).get(20, TimeUnit.SECONDS);
+        return postAsync(client, gateway, prompt).get(30, TimeUnit.SECONDS);
     }
 
     private static CompletableFuture<HttpResponse<String>> postAsync(HttpClient client, Gateway gateway,
@@ -224,7 +241,7 @@ class GatewayAndSimulatorTest {
         String body = JsonMapper.shared().writeValueAsString(Map.of("max_tokens", 1,
                 "messages", List.of(Map.of("role", "user", "content", prompt))));
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port()
-                        + "/v1/chat/completions")).timeout(Duration.ofSeconds(20))
+                        + "/v1/chat/completions")).timeout(Duration.ofSeconds(30))
                 .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return client.sendAsync(request, HttpResponse.BodyHandlers.ofString());
     }

@@ -50,16 +50,18 @@ class PrefillWaitTest {
 
     @Test
     void aRequestRelyingOnAPrefixStillBeingPrefilledWaitsForItAndFindsItCached() throws Exception {
-        // Slow, chunked prefill: the first request's 2,000 tokens take two steps of about half a second. Sent at
+        // Slow, chunked prefill: the first request's 2,000 tokens take two steps of about three seconds. Sent at
         // once, the second would join the first's last step and find only the first chunk (1,024 tokens) cached.
+        // Six seconds for the test to send the second request in, which a busy machine's pauses do not use up; the
+        // wait allowed is far longer, so that only the first request's token can end it.
         SimEngineOptions options = SimEngines.options(SimEngines.config().with(Settings.TIME_SCALE, 1.0)
-                .with(Settings.CHUNKED_PREFILL_SIZE, 1_024).with(Settings.PREFILL_TOKENS_PER_SECOND, 2_000.0));
+                .with(Settings.CHUNKED_PREFILL_SIZE, 1_024).with(Settings.PREFILL_TOKENS_PER_SECOND, 350.0));
         List<SimEngineServer> engines = List.of(SimEngineServer.start(TestVertx.get(), options),
                 SimEngineServer.start(TestVertx.get(), options));
         try (RunningGateway gateway = RunningGateway.start(RunningGateway.config(List.of())
                 .with(Settings.WORKER_URLS, engines.stream().map(SimEngineServer::url).toList())
                 .with(Settings.POLICY, LoadAwareAffinityPolicy.NAME)
-                .with(Settings.AFFINITY_PREFILL_WAIT_MS, 5_000L))) {
+                .with(Settings.AFFINITY_PREFILL_WAIT_MS, 60_000L))) {
             CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
                     () -> gateway.post("/v1/completions", completion(LONG_PROMPT)));
             await().atMost(Duration.ofSeconds(30)).until(() -> gateway.inFlight() == 1);
@@ -68,7 +70,7 @@ class PrefillWaitTest {
                     completion(LONG_PROMPT + "And what does the last clause say?"));
 
             assertThat(second.statusCode()).isEqualTo(200);
-            HttpResponse<String> firstAnswer = first.get(20, TimeUnit.SECONDS);
+            HttpResponse<String> firstAnswer = first.get(30, TimeUnit.SECONDS);
             assertThat(firstAnswer.statusCode()).isEqualTo(200);
             assertThat(number(CACHED, second.body())).isGreaterThan(number(PROMPT, firstAnswer.body()) * 9 / 10);
             assertThat(gateway.scrapeMetrics())
@@ -81,7 +83,8 @@ class PrefillWaitTest {
 
     @Test
     void aHeldRequestWhoseClientLeavesIsNeverSentAndGivesItsSlotBack() throws IOException {
-        try (HangingWorkers workers = HangingWorkers.behindAGateway(5_000)) {
+        // A wait far longer than the test: the held request may only end by its client leaving.
+        try (HangingWorkers workers = HangingWorkers.behindAGateway(600_000)) {
             RunningGateway gateway = workers.gateway();
             try (Socket firstClient = workers.openFirstRequest()) {
                 try (Socket heldClient = gateway.openPost("/v1/completions", completion(LONG_PROMPT + "A follow-up."))) {

@@ -25,30 +25,37 @@ class InFlightAccountingTest {
     private static final String STREAM_BODY =
             "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
 
+    /** The default request timeout: no request here ends by it, however slow the machine. */
     @RegisterExtension
     static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
+            config -> config.with(Settings.POLICY, "round_robin"));
+
+    /** A 2 s request timeout, only for the tests of that timeout. */
+    @RegisterExtension
+    static final OneWorkerGateway timing = new OneWorkerGateway("model-a",
             config -> config.with(Settings.POLICY, "round_robin").with(Settings.REQUEST_TIMEOUT_SECS, 2L));
 
     /** Whatever the way a test's request ended, its in-flight slot comes back. */
     @AfterEach
     void nothingIsLeftInFlight() {
         setup.gateway().awaitNothingInFlight();
+        timing.gateway().awaitNothingInFlight();
     }
 
-    /** A streamed chat completion through the gateway to the worker behaving as {@code behaviour}. */
-    private static HttpResponse<String> streamTo(Behaviour behaviour) {
-        setup.worker().behaviour(behaviour);
-        return setup.gateway().post("/v1/chat/completions", STREAM_BODY);
+    /** A streamed chat completion through {@code to}'s gateway to its worker behaving as {@code behaviour}. */
+    private static HttpResponse<String> streamTo(OneWorkerGateway to, Behaviour behaviour) {
+        to.worker().behaviour(behaviour);
+        return to.gateway().post("/v1/chat/completions", STREAM_BODY);
     }
 
     @Test
     void aSuccessfulRequestLeavesNothingInFlight() {
-        assertThat(streamTo(Behaviour.NORMAL).statusCode()).isEqualTo(200);
+        assertThat(streamTo(setup, Behaviour.NORMAL).statusCode()).isEqualTo(200);
     }
 
     @Test
     void anUpstream500IsRelayedAndLeavesNothingInFlight() {
-        HttpResponse<String> response = streamTo(Behaviour.FAIL_500);
+        HttpResponse<String> response = streamTo(setup, Behaviour.FAIL_500);
 
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(response.body()).contains("boom");
@@ -56,7 +63,7 @@ class InFlightAccountingTest {
 
     @Test
     void anUpstreamThatNeverAnswersTimesOutWith504AndLeavesNothingInFlight() {
-        HttpResponse<String> response = streamTo(Behaviour.HANG);
+        HttpResponse<String> response = streamTo(timing, Behaviour.HANG);
 
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.headers().firstValue("x-smg-error-code")).hasValue("call_upstream_timeout");
@@ -64,7 +71,7 @@ class InFlightAccountingTest {
 
     @Test
     void aStreamStillRunningAtTheRequestTimeoutEndsWithATimeoutEvent() {
-        HttpResponse<String> response = streamTo(Behaviour.ENDLESS_STREAM);
+        HttpResponse<String> response = streamTo(timing, Behaviour.ENDLESS_STREAM);
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("data: {\"choices\"")

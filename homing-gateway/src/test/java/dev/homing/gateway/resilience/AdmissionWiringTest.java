@@ -7,6 +7,7 @@ import dev.homing.gateway.testing.RunningGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,36 +85,68 @@ class AdmissionWiringTest {
         assertThat(worker.received()).hasSize(3);
     }
 
-    @Test
-    void aFullQueueAnswers429AndAnOverdueWaiterAnswers503InThatOrder() {
-        // The third request must be refused before the waiter's 2 s in the queue end, and the waiter's end come
-        // before the holder's 6 s: seconds apart, so a busy machine's delays between the steps keep that order.
-        start(Behaviour.HANG, 1, 1, null, 2, 6);
-        List<Integer> order = new CopyOnWriteArrayList<>();
-
-        CompletableFuture<HttpResponse<String>> holder = postAsync(order);
+    /** Sends a request that takes the only permit and hangs at the worker, and waits until the worker has it. */
+    private Socket holdTheOnlyPermit() throws IOException {
+        Socket holder = gateway.openPost("/v1/chat/completions", BODY);
         await().atMost(Duration.ofSeconds(30)).until(() -> worker.received().size() == 1);
-        CompletableFuture<HttpResponse<String>> waiter = postAsync(order);
-        // Queued, not merely sent: else the third request could take the queue's place and the waiter be refused.
+        return holder;
+    }
+
+    /** Waits until a request has joined the queue, not merely been sent. */
+    private void awaitQueued() {
         await().atMost(Duration.ofSeconds(30)).until(() -> gateway.scrapeMetrics()
                 .contains("smg_http_rate_limit_total{result=\"queued\"} 1.0"));
-        HttpResponse<String> refused = postAsync(order).join();
+    }
 
-        assertThat(refused.statusCode()).isEqualTo(429);
-        assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
-        assertThat(refused.headers().firstValue("x-smg-error-code")).hasValue("rate_limit_exceeded");
-        HttpResponse<String> timedOut = waiter.join();
-        assertThat(timedOut.statusCode()).isEqualTo(503);
-        assertThat(timedOut.headers().firstValue("retry-after")).isPresent();
-        assertThat(timedOut.headers().firstValue("x-smg-error-code")).as("not an outage's code")
-                .hasValue("queue_timeout");
-        assertThat(holder.join().statusCode()).isEqualTo(504);
-        assertThat(order).containsExactly(429, 503, 504);
-        assertThat(worker.received()).hasSize(1);
+    @Test
+    void aFullQueueAnswers429AtOnceAndItsWaiterIsAdmittedWhenThePermitComesBack() throws IOException {
+        // Neither timeout may fire: the queue stays full for as long as the test takes to send the third request.
+        start(Behaviour.HANG, 1, 1);
+        List<Integer> order = new CopyOnWriteArrayList<>();
 
-        worker.behaviour(Behaviour.NORMAL);
+        CompletableFuture<HttpResponse<String>> waiter;
+        try (Socket holder = holdTheOnlyPermit()) {
+            waiter = postAsync(order);
+            // Queued, not merely sent: else the third request could take the queue's place and the waiter be refused.
+            awaitQueued();
+            HttpResponse<String> refused = postAsync(order).join();
+
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+            assertThat(refused.headers().firstValue("x-smg-error-code")).hasValue("rate_limit_exceeded");
+            assertThat(waiter).as("the waiter still waits").isNotDone();
+            worker.behaviour(Behaviour.NORMAL);
+        }
+
+        // The holder's client left: its permit goes to the waiter.
+        assertThat(waiter.join().statusCode()).isEqualTo(200);
+        assertThat(order).containsExactly(429, 200);
+        assertThat(worker.received()).hasSize(2);
         assertThat(gateway.post("/v1/chat/completions", BODY).statusCode()).as("every permit came back")
                 .isEqualTo(200);
+        gateway.awaitNothingInFlight();
+    }
+
+    @Test
+    void anOverdueWaiterAnswers503WhileTheHolderStillHoldsItsPermit() throws IOException {
+        // The queue timeout is what is tested; the holder is ended by the test, not by a request timeout racing it.
+        start(Behaviour.HANG, 1, 1, null, 2, NEVER_REQUEST_TIMEOUT_SECS);
+
+        try (Socket holder = holdTheOnlyPermit()) {
+            HttpResponse<String> timedOut = postAsync(new CopyOnWriteArrayList<>()).join();
+
+            assertThat(timedOut.statusCode()).isEqualTo(503);
+            assertThat(timedOut.headers().firstValue("retry-after")).isPresent();
+            assertThat(timedOut.headers().firstValue("x-smg-error-code")).as("not an outage's code")
+                    .hasValue("queue_timeout");
+            assertThat(gateway.inFlight()).as("the holder is still at the worker").isEqualTo(1);
+            assertThat(worker.received()).hasSize(1);
+            worker.behaviour(Behaviour.NORMAL);
+        }
+
+        // The holder's client left; its permit comes back once the gateway has seen it go.
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> gateway.post("/v1/chat/completions", BODY).statusCode() == 200);
         gateway.awaitNothingInFlight();
     }
 

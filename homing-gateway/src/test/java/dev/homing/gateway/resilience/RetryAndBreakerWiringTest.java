@@ -157,17 +157,22 @@ class RetryAndBreakerWiringTest {
         gateway.awaitNothingInFlight();
     }
 
-    @Test
-    void tenConsecutive5xxOpenACircuitThatGetsNoTrafficUntilAProbeClosesIt() {
-        FakeWorker broken = worker(Behaviour.FAIL_500);
-        FakeWorker healthy = worker(Behaviour.NORMAL);
-        RunningGateway gateway = gateway(roundRobin(broken, healthy)
-                .with(Settings.DISABLE_RETRIES, true).with(Settings.CB_TIMEOUT_DURATION_SECS, 1L)
-                .with(Settings.CB_SUCCESS_THRESHOLD, 1));
-
-        for (int i = 0; i < 40 && circuitOf(gateway, broken) != CircuitBreaker.State.OPEN; i++) {
+    /** Sends requests until {@code broken}'s circuit has left closed; 40 at most. */
+    private static void sendUntilTheCircuitOpens(RunningGateway gateway, FakeWorker broken) {
+        for (int i = 0; i < 40 && circuitOf(gateway, broken) == CircuitBreaker.State.CLOSED; i++) {
             chat(gateway);
         }
+    }
+
+    @Test
+    void tenConsecutive5xxOpenACircuitThatGetsNoTrafficWhileOpen() {
+        FakeWorker broken = worker(Behaviour.FAIL_500);
+        FakeWorker healthy = worker(Behaviour.NORMAL);
+        // Open far longer than the test runs, so no request below can meet a half-open circuit however slow it is.
+        RunningGateway gateway = gateway(roundRobin(broken, healthy)
+                .with(Settings.DISABLE_RETRIES, true).with(Settings.CB_TIMEOUT_DURATION_SECS, 3_600L));
+
+        sendUntilTheCircuitOpens(gateway, broken);
         assertThat(circuitOf(gateway, broken)).isEqualTo(CircuitBreaker.State.OPEN);
         assertThat(broken.received()).hasSize(10);
 
@@ -175,7 +180,27 @@ class RetryAndBreakerWiringTest {
         broken.clear();
         assertEachAnswered(gateway, 6, 200);
         assertThat(broken.received()).isEmpty();
+        assertThat(circuitOf(gateway, broken)).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(gateway.scrapeMetrics()).contains("smg_worker_cb_transitions_total{from=\"closed\",to=\"open\","
+                + "worker=\"" + broken.url() + "\"} 1.0");
+        gateway.awaitNothingInFlight();
+    }
 
+    @Test
+    void anOpenCircuitTurnsHalfOpenAfterItsTimeAndOneProbeClosesIt() {
+        FakeWorker broken = worker(Behaviour.FAIL_500);
+        FakeWorker healthy = worker(Behaviour.NORMAL);
+        RunningGateway gateway = gateway(roundRobin(broken, healthy)
+                .with(Settings.DISABLE_RETRIES, true).with(Settings.CB_TIMEOUT_DURATION_SECS, 1L)
+                .with(Settings.CB_SUCCESS_THRESHOLD, 1));
+
+        // Stops at the first request after the circuit opened: it may already read half-open on a slow machine,
+        // but no request has been sent since, so none can have probed it.
+        sendUntilTheCircuitOpens(gateway, broken);
+        assertThat(broken.received()).hasSize(10);
+
+        broken.behaviour(Behaviour.NORMAL);
+        broken.clear();
         awaitCircuit(gateway, broken, CircuitBreaker.State.HALF_OPEN);
         for (int i = 0; i < 4 && broken.received().isEmpty(); i++) {
             assertThat(chat(gateway).statusCode()).isEqualTo(200);

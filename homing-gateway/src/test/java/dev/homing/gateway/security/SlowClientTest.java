@@ -1,5 +1,6 @@
 package dev.homing.gateway.security;
 
+import dev.homing.config.Config;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.FakeWorker;
 import dev.homing.gateway.testing.OneWorkerGateway;
@@ -16,10 +17,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Clients that send too slowly or idle too long lose their connection, with a 408 in the OpenAI shape when they were
  * in the middle of a request, and nothing of their request reaches a worker. The gateway runs with 1-second client
- * timeouts; each test talks raw HTTP/1.1 over a loopback socket.
+ * timeouts; each test talks raw HTTP/1.1 over a loopback socket. Its well-behaved requests (a scrape, a request after
+ * a stalled one, one to a hung worker) go whole in one write on a connection of their own ({@link #ask}): then no
+ * pause of this machine can fall inside a request for those timeouts to catch, and no pooled connection can have
+ * idled past the keep-alive.
  */
 class SlowClientTest {
 
@@ -37,11 +39,13 @@ class SlowClientTest {
     private static final String CHAT = "{\"model\":\"model-a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
     @RegisterExtension
-    static final OneWorkerGateway setup = new OneWorkerGateway("model-a",
-            config -> config.with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L)
-                    .with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L).with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L)
-                    .with(Settings.MAX_CONCURRENT_REQUESTS, 1)
-                    .with(Settings.QUEUE_TIMEOUT_SECS, 10L).with(Settings.REQUEST_TIMEOUT_SECS, 3L));
+    static final OneWorkerGateway setup = new OneWorkerGateway("model-a", SlowClientTest::oneSecondClientTimeouts);
+
+    private static Config oneSecondClientTimeouts(Config config) {
+        return config.with(Settings.CLIENT_HEADER_TIMEOUT_SECS, 1L).with(Settings.CLIENT_BODY_TIMEOUT_SECS, 1L)
+                .with(Settings.CLIENT_KEEPALIVE_TIMEOUT_SECS, 1L).with(Settings.MAX_CONCURRENT_REQUESTS, 1)
+                .with(Settings.QUEUE_TIMEOUT_SECS, 10L);
+    }
 
     private final ScheduledExecutorService dribbler = Executors.newSingleThreadScheduledExecutor();
 
@@ -58,7 +62,7 @@ class SlowClientTest {
             assertTimedOut(socket, "client_header_timeout");
         }
         assertThat(setup.worker().received()).isEmpty();
-        assertThat(setup.gateway().scrapeMetrics()).as("answered below the routes, still counted")
+        assertThat(scrapeMetrics()).as("answered below the routes, still counted")
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"client_header_timeout\"} [1-9]");
     }
 
@@ -71,7 +75,7 @@ class SlowClientTest {
             assertThat(response.status()).isEqualTo(414);
             assertThat(response.headers().get("x-smg-error-code")).isEqualTo("uri_too_long");
         }
-        assertThat(setup.gateway().scrapeMetrics())
+        assertThat(scrapeMetrics())
                 .containsPattern("homing_edge_refusals_total\\{error_code=\"uri_too_long\"} [1-9]");
     }
 
@@ -107,8 +111,8 @@ class SlowClientTest {
         assertThat(setup.worker().received()).isEmpty();
 
         // --max-concurrent-requests is 1: a permit kept by the stalled request would leave this one waiting.
-        HttpResponse<String> next = setup.gateway().post("/v1/chat/completions", CHAT);
-        assertThat(next.statusCode()).isEqualTo(200);
+        RawHttp.Response next = ask(setup.gateway().gateway().port(), "POST", "/v1/chat/completions", CHAT);
+        assertThat(next.status()).as("answer %s", next.text()).isEqualTo(200);
     }
 
     @Test
@@ -147,15 +151,18 @@ class SlowClientTest {
     }
 
     @Test
-    void aSlowWorkerIsNotMistakenForASlowClient() {
+    void aSlowWorkerIsNotMistakenForASlowClient() throws IOException {
         setup.worker().behaviour(FakeWorker.Behaviour.HANG);
+        // A gateway of its own: the 3 s request timeout is this test's, not one the others' requests could meet.
+        try (RunningGateway timed = RunningGateway.start(oneSecondClientTimeouts(
+                RunningGateway.config(List.of(setup.worker()))).with(Settings.REQUEST_TIMEOUT_SECS, 3L))) {
 
-        CompletableFuture<HttpResponse<String>> answer = CompletableFuture.supplyAsync(
-                () -> setup.gateway().post("/v1/chat/completions", CHAT));
+            RawHttp.Response response = ask(timed.gateway().port(), "POST", "/v1/chat/completions", CHAT);
 
-        // The client timeouts are 1 s; only --request-timeout-secs (3 s) may end this exchange, with 504.
-        HttpResponse<String> response = answer.orTimeout(15, TimeUnit.SECONDS).join();
-        assertThat(response.statusCode()).isEqualTo(504);
+            // The client timeouts are 1 s; only --request-timeout-secs (3 s) may end this exchange, with 504.
+            assertThat(response.status()).as("answer %s", response.text()).isEqualTo(504);
+            assertThat(response.headers().get("x-smg-error-code")).isEqualTo("call_upstream_timeout");
+        }
     }
 
     @Test
@@ -176,6 +183,28 @@ class SlowClientTest {
             assertThat(RawHttp.read(new BoundedByContentLength(in)).status()).isEqualTo(200);
             assertThat(in.read()).as("closed after the keep-alive timeout").isEqualTo(-1);
         }
+    }
+
+    /**
+     * One well-behaved request on a connection of its own ({@code Connection: close}), written whole in one go, and
+     * its answer.
+     */
+    private static RawHttp.Response ask(int port, String method, String path, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        String head = method + " " + path + " HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n"
+                + (bytes.length == 0 ? "" : "content-type: application/json\r\ncontent-length: " + bytes.length
+                        + "\r\n") + "\r\n";
+        byte[] request = new byte[head.length() + bytes.length];
+        System.arraycopy(head.getBytes(StandardCharsets.ISO_8859_1), 0, request, 0, head.length());
+        System.arraycopy(bytes, 0, request, head.length(), bytes.length);
+        return RawHttp.sendRaw(port, request).first();
+    }
+
+    /** The metrics exposition, asked for as {@link #ask} does. */
+    private static String scrapeMetrics() throws IOException {
+        RawHttp.Response metrics = ask(setup.gateway().gateway().metricsPort(), "GET", "/metrics", "");
+        assertThat(metrics.status()).isEqualTo(200);
+        return metrics.text();
     }
 
     private static Socket connect() throws IOException {
