@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -30,8 +31,9 @@ final class RawHttp {
     }
 
     /**
-     * Sends one request. {@code headers} are sent as given; Content-Length is added from the body unless the headers
-     * name one or {@code chunked} is set (then the body goes as 8 KiB chunks).
+     * Sends one request on a connection of its own. {@code headers} are sent as given; Content-Length is added from
+     * the body unless the headers name one or {@code chunked} is set (then the body goes as 8 KiB chunks). Unchunked,
+     * head and body go in one write, so no pause of the client can fall between them.
      */
     static Response exchange(int port, String method, String path, Map<String, String> headers, byte[] body,
                              boolean chunked) throws IOException {
@@ -49,9 +51,10 @@ final class RawHttp {
             }
             head.append("\r\n");
             OutputStream out = socket.getOutputStream();
+            byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
             try {
-                out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
                 if (chunked) {
+                    out.write(headBytes);
                     for (int off = 0; off < body.length; off += 8192) {
                         int n = Math.min(8192, body.length - off);
                         out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
@@ -60,7 +63,9 @@ final class RawHttp {
                     }
                     out.write("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 } else {
-                    out.write(body);
+                    byte[] whole = Arrays.copyOf(headBytes, headBytes.length + body.length);
+                    System.arraycopy(body, 0, whole, headBytes.length, body.length);
+                    out.write(whole);
                 }
                 out.flush();
             } catch (IOException answeredEarly) {

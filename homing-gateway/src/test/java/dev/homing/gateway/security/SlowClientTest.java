@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -185,19 +186,10 @@ class SlowClientTest {
         }
     }
 
-    /**
-     * One well-behaved request on a connection of its own ({@code Connection: close}), written whole in one go, and
-     * its answer.
-     */
+    /** One well-behaved request on a connection of its own, written whole in one go, and its answer. */
     private static RawHttp.Response ask(int port, String method, String path, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        String head = method + " " + path + " HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n"
-                + (bytes.length == 0 ? "" : "content-type: application/json\r\ncontent-length: " + bytes.length
-                        + "\r\n") + "\r\n";
-        byte[] request = new byte[head.length() + bytes.length];
-        System.arraycopy(head.getBytes(StandardCharsets.ISO_8859_1), 0, request, 0, head.length());
-        System.arraycopy(bytes, 0, request, head.length(), bytes.length);
-        return RawHttp.sendRaw(port, request).first();
+        return RawHttp.exchange(port, method, path, body.isEmpty() ? Map.of()
+                : Map.of("content-type", "application/json"), body.getBytes(StandardCharsets.UTF_8), false);
     }
 
     /** The metrics exposition, asked for as {@link #ask} does. */
