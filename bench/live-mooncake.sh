@@ -4,17 +4,20 @@
 # docs/BENCHMARKS.md, "Mooncake, live" and "Exact view from KV events".
 #
 #   bench/live-mooncake.sh TRACE [OUT_DIR]         (default OUT_DIR: results/live-mooncake)
+#   bench/live-mooncake.sh multi-turn [OUT_DIR]
 #
 # TRACE is the Mooncake conversation_trace.jsonl. The engines run TIME_SCALE times faster than real time and the
 # trace is replayed RATE_SCALE x TIME_SCALE times faster, so the engines see the load of `homing simulate --rate-scale
 # RATE_SCALE`; the latencies the load tool prints are real time, the table below multiplies them back to engine time.
+# multi-turn instead of a trace drives the simulator's multi-turn chat (`homing simulate --workload multi-turn`: 2
+# conversations a second x RATE_SCALE, 5 s of thinking between turns, both in engine time; seed SEED).
 # VIEWS="tree exact" runs each policy twice: on the gateway's prefix tree alone (--kv-events off), then on the exact
 # view (the engines publish their KV events on loopback; engines and gateway tokenize with the demo tokenizer in both
 # runs, so the engines see the same tokens). Every process started here is stopped by PID on exit; each replay has a
 # duration cap and MAX_REQUESTS a count cap.
 set -euo pipefail
 
-trace=${1:?usage: bench/live-mooncake.sh TRACE [OUT_DIR]}
+trace=${1:?usage: bench/live-mooncake.sh TRACE|multi-turn [OUT_DIR]}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 POLICIES=${POLICIES:-"load_aware_affinity cache_aware"}
 WORKERS=${WORKERS:-8}
@@ -26,6 +29,7 @@ RATE_SCALE=${RATE_SCALE:-1}
 BASE_PORT=${BASE_PORT:-18600}
 MAX_SECONDS=${MAX_SECONDS:-3600}   # cap of one replay, real seconds
 MAX_REQUESTS=${MAX_REQUESTS:-100000}
+SEED=${SEED:-1}
 VIEWS=${VIEWS:-tree}
 # Extra flags, split on spaces: e.g. ENGINE_FLAGS="--page-size 16" (vLLM's block size; SGLang's default page of one
 # token makes one engine block a token, which a small --kv-index-max-blocks cannot hold for long prompts).
@@ -41,6 +45,12 @@ urls=()
 for ((i = 0; i < WORKERS; i++)); do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
 worker_urls=$(IFS=,; echo "${urls[*]}")
 replay_rate=$(awk -v t="$TIME_SCALE" -v r="$RATE_SCALE" 'BEGIN { print t * r }')
+if [ "$trace" = multi-turn ]; then
+  workload=(--workload multi-turn --rate "$(awk -v r="$replay_rate" 'BEGIN { print 2 * r }')"
+            --think-seconds "$(awk -v t="$TIME_SCALE" 'BEGIN { print 5 / t }')")
+else
+  workload=(--workload mooncake --trace "$trace" --rate-scale "$replay_rate")
+fi
 
 read -r -a engine_args <<<"$ENGINE_FLAGS"; read -r -a gateway_args <<<"$GATEWAY_FLAGS"
 if [ "$VIEWS" != tree ]; then
@@ -71,8 +81,8 @@ for policy in $POLICIES; do
     ready "$gateway_port" "$WORKERS"
 
     log "$run: replaying $trace at $replay_rate x"
-    "$homing" bench --url "http://127.0.0.1:$gateway_port" --workload mooncake --trace "$trace" \
-      --rate-scale "$replay_rate" --max-requests "$MAX_REQUESTS" --duration "$MAX_SECONDS" \
+    "$homing" bench --url "http://127.0.0.1:$gateway_port" "${workload[@]}" --seed "$SEED" \
+      --max-requests "$MAX_REQUESTS" --duration "$MAX_SECONDS" \
       --engine-urls "$worker_urls" --output "$out/$run.json" >"$out/logs/$run-bench.log" 2>&1
     curl -s "http://127.0.0.1:$metrics_port/metrics" >"$out/$run.metrics"
     for pid in "${run_pids[@]}"; do stop "$pid"; done
