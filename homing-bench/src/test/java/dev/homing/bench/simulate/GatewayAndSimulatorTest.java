@@ -17,7 +17,6 @@ import dev.homing.core.policy.PolicyFactory;
 import dev.homing.core.policy.RoutingPolicy;
 import dev.homing.core.policy.RoutingRequest;
 import dev.homing.core.policy.WorkerView;
-import dev.homing.core.policy.affinity.AffinitySettings;
 import dev.homing.core.policy.affinity.LoadAwareAffinityPolicy;
 import dev.homing.gateway.Gateway;
 import dev.homing.gateway.config.GatewayConfig;
@@ -69,7 +68,12 @@ class GatewayAndSimulatorTest {
             EngineConfig.DEFAULTS.pageSize(), EngineConfig.DEFAULTS.maxRunningRequests(),
             EngineConfig.DEFAULTS.chunkedPrefillSize(), EngineConfig.DEFAULTS.contextLength(),
             new TimingModel(1_000, 5_000_000, 8_000_000, 100_000, 40), EngineConfig.DEFAULTS.seed());
-    private static final PolicyConfig POLICY = PolicyConfig.DEFAULTS.withSeed(11).withAffinity(waitingUpTo(60_000));
+    /**
+     * load_aware_affinity's defaults, but a held request waits up to a minute: far longer than the long prefill, so
+     * that only the first request's token ends the pair's hold, live as in the simulator.
+     */
+    private static final PolicyConfig POLICY = PolicyConfig.DEFAULTS.withSeed(11)
+            .withAffinity(PolicyConfig.DEFAULTS.affinity().withPrefillWaitMillis(60_000));
     private static final String SHORT_DOC = PseudoText.of(1, 300);
     private static final String OTHER_DOC = PseudoText.of(2, 300);
     private static final String LONG_DOC = PseudoText.of(3, 8_000);
@@ -85,16 +89,6 @@ class GatewayAndSimulatorTest {
      * every 120 s, never runs).
      */
     private static final long SPACING_MICROS = 12_000_000;
-
-    /**
-     * load_aware_affinity's defaults, but a held request waits up to {@code millis}: far longer than the long prefill,
-     * so that only the first request's token ends the pair's hold, live as in the simulator.
-     */
-    private static AffinitySettings waitingUpTo(long millis) {
-        AffinitySettings a = PolicyConfig.DEFAULTS.affinity();
-        return new AffinitySettings(a.minSaving(), a.loadFactor(), a.moveTolerance(), a.windowDecisions(),
-                a.pendingWeight(), a.trimMinChars(), a.trimShare(), a.charsPerToken(), millis, a.placeOneOff());
-    }
 
     /** Writes down, one line an event, what a policy is told, naming workers by their position. */
     private static final class Recorder {

@@ -37,9 +37,7 @@ class LoadAwareAffinitySimulationTest {
 
     @Test
     void promptsHeldForTheirGroupsFirstPrefillFindThePromptCached() {
-        AffinitySettings d = AffinitySettings.DEFAULTS;
-        AffinitySettings noWait = new AffinitySettings(d.minSaving(), d.loadFactor(), d.moveTolerance(),
-                d.windowDecisions(), d.pendingWeight(), d.trimMinChars(), d.trimShare(), d.charsPerToken(), 0);
+        AffinitySettings noWait = AffinitySettings.DEFAULTS.withPrefillWaitMillis(0);
         SimulationResult waiting = Simulation.run(FOUR_WORKERS, RequestShape.CHAT, allAtOnce(),
                 "load_aware_affinity");
         SimulationResult sentAtOnce = Simulation.run(FOUR_WORKERS.withPolicy(FOUR_WORKERS.policy().withAffinity(noWait)),

@@ -51,6 +51,12 @@ public record AffinitySettings(double minSaving, double loadFactor, double moveT
                 trimShare, charsPerToken, prefillWaitMillis, on);
     }
 
+    /** These settings with a held request waiting at most {@code millis} (0 sends at once). */
+    public AffinitySettings withPrefillWaitMillis(long millis) {
+        return new AffinitySettings(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars,
+                trimShare, charsPerToken, millis, placeOneOff);
+    }
+
     /** @throws IllegalArgumentException naming every component whose value is out of range */
     public AffinitySettings {
         List<String> problems = new ArrayList<>();
