@@ -25,6 +25,7 @@ public final class PolicySettings {
                 config.get(Settings.AFFINITY_MOVE_TOLERANCE), config.get(Settings.AFFINITY_WINDOW),
                 config.get(Settings.AFFINITY_PENDING_WEIGHT), config.get(Settings.AFFINITY_TRIM_MIN_CHARS),
                 config.get(Settings.AFFINITY_TRIM_SHARE), config.get(Settings.AFFINITY_CAPACITY_CHARS_PER_TOKEN),
-                config.get(Settings.AFFINITY_PREFILL_WAIT_MS), config.get(Settings.AFFINITY_ONE_OFF_PLACEMENT));
+                config.get(Settings.AFFINITY_PREFILL_WAIT_MS), config.get(Settings.AFFINITY_ONE_OFF_PLACEMENT),
+                config.get(Settings.AFFINITY_PROMPT_SHARE_SLACK));
     }
 }

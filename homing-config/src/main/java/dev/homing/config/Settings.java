@@ -276,6 +276,17 @@ public final class Settings {
             "the bound of consistent hashing with bounded loads; multi-turn max/mean load 1.16", "a worker whose "
                     + "recent prefill work is above this multiple of the mean is passed over, whatever its match, "
                     + "within `--affinity-move-tolerance`"));
+    public static final Setting<Double> AFFINITY_PROMPT_SHARE_SLACK = declare(affinity(
+            Setting.of("affinity-prompt-share-slack", NUMBER, AFFINITY_DEFAULTS.promptShareSlack()).label("X")
+                    .check(atLeast(0)),
+            "the load factor rises by X times the share of an engine's KV cache one prompt fills, so that where "
+                    + "engines hold a few prompts each a conversation stays on its engine",
+            "multi-turn on engines of under two prompts: 79.9% against 35.7% on the exact view; 1.25 becomes 1.30 "
+                    + "for Mooncake on 1M tokens",
+            "the load factor rises by this multiple of the share of an engine's KV cache that one prompt fills, "
+                    + "from the engines' reported capacity (SGLang's `/get_server_info`) and prompt tokens; where "
+                    + "engines hold a few prompts each, moving a turn evicts a live conversation "
+                    + "([POLICY.md](POLICY.md)); 0 keeps the factor fixed"));
     public static final Setting<Double> AFFINITY_MOVE_TOLERANCE = declare(affinity(Setting.of("affinity-move-tolerance",
                     NUMBER, AFFINITY_DEFAULTS.moveTolerance()).label("SHARE").check(atLeast(0)),
             "a worker holding a match may pass the load bound by this share of the match's saving before its request "

@@ -228,13 +228,14 @@ class LaunchCommandTest {
         GatewayConfig config = LaunchCommand.parse("--policy", "load_aware_affinity", "--affinity-min-saving", "0.2",
                 "--affinity-load-factor", "1.5", "--affinity-move-tolerance", "0", "--affinity-window", "512", "--affinity-pending-weight", "0.1",
                 "--affinity-trim-min-chars", "128", "--affinity-trim-share", "0.1",
-                "--affinity-capacity-chars-per-token", "4", "--affinity-prefill-wait-ms", "500");
+                "--affinity-capacity-chars-per-token", "4", "--affinity-prefill-wait-ms", "500",
+                "--affinity-prompt-share-slack", "0");
 
         RoutingPolicy policy = PolicyFactory.create(config.get(Settings.POLICY), config.policyConfig(0),
                 System::nanoTime);
 
         assertThat(((LoadAwareAffinityPolicy) policy).settings())
-                .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4, 500));
+                .isEqualTo(new AffinitySettings(0.2, 1.5, 0, 512, 0.1, 128, 0.1, 4, 500).withPromptShareSlack(0));
     }
 
     @Test
@@ -254,7 +255,8 @@ class LaunchCommandTest {
     @ParameterizedTest
     @ValueSource(strings = {"--affinity-min-saving=1.5", "--affinity-load-factor=0.9", "--affinity-move-tolerance=-1", "--affinity-window=0",
             "--affinity-pending-weight=-1", "--affinity-trim-min-chars=-1", "--affinity-trim-share=-0.5",
-            "--affinity-capacity-chars-per-token=-4", "--affinity-prefill-wait-ms=-1"})
+            "--affinity-capacity-chars-per-token=-4", "--affinity-prefill-wait-ms=-1",
+            "--affinity-prompt-share-slack=-1"})
     void anAffinitySettingOutOfRangeIsRefusedNamingItsFlag(String flagAndValue) {
         String flag = flagAndValue.substring(0, flagAndValue.indexOf('='));
 

@@ -30,31 +30,43 @@ import java.util.List;
  *                        request reads goes to the first worker whose recent prompt characters stay within the load
  *                        bound with it, so its new text evicts other one-off text rather than reusable prefixes (off by
  *                        default: it lost hit rate on Mooncake, docs/POLICY.md)
+ * @param promptShareSlack the load factor rises by this multiple of the share of an engine's KV cache that one prompt
+ *                        fills (by the engines' reports of their capacity and prompts), so that where each engine
+ *                        holds only a few prompts a turn stays with its conversation; 0 keeps the factor fixed
  */
 public record AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions, double pendingWeight,
-        int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis, boolean placeOneOff) {
+        int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis, boolean placeOneOff,
+        double promptShareSlack) {
+
+    private static final double DEFAULT_PROMPT_SHARE_SLACK = 4;
 
     public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0, 2000,
-            false);
+            false, DEFAULT_PROMPT_SHARE_SLACK);
 
-    /** The settings with one-off placement off. */
+    /** The settings with one-off placement off and the default prompt-share slack. */
     public AffinitySettings(double minSaving, double loadFactor, double moveTolerance, int windowDecisions,
                             double pendingWeight, int trimMinChars, double trimShare, double charsPerToken,
                             long prefillWaitMillis) {
         this(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars, trimShare,
-                charsPerToken, prefillWaitMillis, false);
+                charsPerToken, prefillWaitMillis, false, DEFAULT_PROMPT_SHARE_SLACK);
     }
 
     /** These settings with one-off placement {@code on} or off. */
     public AffinitySettings withOneOffPlacement(boolean on) {
         return new AffinitySettings(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars,
-                trimShare, charsPerToken, prefillWaitMillis, on);
+                trimShare, charsPerToken, prefillWaitMillis, on, promptShareSlack);
     }
 
     /** These settings with a held request waiting at most {@code millis} (0 sends at once). */
     public AffinitySettings withPrefillWaitMillis(long millis) {
         return new AffinitySettings(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars,
-                trimShare, charsPerToken, millis, placeOneOff);
+                trimShare, charsPerToken, millis, placeOneOff, promptShareSlack);
+    }
+
+    /** These settings with the load factor rising by {@code slack} times a prompt's share of a cache (0: fixed). */
+    public AffinitySettings withPromptShareSlack(double slack) {
+        return new AffinitySettings(minSaving, loadFactor, moveTolerance, windowDecisions, pendingWeight, trimMinChars,
+                trimShare, charsPerToken, prefillWaitMillis, placeOneOff, slack);
     }
 
     /** @throws IllegalArgumentException naming every component whose value is out of range */
@@ -69,6 +81,7 @@ public record AffinitySettings(double minSaving, double loadFactor, double moveT
         check(problems, trimShare >= 0, "trimShare must be >= 0, got " + trimShare);
         check(problems, charsPerToken >= 0, "charsPerToken must be >= 0, got " + charsPerToken);
         check(problems, prefillWaitMillis >= 0, "prefillWaitMillis must be >= 0, got " + prefillWaitMillis);
+        check(problems, promptShareSlack >= 0, "promptShareSlack must be >= 0, got " + promptShareSlack);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }

@@ -73,8 +73,8 @@ final class FleetLedgers {
     }
 
     /**
-     * One decision's count of {@code workers}, read once each: how many are available, and the stored recent work
-     * of the others. Null when {@code workers} is not the list these ledgers were built for.
+     * One decision's count of {@code workers}, read once each: how many are available, their prompts' share of
+     * their caches, and the stored recent work of the others. Null when {@code workers} is not the list these ledgers were built for.
      */
     Census census(List<WorkerView> workers) {
         int n = workers.size();
@@ -83,6 +83,7 @@ final class FleetLedgers {
         }
         int available = 0;
         double unavailableScaledWork = 0;
+        double promptShares = 0;
         for (int i = 0; i < n; i++) {
             WorkerView worker = workers.get(i);
             String id = worker.id();
@@ -91,18 +92,20 @@ final class FleetLedgers {
             }
             if (worker.available()) {
                 available++;
+                promptShares += ledgers[i].promptShare();
             } else {
                 unavailableScaledWork += ledgers[i].scaledWork();
             }
         }
-        return new Census(this, available, unavailableScaledWork);
+        return new Census(this, available, unavailableScaledWork, available == 0 ? 0 : promptShares / available);
     }
 
     /**
-     * A decision's fleet: its ledgers, the number of available workers and the stored (scaled) recent work of the
-     * unavailable ones, which the load bound leaves out.
+     * A decision's fleet: its ledgers, the number of available workers, the stored (scaled) recent work of the
+     * unavailable ones, which the load bound leaves out, and the mean share of an available engine's cache that one
+     * prompt fills (0 where the engines report no capacity).
      */
-    record Census(FleetLedgers ledgers, int available, double unavailableScaledWork) {
+    record Census(FleetLedgers ledgers, int available, double unavailableScaledWork, double promptShare) {
     }
 
     WorkerLedger ledger(int i) {

@@ -22,6 +22,8 @@ final class WorkerLedger {
     private final String workerId;
     private final AtomicLong pendingPrefillChars = new AtomicLong();
     private volatile long capacityTokens = -1;
+    /** The share of the engine's cache one prompt sent here fills, by its reports; 0 until both are known. */
+    private volatile double promptShare;
     private final LongAdder reports = new LongAdder();
     private final LongAdder predictedChars = new LongAdder();
     private final LongAdder realisedChars = new LongAdder();
@@ -134,6 +136,20 @@ final class WorkerLedger {
 
     void capacity(long kvTokens) {
         capacityTokens = kvTokens;
+        updatePromptShare();
+    }
+
+    /** The share of this worker's KV cache that one prompt sent here fills: its mean reported prompt over its capacity. */
+    double promptShare() {
+        return promptShare;
+    }
+
+    private void updatePromptShare() {
+        long tokens = capacityTokens;
+        long count = reports.sum();
+        if (tokens > 0 && count > 0) {
+            promptShare = (double) reportedPromptTokens.sum() / count / tokens;
+        }
     }
 
     /** The engine's cache in characters of routing text, or {@link Long#MAX_VALUE} when its size is unknown. */
@@ -153,6 +169,7 @@ final class WorkerLedger {
         realisedChars.add(realised);
         reportedTextChars.add(textChars);
         reportedPromptTokens.add(promptTokens);
+        updatePromptShare();
     }
 
     void trimmed(long chars) {

@@ -126,6 +126,34 @@ class LoadAwareAffinityPolicyTest {
         assertThat(matchOnBusyW0(2300)).isEqualTo(new Decision(0, "hit", 1000, 1200));
     }
 
+    @Test
+    void whereAPromptFillsMuchOfAnEnginesCacheTheBoundRisesAndTheHolderKeepsItsRequest() {
+        // A prompt fills half of w0's cache and w1 has reported none yet: a quarter on average. The factor is
+        // 1.25 + 4 x 0.25 = 2.25, the bound 2.25 x (4,000 + 1,200) / 2 = 5,850, above w0's 4,000.
+        assertThat(matchOnBusyW0AfterReports(4)).isEqualTo(new Decision(0, "hit", 1000, 1200));
+    }
+
+    @Test
+    void withNoPromptShareSlackTheSameReportsLeaveTheBoundAtTheLoadFactor() {
+        assertThat(matchOnBusyW0AfterReports(0)).isEqualTo(new Decision(1, "balance", 0, 1200));
+    }
+
+    /**
+     * As {@link #matchOnBusyW0} with 3,000 more characters of work on w0 (over the bound of 1.25), after both engines
+     * reported a cache of 1,000 tokens and w0's a prompt of 500 tokens.
+     */
+    private Decision matchOnBusyW0AfterReports(double promptShareSlack) {
+        policy = policyWith(new AffinitySettings(0.1, 1.25, 0.5, 1_000_000_000, 1.0, 256, 0.1, 0, 0)
+                .withPromptShareSlack(promptShareSlack));
+        policy.onWorkerCapacity("w0", 1000);
+        policy.onWorkerCapacity("w1", 1000);
+        Decision first = select("a".repeat(1000), W0, W1_DOWN);
+        policy.onFirstToken("w0", first);
+        policy.onCompleted("w0", RoutingRequest.ofText("a".repeat(1000)), first, new EngineReport(500, 0, true));
+        answeredOnW0("c".repeat(3000));
+        return select("a".repeat(1000) + "b".repeat(200), W0, W1);
+    }
+
     /**
      * With a load bound of 1.25 (a holder may pass it by half its saving): w0 holds 1,000 characters and has done
      * {@code otherWork} more; the placement of a request that extends what w0 holds by 200.
