@@ -2,7 +2,15 @@ package dev.homing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 class HomingTest {
 
@@ -35,6 +43,21 @@ class HomingTest {
         assertThat(Homing.commandLine("launch").getSubcommands()).containsOnlyKeys("launch", "start");
         assertThat(Homing.commandLine("start").getSubcommands()).containsOnlyKeys("launch", "start");
         assertThat(Homing.commandLine("bench").getSubcommands()).containsOnlyKeys("bench");
+    }
+
+    @Test
+    void aTraceOfTheWrongFormatEndsInOneLineNamingItNotAStackTrace(@TempDir Path dir) throws IOException {
+        Path csv = dir.resolve("azure.csv");
+        Files.write(csv, List.of("TIMESTAMP,ContextTokens,GeneratedTokens", "2023-11-16 18:15:46.6805900,374,44"));
+        CommandLine commandLine = Homing.commandLine("simulate");
+        StringWriter err = new StringWriter();
+        commandLine.setErr(new PrintWriter(err));
+
+        int exit = commandLine.execute("simulate", "--trace", csv.toString(), "--workers", "2");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot run the workload: " + csv + " line 1: not a Mooncake trace row")
+                .contains("--workload azure").doesNotContain("\tat ");
     }
 
     @Test

@@ -273,7 +273,7 @@ public final class Settings {
     public static final Setting<Double> AFFINITY_LOAD_FACTOR = declare(affinity(
             Setting.of("affinity-load-factor", NUMBER, AFFINITY_DEFAULTS.loadFactor()).label("X").check(atLeast(1)),
             "a worker whose recent prefill work is above X times the mean is passed over, within the move tolerance",
-            "the bound of consistent hashing with bounded loads; multi-turn max/mean load 1.16", "a worker whose "
+            "the bound of consistent hashing with bounded loads; multi-turn max/mean load 1.20", "a worker whose "
                     + "recent prefill work is above this multiple of the mean is passed over, whatever its match, "
                     + "within `--affinity-move-tolerance`"));
     public static final Setting<Double> AFFINITY_PROMPT_SHARE_SLACK = declare(affinity(
@@ -281,7 +281,7 @@ public final class Settings {
                     .check(atLeast(0)),
             "the load factor rises by X times the share of an engine's KV cache one prompt fills, so that where "
                     + "engines hold a few prompts each a conversation stays on its engine",
-            "multi-turn on engines of under two prompts: 79.9% against 35.7% on the exact view; 1.25 becomes 1.30 "
+            "multi-turn on engines of under two prompts: 79.9% against 35.7% on the exact view; 1.25 becomes 1.35 "
                     + "for Mooncake on 1M tokens",
             "the load factor rises by this multiple of the share of an engine's KV cache that one prompt fills, "
                     + "from the engines' reported capacity (SGLang's `/get_server_info`) and prompt tokens; where "

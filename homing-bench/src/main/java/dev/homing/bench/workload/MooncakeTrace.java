@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.stream.Stream;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -169,10 +170,16 @@ public record MooncakeTrace(Path file, Options options) implements Workload {
         }
 
         private Raw parse(String line) {
-            JsonNode row = JSON.readTree(line);
-            JsonNode ids = row.get("hash_ids");
+            JsonNode row;
+            try {
+                row = JSON.readTree(line);
+            } catch (JacksonException e) {
+                row = null; // not JSON at all: an Azure CSV given without --workload azure, most often
+            }
+            JsonNode ids = row == null ? null : row.get("hash_ids");
             if (ids == null || !ids.isArray() || row.get("timestamp") == null || row.get("input_length") == null) {
-                throw new IllegalArgumentException(file + " line " + lineNumber + ": not a Mooncake trace row");
+                throw new IllegalArgumentException(file + " line " + lineNumber + ": not a Mooncake trace row (a JSON "
+                        + "object with timestamp, input_length and hash_ids); for an Azure CSV give --workload azure");
             }
             List<Long> blockIds = new ArrayList<>(ids.size());
             for (int i = 0; i < ids.size(); i++) {

@@ -105,6 +105,17 @@ class MooncakeTraceTest {
     }
 
     @Test
+    void aFileThatIsNotJsonLinesIsRefusedNamingItsLineAndTheAzureWorkload(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("azure.csv");
+        Files.write(file, List.of("TIMESTAMP,ContextTokens,GeneratedTokens", "2023-11-16 18:15:46.6805900,374,44"));
+
+        MooncakeTrace trace = new MooncakeTrace(file, MooncakeTrace.Options.AS_RECORDED);
+
+        assertThatThrownBy(() -> trace.conversations().toList()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("line 1: not a Mooncake trace row").hasMessageContaining("--workload azure");
+    }
+
+    @Test
     void theNameComesFromTheFile() {
         assertThat(new MooncakeTrace(SAMPLE, MooncakeTrace.Options.AS_RECORDED).name())
                 .isEqualTo("mooncake-mooncake-sample");

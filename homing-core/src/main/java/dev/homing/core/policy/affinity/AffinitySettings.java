@@ -38,7 +38,7 @@ public record AffinitySettings(double minSaving, double loadFactor, double moveT
         int trimMinChars, double trimShare, double charsPerToken, long prefillWaitMillis, boolean placeOneOff,
         double promptShareSlack) {
 
-    private static final double DEFAULT_PROMPT_SHARE_SLACK = 4;
+    private static final double DEFAULT_PROMPT_SHARE_SLACK = 8;
 
     public static final AffinitySettings DEFAULTS = new AffinitySettings(0.1, 1.25, 0.5, 256, 0.0, 256, 1.0, 0, 2000,
             false, DEFAULT_PROMPT_SHARE_SLACK);

@@ -74,7 +74,8 @@ final class FleetLedgers {
 
     /**
      * One decision's count of {@code workers}, read once each: how many are available, their prompts' share of
-     * their caches, and the stored recent work of the others. Null when {@code workers} is not the list these ledgers were built for.
+     * their caches, and the stored recent work of the others. Null when {@code workers} is not the list these
+     * ledgers were built for.
      */
     Census census(List<WorkerView> workers) {
         int n = workers.size();

@@ -28,8 +28,10 @@ import java.util.function.LongSupplier;
  *   <li><b>Bounded load</b> (consistent hashing with bounded loads, applied to affinity): a worker whose recent work
  *       (uncached prompt characters routed to it, decayed over a window of decisions) is above {@code loadFactor}
  *       times the fleet's mean, this request included, is not a candidate, unless it holds a match and is above the
- *       bound by less than {@code moveTolerance} of the match's saving (moving would cost the saving in prefill). The others stay
- *       candidates, so affinity is never dropped wholesale the way the reference's global imbalance gate drops it.</li>
+ *       bound by less than {@code moveTolerance} of the match's saving (moving would cost the saving in prefill). The
+ *       factor rises by {@code promptShareSlack} times the share of an engine's cache one prompt fills. The others
+ *       stay candidates, so affinity is never dropped wholesale the way the reference's global imbalance gate drops
+ *       it.</li>
  *   <li><b>Cost</b>: among the candidates the cheapest wins, in characters of prefill: what this request would
  *       compute there (text less the worker's match) plus {@code pendingWeight} times the prefill already queued
  *       there (uncached characters sent and not yet answered with a first token). Load counts tokens to prefill, not
@@ -53,7 +55,7 @@ import java.util.function.LongSupplier;
  * the tree within its engine's capacity. Both are measured and off by default (docs/POLICY.md says why).
  *
  * <p>Cost: one walk of the text in the tree (shared with the insert), one read of each worker's id and availability
- * (as cache_aware reads each load), and then only the tenants of the levels that decide, each found by its cached
+ * (as cache_aware reads each load) and of its ledger's prompt share, and then only the tenants of the levels that decide, each found by its cached
  * position. The least recent work comes from a heap ({@link FleetLedgers}), not a scan; with a pending weight above
  * 0 the queue term needs every worker's queue, and the decision reads every ledger.
  *
@@ -224,7 +226,7 @@ public final class LoadAwareAffinityPolicy extends PrefixTreePolicy {
      * it, whose next turn misses and, in a busy fleet, gets moved in turn: the fleet tips into recomputing almost
      * everything (multi-turn on engines of under two prompts: 36% on the exact view against 80% with no moves). A
      * wider bound keeps each conversation on its engine there, and changes little where a prompt is a small part of
-     * a cache (Mooncake on 1M tokens: 1.25 becomes 1.30).
+     * a cache (Mooncake on 1M tokens: 1.25 becomes 1.35).
      */
     private double loadFactor(Census census) {
         return settings.loadFactor() + settings.promptShareSlack() * census.promptShare();

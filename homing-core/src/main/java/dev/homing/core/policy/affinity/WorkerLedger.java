@@ -139,7 +139,7 @@ final class WorkerLedger {
         updatePromptShare();
     }
 
-    /** The share of this worker's KV cache that one prompt sent here fills: its mean reported prompt over its capacity. */
+    /** The share of this worker's KV cache one prompt sent here fills: its mean reported prompt over its capacity. */
     double promptShare() {
         return promptShare;
     }
