@@ -21,7 +21,11 @@ class GatewayReplicasTest {
     }
 
     private static SimulationResult run(GatewayReplicas replicas, String policy) {
-        return Simulation.run(EIGHT.withReplicas(replicas), RequestShape.CHAT, chats(), policy);
+        return run(EIGHT, replicas, policy);
+    }
+
+    private static SimulationResult run(SimulationSettings settings, GatewayReplicas replicas, String policy) {
+        return Simulation.run(settings.withReplicas(replicas), RequestShape.CHAT, chats(), policy);
     }
 
     @Test
@@ -48,9 +52,8 @@ class GatewayReplicasTest {
     void keptInStepTheReplicasDoNotPileOntoOneEngineMoreThanOneGatewayDoes() {
         SimulationSettings fixedFactor = EIGHT.withPolicy(EIGHT.policy().withAffinity(
                 EIGHT.policy().affinity().withPromptShareSlack(0)));
-        SimulationResult one = Simulation.run(fixedFactor, RequestShape.CHAT, chats(), "load_aware_affinity");
-        SimulationResult synced = Simulation.run(fixedFactor.withReplicas(FOUR), RequestShape.CHAT, chats(),
-                "load_aware_affinity");
+        SimulationResult one = run(fixedFactor, GatewayReplicas.ONE, "load_aware_affinity");
+        SimulationResult synced = run(fixedFactor, FOUR, "load_aware_affinity");
 
         assertThat(synced.maxMeanLoad()).as("one gateway: %.2f", one.maxMeanLoad())
                 .isLessThanOrEqualTo(one.maxMeanLoad() * 1.1);
