@@ -47,8 +47,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * of random words): the first 600 words a worker holds, then text new at every call, as most of a Mooncake prompt
  * is. {@code longPromptEncodeAll} encodes the whole prompt and looks it up; {@code longPromptWalk} looks the tokens
  * up as the tokenizer hands them out and stops it one chunk past the held prefix, as {@link ExactRouting} does;
- * {@code longPromptText} is what building the prompt costs both. Figures and the command: docs/BENCHMARKS.md, "Cost
- * of the exact view".
+ * {@code longPromptText} is what building the prompt costs both.
+ *
+ * <p>{@code conversationTurn} is a turn of the live multi-turn workload: a system prompt of 2,000 words and three
+ * earlier turns (a question of 100 words, an answer of 200), all held by one worker, then a new question of 100 words
+ * at every call; body bytes to overlay, as {@code overlay}. Figures and the command: docs/BENCHMARKS.md, "Cost of the
+ * exact view".
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -70,6 +74,11 @@ public class ExactRoutingBenchmark {
      */
     private static final int HELD_WORDS = 600;
     private static final int LONG_WORDS = 8_000;
+    /** The conversation's system prompt, questions and answers, in words. */
+    private static final int SYSTEM_WORDS = 2_000;
+    private static final int TURN_QUESTION_WORDS = 100;
+    private static final int TURN_ANSWER_WORDS = 200;
+    private static final int EARLIER_TURNS = 3;
 
     /** {@code -new}: the question is one never seen before at each call. */
     @Param({"short", "short-new"})
@@ -83,6 +92,7 @@ public class ExactRoutingBenchmark {
     private int[] tokens;
     private long calls;
     private String heldText;
+    private List<ChatTurn> conversation;
 
     @Setup(Level.Trial)
     public void prepare() {
@@ -104,6 +114,9 @@ public class ExactRoutingBenchmark {
         heldText = randomWords(1, HELD_WORDS);
         int[] held = tokenizer.encodeText(heldText);
         store("http://10.0.0.2:30000", Arrays.copyOf(held, held.length / BLOCK_TOKENS * BLOCK_TOKENS), engineHash);
+        conversation = conversation();
+        List<ChatTurn> heldTurns = conversation.subList(0, conversation.size() - 1);
+        store("http://10.0.0.3:30000", tokenizer.encodeChat(heldTurns), engineHash);
         body = body(question);
         query = ExactQuery.read(RequestKind.CHAT, ByteSlice.of(body));
         tokens = query.prompt().tokens(tokenizer);
@@ -171,6 +184,34 @@ public class ExactRoutingBenchmark {
         ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
         double share = tokenizer.encodeTextInRuns(text, walk);
         return walk.overlay((int) Math.ceil(walk.tokens() / share));
+    }
+
+    /** A turn of a long conversation: body bytes to overlay, its question new at each call. */
+    @Benchmark
+    public ExactOverlay conversationTurn() {
+        String next = PseudoWords.text(calls++ + 1_000_000L, 0, TURN_QUESTION_WORDS, TURN_QUESTION_WORDS);
+        StringBuilder json = new StringBuilder("{\"model\":\"demo\",\"stream\":true,\"max_tokens\":200,\"messages\":[");
+        for (ChatTurn turn : conversation.subList(0, conversation.size() - 1)) {
+            json.append("{\"role\":\"").append(turn.role()).append("\",\"content\":\"").append(turn.content())
+                .append("\"},");
+        }
+        json.append("{\"role\":\"user\",\"content\":\"").append(next).append("\"}]}");
+        ExactQuery read = ExactQuery.read(RequestKind.CHAT, ByteSlice.of(json.toString().getBytes(StandardCharsets.UTF_8)));
+        ExactViews.PromptWalk walk = views.walk(read.namespace());
+        double share = read.prompt().tokensInRuns(tokenizer, walk);
+        return walk.overlay((int) Math.ceil(walk.tokens() / share));
+    }
+
+    /** The system prompt, the earlier turns, and a last question (replaced at each call of {@link #conversationTurn}). */
+    private static List<ChatTurn> conversation() {
+        List<ChatTurn> turns = new java.util.ArrayList<>();
+        turns.add(new ChatTurn("system", PseudoWords.text(11, 0, SYSTEM_WORDS, SYSTEM_WORDS)));
+        for (int t = 0; t < EARLIER_TURNS; t++) {
+            turns.add(new ChatTurn("user", PseudoWords.text(20 + t, 0, TURN_QUESTION_WORDS, TURN_QUESTION_WORDS)));
+            turns.add(new ChatTurn("assistant", PseudoWords.text(30 + t, 0, TURN_ANSWER_WORDS, TURN_ANSWER_WORDS)));
+        }
+        turns.add(new ChatTurn("user", PseudoWords.text(40, 0, TURN_QUESTION_WORDS, TURN_QUESTION_WORDS)));
+        return turns;
     }
 
     private int[] chatTokens(String userQuestion) {
