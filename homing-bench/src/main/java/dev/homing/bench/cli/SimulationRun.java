@@ -130,7 +130,7 @@ final class SimulationRun {
 
     /** One run's line: its hit rate against the bounds, its cost, its branches and holds. */
     private static void progress(PrintWriter err, String label, SimulationResult result) {
-        err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.1f%% (oracle %.1f%%, pooled %.1f%%), "
+        err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.2f%% (oracle %.2f%%, pooled %.2f%%), "
                         + "%.1f s wall; branches %s%n", label, result.requests(),
                 100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
                 100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,

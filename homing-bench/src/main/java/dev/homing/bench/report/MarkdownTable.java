@@ -3,7 +3,7 @@ package dev.homing.bench.report;
 import java.util.Locale;
 
 /** The comparison as a Markdown table, one row per policy, then the bounds. */
-final class MarkdownTable {
+public final class MarkdownTable {
 
     private MarkdownTable() {
     }
@@ -16,7 +16,7 @@ final class MarkdownTable {
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|").append(predicted ? "---:|---:|\n" : "\n");
         for (PolicyResult r : comparison.policies()) {
             out.append("| ").append(cell(r.policy()))
-                    .append(" | ").append(HitRateChart.percent(r.hitRate()))
+                    .append(" | ").append(percent(r.hitRate()))
                     .append(" | ").append(!r.ttft().hasSamples() ? "–" : format("%.1f", r.ttftP50Millis()))
                     .append(" | ").append(!r.ttft().hasSamples() ? "–" : format("%.1f", r.ttftP99Millis()))
                     .append(" | ").append(format("%.2f", r.requestsPerSecond()))
@@ -36,11 +36,19 @@ final class MarkdownTable {
         }
         HitRateBounds bounds = comparison.bounds();
         if (bounds != null) {
-            out.append("\nBounds on the hit rate: infinite-cache oracle ").append(HitRateChart.percent(bounds.oracle()))
+            out.append("\nBounds on the hit rate: infinite-cache oracle ").append(percent(bounds.oracle()))
                     .append(", pooled memory of ").append(format("%,d", bounds.pooledTokens())).append(" tokens ")
-                    .append(HitRateChart.percent(bounds.pooled())).append(".\n");
+                    .append(percent(bounds.pooled())).append(".\n");
         }
         return out.toString();
+    }
+
+    /**
+     * A hit rate in a table, to two decimals: two views or policies on one trace often differ by a tenth of a point,
+     * which one decimal rounds away or doubles.
+     */
+    public static String percent(double rate) {
+        return format("%.2f%%", rate * 100);
     }
 
     /** Keeps a policy name from breaking the table. */

@@ -1,6 +1,7 @@
 package dev.homing.bench.simulate;
 
 import dev.homing.bench.report.ComparisonReport;
+import dev.homing.bench.report.MarkdownTable;
 import dev.homing.bench.workload.Workload;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -85,7 +86,7 @@ public record FleetComparison(String workload, List<PolicyComparison> fleets) {
         out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row row : rows()) {
             out.append("| ").append(row.fleet()).append(" (").append(row.layout()).append(") | ").append(row.policy())
-                    .append(" | ").append(percent(row.hitRate()))
+                    .append(" | ").append(MarkdownTable.percent(row.hitRate()))
                     .append(format(" | %.1f | %.1f | %.1f | %.1f", row.ttftP50Millis(), row.ttftP99Millis(),
                             row.interTokenP50Millis(), row.interTokenP99Millis()))
                     .append(format(" | %.2f | %,.0f | %.2f | %d |%n", row.requestsPerSecond(), row.tokensPerSecond(),
@@ -101,9 +102,9 @@ public record FleetComparison(String workload, List<PolicyComparison> fleets) {
             SimulationResult first = fleet.runs().getFirst();
             out.append("- ").append(fleet.settings().fleet().kind().flag()).append(" (")
                     .append(fleet.settings().fleetDescription()).append("): infinite-cache oracle ")
-                    .append(percent(first.bounds().oracle().tokenRate()))
+                    .append(MarkdownTable.percent(first.bounds().oracle().tokenRate()))
                     .append(format(", pooled memory of %,d tokens ", first.bounds().pooledTokens()))
-                    .append(percent(first.bounds().pooled().tokenRate())).append("\n");
+                    .append(MarkdownTable.percent(first.bounds().pooled().tokenRate())).append("\n");
         }
         return out.toString();
     }
@@ -119,10 +120,6 @@ public record FleetComparison(String workload, List<PolicyComparison> fleets) {
         for (PolicyComparison fleet : fleets) {
             ComparisonReport.write(fleet.report(), directory.resolve(fleet.settings().fleet().kind().flag()));
         }
-    }
-
-    private static String percent(double rate) {
-        return format("%.1f%%", rate * 100);
     }
 
     private static String format(String pattern, Object... values) {

@@ -40,13 +40,13 @@ class ComparisonReportTest {
         assertThat(rows).hasSize(2 + 3);
         assertThat(rows.getFirst()).isEqualTo(
                 "| policy | hit rate | TTFT p50 (ms) | TTFT p99 (ms) | requests/s | tokens/s | max/mean load | errors |");
-        assertThat(rows.get(3)).isEqualTo("| cache_aware | 35.0% | 30.0 | 300.0 | 3.40 | 45,500 | 1.04 | 2 |");
+        assertThat(rows.get(3)).isEqualTo("| cache_aware | 35.00% | 30.0 | 300.0 | 3.40 | 45,500 | 1.04 | 2 |");
     }
 
     @Test
     void theMarkdownStatesTheBounds() {
         assertThat(MarkdownTable.render(comparison))
-                .contains("infinite-cache oracle 37.4%, pooled memory of 4,000,000 tokens 26.8%");
+                .contains("infinite-cache oracle 37.40%, pooled memory of 4,000,000 tokens 26.80%");
     }
 
     @Test
@@ -97,7 +97,7 @@ class ComparisonReportTest {
         Comparison bare = new Comparison("t", "w",
                 List.of(PolicyResult.of("failed", 0, LatencyCdf.EMPTY, 0, 0, 10, List.of())), null);
 
-        assertThat(MarkdownTable.render(bare)).contains("| failed | 0.0% | – | – | 0.00 | 0 | – | 10 |")
+        assertThat(MarkdownTable.render(bare)).contains("| failed | 0.00% | – | – | 0.00 | 0 | – | 10 |")
                 .doesNotContain("oracle");
         parse(ComparisonReport.ttftChart(bare));
         parse(ComparisonReport.hitRateChart(bare));
