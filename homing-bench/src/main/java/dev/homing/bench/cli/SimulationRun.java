@@ -2,6 +2,7 @@ package dev.homing.bench.cli;
 
 import dev.homing.bench.report.Comparison;
 import dev.homing.bench.report.ComparisonReport;
+import dev.homing.bench.report.MarkdownTable;
 import dev.homing.bench.simulate.FleetComparison;
 import dev.homing.bench.simulate.FleetShape;
 import dev.homing.bench.simulate.PolicyComparison;
@@ -130,10 +131,10 @@ final class SimulationRun {
 
     /** One run's line: its hit rate against the bounds, its cost, its branches and holds. */
     private static void progress(PrintWriter err, String label, SimulationResult result) {
-        err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %.2f%% (oracle %.2f%%, pooled %.2f%%), "
+        err.printf(Locale.ROOT, "  %-18s %,d requests, hit rate %s (oracle %s, pooled %s), "
                         + "%.1f s wall; branches %s%n", label, result.requests(),
-                100 * result.hitRate(), 100 * result.bounds().oracle().tokenRate(),
-                100 * result.bounds().pooled().tokenRate(), result.wallNanos() / 1e9,
+                MarkdownTable.percent(result.hitRate()), MarkdownTable.percent(result.bounds().oracle().tokenRate()),
+                MarkdownTable.percent(result.bounds().pooled().tokenRate()), result.wallNanos() / 1e9,
                 new TreeMap<>(result.branches()));
         if (result.busDecisionEvents() > 0) {
             err.printf(Locale.ROOT, "  %-18s bus: %,.0f bytes a routed request (%,d events, %,d bytes)%n", "",
