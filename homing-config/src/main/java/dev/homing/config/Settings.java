@@ -1012,6 +1012,10 @@ public final class Settings {
             .help("Write the report (Markdown, JSON, SVG) here (compare: homing-compare without it).",
                     "simulate prints its table only; compare is simulate with a report")
             .in(REPORT, SIMULATE));
+    public static final Setting<Path> REQUEST_LOG = declare(Setting.file("request-log").label("FILE")
+            .help("Write one JSON line per answered request of every run here: its worker, arrival, TTFT, prompt and "
+                    + "cached tokens, branch and, with the exact view modelled, what the engines held at its arrival.",
+                    "the report's totals only").in(REPORT, SIMULATE));
     public static final Setting<Boolean> LIVE = declare(Setting.off("live")
             .help("Compare against live engines over HTTP (not supported yet).", "simulated engines: the only kind "
                     + "there is yet").in(REPORT, SIMULATE));

@@ -6,6 +6,7 @@ import dev.homing.bench.report.MarkdownTable;
 import dev.homing.bench.simulate.FleetComparison;
 import dev.homing.bench.simulate.FleetShape;
 import dev.homing.bench.simulate.PolicyComparison;
+import dev.homing.bench.simulate.RequestLog;
 import dev.homing.bench.simulate.RequestShape;
 import dev.homing.bench.simulate.SimulationResult;
 import dev.homing.bench.simulate.SimulationSettings;
@@ -51,7 +52,12 @@ final class SimulationRun {
                     + config.get(Settings.GATEWAYS) + " with " + Settings.FLEETS.flag() + " "
                     + FleetShape.Kind.DISAGGREGATED.flag() + ": " + SimulationSettings.MANY_GATEWAYS_PD);
         }
-        return new SimulationOptions(config);
+        SimulationOptions options = new SimulationOptions(config);
+        if (config.get(Settings.REQUEST_LOG) != null && options.comparesFleets()) {
+            throw new ParameterException(spec.commandLine(), Settings.REQUEST_LOG.flag() + " logs the runs of one "
+                    + "fleet: run each " + Settings.FLEETS.flag() + " on its own");
+        }
+        return options;
     }
 
     /** @param output the report directory, or null to print the table only */
@@ -79,11 +85,16 @@ final class SimulationRun {
                 settings.workers(), settings.engine().kvTokens(), String.join(",", policies));
         err.flush();
         PolicyComparison runs;
-        try {
+        Path requestLog = options.config().get(Settings.REQUEST_LOG);
+        try (RequestLog log = requestLog == null ? RequestLog.NONE : RequestLog.open(requestLog)) {
             runs = PolicyComparison.run(settings, shape, workload, policies, result -> progress(err, result.policy(),
-                    result));
+                    result), log);
         } catch (IllegalArgumentException | UncheckedIOException e) {
             return workloadFailed(err, e);
+        } catch (IOException e) {
+            err.println("cannot write the request log to " + requestLog + ": " + e);
+            err.flush();
+            return 1;
         }
         Comparison comparison = runs.report();
         // The terminal gets the page without its chart links; the charts exist only in the report directory.

@@ -29,6 +29,12 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
     /** @param finished hears each policy's result as soon as its run ends (for progress output) */
     public static PolicyComparison run(SimulationSettings settings, RequestShape shape, Workload workload,
                                        List<String> policies, Consumer<SimulationResult> finished) {
+        return run(settings, shape, workload, policies, finished, RequestLog.NONE);
+    }
+
+    /** As {@link #run(SimulationSettings, RequestShape, Workload, List, Consumer)}, every run's requests in {@code log}. */
+    public static PolicyComparison run(SimulationSettings settings, RequestShape shape, Workload workload,
+                                       List<String> policies, Consumer<SimulationResult> finished, RequestLog log) {
         List<SimulationResult> runs = new ArrayList<>(policies.size());
         GatewayReplicas replicas = settings.replicas();
         // Several replicas: each policy as one gateway, then as the replicas with sync and without, the same run.
@@ -38,7 +44,7 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
         for (String policy : policies) {
             for (SimulationSettings view : settings.viewRuns()) {
                 for (GatewayReplicas setup : setups) {
-                    SimulationResult result = Simulation.run(view.withReplicas(setup), shape, workload, policy);
+                    SimulationResult result = Simulation.run(view.withReplicas(setup), shape, workload, policy, log);
                     finished.accept(result);
                     runs.add(result);
                 }
@@ -48,7 +54,7 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
         if (settings.fleet().kind() == FleetShape.Kind.REGULAR && replicas.gateways() == 1) {
             ForesightLabels foresight = ForesightLabels.of(workload);
             if (!foresight.isEmpty()) {
-                SimulationResult ceiling = Simulation.runWithForesight(settings, shape, workload, foresight);
+                SimulationResult ceiling = Simulation.runWithForesight(settings, shape, workload, foresight, log);
                 finished.accept(ceiling);
                 runs.add(ceiling);
             }

@@ -127,6 +127,9 @@ public final class Simulation {
      */
     private final long[][] joinPrompt = new long[2][2];
     private final long[][] joinCached = new long[2][2];
+    /** The run's name in the report, and the log its answered requests go to. */
+    private final String runName;
+    private final RequestLog log;
     /** The exact view beside the tree; null unless {@code --routing-view} models it. */
     private final SimulatedExactView exactView;
     /** Sums of |predicted - reported cached tokens| / prompt tokens, by the exact view and the tree. */
@@ -141,9 +144,10 @@ public final class Simulation {
     }
 
     private Simulation(SimulationSettings settings, RequestShape shape, String policyName,
-                       UnaryOperator<RoutingPolicy> watch,
-                       ForesightLabels foresight) {
+                       UnaryOperator<RoutingPolicy> watch, ForesightLabels foresight, String label, RequestLog log) {
         this.foresight = foresight;
+        this.runName = runName(settings, label);
+        this.log = log;
         this.settings = settings;
         this.shape = shape;
         this.fleet = settings.newFleet(() -> now);
@@ -184,7 +188,13 @@ public final class Simulation {
      */
     public static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
                                        String policyName) {
-        return run(settings, shape, workload, policyName, UnaryOperator.identity());
+        return run(settings, shape, workload, policyName, RequestLog.NONE);
+    }
+
+    /** As {@link #run(SimulationSettings, RequestShape, Workload, String)}, each answered request written to {@code log}. */
+    public static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
+                                       String policyName, RequestLog log) {
+        return run(settings, shape, workload, policyName, UnaryOperator.identity(), null, policyName, log);
     }
 
     /**
@@ -192,28 +202,33 @@ public final class Simulation {
      * {@code foresight} instead of predicting it. Labelled {@link #FORESIGHT_CEILING}.
      */
     public static SimulationResult runWithForesight(SimulationSettings settings, RequestShape shape,
-                                                    Workload workload, ForesightLabels foresight) {
+                                                    Workload workload, ForesightLabels foresight, RequestLog log) {
         SimulationSettings oneOff = settings.withPolicy(settings.policy().withAffinity(
                 settings.policy().affinity().withOneOffPlacement(true)));
         return run(oneOff, shape, workload, LoadAwareAffinityPolicy.NAME, UnaryOperator.identity(), foresight,
-                FORESIGHT_CEILING);
+                FORESIGHT_CEILING, log);
     }
 
     /** As {@link #run(SimulationSettings, RequestShape, Workload, String)}, the policy seen through {@code watch}. */
     static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload, String policyName,
                                 UnaryOperator<RoutingPolicy> watch) {
-        return run(settings, shape, workload, policyName, watch, null, policyName);
+        return run(settings, shape, workload, policyName, watch, null, policyName, RequestLog.NONE);
     }
 
     private static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
                                         String policyName, UnaryOperator<RoutingPolicy> watch,
-                                        ForesightLabels foresight, String label) {
+                                        ForesightLabels foresight, String label, RequestLog log) {
         long wallStart = System.nanoTime();
-        Simulation simulation = new Simulation(settings, shape, policyName, watch, foresight);
+        Simulation simulation = new Simulation(settings, shape, policyName, watch, foresight, label, log);
         try (ArrivalQueue arrivals = new ArrivalQueue(workload)) {
             simulation.loop(arrivals);
         }
-        return simulation.result(label, System.nanoTime() - wallStart);
+        return simulation.result(System.nanoTime() - wallStart);
+    }
+
+    /** The run's name in the report: the policy's label, then the replicas' setup and the view it routed on. */
+    private static String runName(SimulationSettings settings, String label) {
+        return label + settings.replicas().label() + settings.views().label();
     }
 
     /**
@@ -341,7 +356,8 @@ public final class Simulation {
         @Override
         public void progressed(TurnRequest request, Progress progress) {
             if (progress.isFirstToken() || (progress.finished() && progress.completionTokens() == 0)) {
-                recordTtft(progress.atNanos() - request.arrivedNanos);
+                request.ttftNanos = progress.atNanos() - request.arrivedNanos;
+                recordTtft(request.ttftNanos);
             } else {
                 interTokenGaps.recordValue(Math.min(LONGEST_GAP_NANOS, progress.atNanos() - request.lastTokenNanos));
             }
@@ -351,6 +367,7 @@ public final class Simulation {
         @Override
         public void answered(TurnRequest request, Progress last) {
             countAfterJoin(request, last.promptTokens(), last.cachedTokens());
+            logAnswered(request, last);
             if (exactView != null && last.promptTokens() > 0) {
                 predictions++;
                 exactGapSum += Math.abs(request.exactPrediction - last.cachedTokens()) / (double) last.promptTokens();
@@ -363,6 +380,15 @@ public final class Simulation {
                 bounds.answered(request.promptTokens(), Tokenizer.encode(answer));
                 arrivals.answered(request.arrival, answer, last.atNanos());
             }
+        }
+
+        private void logAnswered(TurnRequest request, Progress last) {
+            boolean modelled = exactView != null;
+            log.answered(new RequestLog.Answered(runName, request.arrival.conversation().id(), request.arrival.turn(),
+                    request.worker.id(), request.arrivedNanos / 1e6, request.ttftNanos / 1e6, last.promptTokens(),
+                    last.cachedTokens(), request.branch,
+                    modelled ? request.heldTokens : null, modelled ? request.exactPrediction : null,
+                    modelled && treeKnown ? request.treePrediction : null));
         }
 
         @Override
@@ -408,6 +434,7 @@ public final class Simulation {
             placed.treePrediction = treeBefore == null ? 0
                     : (int) ((long) treeBefore.matchedCharsFor(id) * tokens.length / Math.max(1, text.length()));
             treeKnown = treeBefore != null;
+            placed.heldTokens = overlay.longestHeld();
         }
         Placement.Hold hold = placed.placement.hold();
         if (hold == null) {
@@ -480,12 +507,12 @@ public final class Simulation {
         ttft[answered++] = nanos;
     }
 
-    private SimulationResult result(String policyName, long wallNanos) {
+    private SimulationResult result(long wallNanos) {
         SimulatedFleet.Totals totals = fleet.totals();
         long[] sortedTtft = Arrays.copyOf(ttft, answered);
         Arrays.sort(sortedTtft);
         long span = firstArrival < 0 ? 0 : Math.max(0, lastFinish - firstArrival);
-        return new SimulationResult(policyName + settings.replicas().label() + settings.views().label(), requests,
+        return new SimulationResult(runName, requests,
                 errors, totals.promptTokens(), totals.cachedTokens(), totals.outputTokens(), sortedTtft, span,
                 requestsPerWorker, promptTokensPerWorker, branches, bounds.result(), holds, holdsTimedOut, busBytes,
                 busDecisionEvents, lateJoin(), wallNanos, InterTokenGaps.of(interTokenGaps), predictionGap());

@@ -16,6 +16,8 @@ final class TurnRequest {
     /** The worker the routing policy chose, and its placement there. */
     final SimulatedWorker worker;
     final Placement placement;
+    /** The policy's branch label for the placement. */
+    final String branch;
     final long arrivedNanos;
     /** The gateway replica that placed it. */
     final int gateway;
@@ -26,6 +28,10 @@ final class TurnRequest {
     /** With the exact view modelled: the cached tokens the exact view and the tree predicted on its worker. */
     int exactPrediction;
     int treePrediction;
+    /** With the exact view modelled: the longest prefix of the prompt any engine held at its arrival. */
+    int heldTokens;
+    /** From arrival to its first token (its end, when it wrote none); set when it comes. */
+    long ttftNanos;
 
     /** A turn of {@code arrival}, placed by the policy as {@code placed} (found), at {@code arrivedNanos}. */
     TurnRequest(TurnArrival arrival, RoutingRequest routing, int[] promptTokens,
@@ -37,6 +43,7 @@ final class TurnRequest {
         this.maxNewTokens = arrival.conversation().turns().get(arrival.turn()).maxOutputTokens();
         this.worker = placed.worker().worker();
         this.placement = placed.placement();
+        this.branch = placed.decision().branch();
         this.arrivedNanos = arrivedNanos;
         this.gateway = gateway;
         this.lastTokenNanos = arrivedNanos;

@@ -13,9 +13,13 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 class SimulateCommandTest {
 
@@ -23,6 +27,8 @@ class SimulateCommandTest {
     private static final String[] TINY = {"--workload", "generated-shared-prefix", "--groups", "4",
         "--prompts-per-group", "4", "--system-prompt-tokens", "256", "--question-tokens", "16", "--output-tokens", "8",
         "--workers", "2"};
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     @TempDir
     Path dir;
@@ -132,6 +138,64 @@ class SimulateCommandTest {
         assertThat(exit).isZero();
         assertThat(dir.resolve(ComparisonReport.MARKDOWN)).exists();
         assertThat(dir.resolve(ComparisonReport.HIT_RATE_CHART)).exists();
+    }
+
+    @Test
+    void theRequestLogHasALinePerAnsweredRequestOfEveryRunNamedAsInTheTable() throws IOException {
+        Path log = dir.resolve("requests.jsonl");
+
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "load_aware_affinity,round_robin",
+                "--routing-view", "both", "--request-log", log.toString()));
+
+        assertThat(exit).isZero();
+        List<JsonNode> lines = Files.readAllLines(log).stream().map(JSON::readTree).toList();
+        Map<String, Long> perRun = lines.stream().collect(Collectors.groupingBy(line -> line.get("run").asString(),
+                Collectors.counting()));
+        assertThat(perRun).containsOnlyKeys("load_aware_affinity (tree)", "load_aware_affinity (exact)",
+                "round_robin (tree)", "round_robin (exact)").allSatisfy((run, count) -> assertThat(count).isEqualTo(16));
+        for (String run : perRun.keySet()) {
+            assertThat(out.toString()).contains("| " + run + " |");
+        }
+        long cached = 0;
+        for (JsonNode line : lines) {
+            assertThat(line.get("promptTokens").asInt()).isPositive();
+            assertThat(line.get("cachedTokens").asInt()).isBetween(0, line.get("promptTokens").asInt());
+            assertThat(line.get("heldTokens").asInt()).isBetween(0, line.get("promptTokens").asInt());
+            assertThat(line.get("ttftMillis").asDouble()).isPositive();
+            assertThat(line.get("worker").asString()).startsWith("http://worker-");
+            cached += line.get("cachedTokens").asInt();
+        }
+        assertThat(cached).as("four groups of four share their system prompt").isPositive();
+    }
+
+    @Test
+    void theRequestLogWithoutTheExactViewLeavesOutWhatOnlyItKnows() throws IOException {
+        Path log = dir.resolve("requests.jsonl");
+
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "cache_aware", "--request-log", log.toString()));
+
+        assertThat(exit).isZero();
+        assertThat(Files.readAllLines(log)).hasSize(16).allSatisfy(line -> assertThat(line)
+                .contains("\"run\":\"cache_aware\"", "\"branch\":").doesNotContain("heldTokens", "PredictedTokens"));
+    }
+
+    @Test
+    void aRequestLogForSeveralFleetsIsAUsageError() {
+        int exit = run(new SimulateCommand(), tinyWith("--fleet", "regular,dp", "--request-log",
+                dir.resolve("requests.jsonl").toString()));
+
+        assertThat(exit).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("--request-log logs the runs of one fleet");
+    }
+
+    @Test
+    void aRequestLogThatCannotBeWrittenEndsTheRunSayingWhere() {
+        Path log = dir.resolve("missing").resolve("requests.jsonl");
+
+        int exit = run(new SimulateCommand(), tinyWith("--policy", "random", "--request-log", log.toString()));
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot write the request log to " + log);
     }
 
     @Test

@@ -27,6 +27,15 @@ public record ExactOverlay(int promptTokens, Map<String, Integer> cachedTokensBy
         return cachedTokensByExactWorker.containsKey(workerId);
     }
 
+    /** The most prompt tokens any exact worker's engine holds; 0 when none is exact. */
+    public int longestHeld() {
+        int longest = 0;
+        for (int tokens : cachedTokensByExactWorker.values()) {
+            longest = Math.max(longest, tokens);
+        }
+        return longest;
+    }
+
     /** The prompt tokens {@code workerId}'s engine holds; 0 when absent. */
     public int cachedTokens(String workerId) {
         return cachedTokensByExactWorker.getOrDefault(workerId, 0);
