@@ -32,7 +32,10 @@ public record PolicyComparison(String workload, SimulationSettings settings, Lis
         return run(settings, shape, workload, policies, finished, RequestLog.NONE);
     }
 
-    /** As {@link #run(SimulationSettings, RequestShape, Workload, List, Consumer)}, every run's requests in {@code log}. */
+    /**
+     * As {@link #run(SimulationSettings, RequestShape, Workload, List, Consumer)}, every run's answered requests
+     * written to {@code log}.
+     */
     public static PolicyComparison run(SimulationSettings settings, RequestShape shape, Workload workload,
                                        List<String> policies, Consumer<SimulationResult> finished, RequestLog log) {
         List<SimulationResult> runs = new ArrayList<>(policies.size());

@@ -191,7 +191,10 @@ public final class Simulation {
         return run(settings, shape, workload, policyName, RequestLog.NONE);
     }
 
-    /** As {@link #run(SimulationSettings, RequestShape, Workload, String)}, each answered request written to {@code log}. */
+    /**
+     * As {@link #run(SimulationSettings, RequestShape, Workload, String)}, each answered request written to
+     * {@code log}.
+     */
     public static SimulationResult run(SimulationSettings settings, RequestShape shape, Workload workload,
                                        String policyName, RequestLog log) {
         return run(settings, shape, workload, policyName, UnaryOperator.identity(), null, policyName, log);

@@ -152,7 +152,8 @@ class SimulateCommandTest {
         Map<String, Long> perRun = lines.stream().collect(Collectors.groupingBy(line -> line.get("run").asString(),
                 Collectors.counting()));
         assertThat(perRun).containsOnlyKeys("load_aware_affinity (tree)", "load_aware_affinity (exact)",
-                "round_robin (tree)", "round_robin (exact)").allSatisfy((run, count) -> assertThat(count).isEqualTo(16));
+                "round_robin (tree)", "round_robin (exact)")
+                .allSatisfy((run, count) -> assertThat(count).isEqualTo(16));
         for (String run : perRun.keySet()) {
             assertThat(out.toString()).contains("| " + run + " |");
         }
