@@ -22,7 +22,7 @@ import statistics
 import sys
 
 def prefix_peers(trace_path):
-    """Per trace line: (index of the latest earlier line sharing the longest prefix beyond block 0, blocks shared)."""
+    """Per trace line: the index of the latest earlier line sharing the longest prefix beyond block 0."""
     peers = {}
     by_opening = collections.defaultdict(list)
     with open(trace_path) as trace:
@@ -41,7 +41,7 @@ def prefix_peers(trace_path):
             if common >= shared:
                 best, shared = j, common
         if best is not None:
-            peers[i] = (best, shared)
+            peers[i] = best
         earlier.append(i)
     return peers
 
@@ -81,7 +81,7 @@ def main():
     print("|---|" + "---:|" * len(buckets))
     for run, rows in runs.items():
         counts = {b: [0, 0] for b in buckets}
-        for i, (j, _) in peers.items():
+        for i, j in peers.items():
             if i in rows and j in rows:
                 bucket = gap_bucket((rows[i]["arrivalMillis"] - rows[j]["arrivalMillis"]) / 1000, edges)
                 counts[bucket][0] += rows[i]["cachedTokens"] > args.first_block_tokens

@@ -57,10 +57,13 @@ public final class RequestLog implements Closeable {
         return new RequestLog(Files.newBufferedWriter(file));
     }
 
+    /** Whether lines are written at all: a run asks before it builds one. */
+    boolean writes() {
+        return out != null;
+    }
+
+    /** Writes {@code request}'s line; only on a log that {@link #writes()}. */
     void answered(Answered request) {
-        if (out == null) {
-            return;
-        }
         String line = JSON.writeValueAsString(request);
         synchronized (this) {
             try {

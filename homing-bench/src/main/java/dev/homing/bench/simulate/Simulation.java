@@ -386,6 +386,9 @@ public final class Simulation {
         }
 
         private void logAnswered(TurnRequest request, Progress last) {
+            if (!log.writes()) {
+                return;
+            }
             boolean modelled = exactView != null;
             log.answered(new RequestLog.Answered(runName, request.arrival.conversation().id(), request.arrival.turn(),
                     request.worker.id(), request.arrivedNanos / 1e6, request.ttftNanos / 1e6, last.promptTokens(),
