@@ -15,7 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An engine's own tokenizer from HuggingFace files: {@code tokenizer.json} run by HuggingFace's Rust tokenizers
- * (through DJL), and the chat template, BOS and EOS tokens of {@code tokenizer_config.json} beside it. Truncation
+ * (through DJL), and the chat template, BOS and EOS tokens of the files beside it ({@link TokenizerConfig}). Truncation
  * and padding are off: a prompt is counted whole, as the engine counts it before refusing one too long. Thread-safe;
  * close it to free the native tokenizer.
  */
@@ -38,7 +38,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final ai.djl.huggingface.tokenizers.HuggingFaceTokenizer tokenizer;
-    private final TokenizerConfig config;
+    private final JinjaChatTemplate template;
     private final String name;
     /** How a chat's text is cut into independently encoded pieces, or null when only whole-text encoding is exact. */
     private final AddedTokenSplit split;
@@ -51,7 +51,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     private HuggingFaceTokenizer(byte[] tokenizerJson, TokenizerConfig config, String name) {
         this.tokenizer = newDjlTokenizer(new ByteArrayInputStream(tokenizerJson), name);
-        this.config = config;
+        this.template = config.template();
         this.name = name;
         tools.jackson.databind.JsonNode json = parse(tokenizerJson, name);
         this.split = checked(AddedTokenSplit.of(json));
@@ -60,19 +60,30 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
     }
 
     /**
-     * Loads a directory holding {@code tokenizer.json} (and, optionally, {@code tokenizer_config.json}), or a
-     * {@code tokenizer.json} file itself (then a {@code tokenizer_config.json} beside it is read too).
+     * Loads a directory holding {@code tokenizer.json} (and, optionally, {@code tokenizer_config.json} and
+     * {@code chat_template.jinja}), or a {@code tokenizer.json} file itself (then the files beside it are read too).
      *
      * @throws IllegalArgumentException when the files are missing or are not a tokenizer, saying which and why
      */
     public static HuggingFaceTokenizer load(Path path) {
+        return load(path, null);
+    }
+
+    /**
+     * {@link #load(Path)}, with the chat template in {@code chatTemplate} (a Jinja file) in place of the tokenizer's
+     * own; null keeps the tokenizer's.
+     *
+     * @throws IllegalArgumentException also when that template cannot be read or does not parse
+     */
+    public static HuggingFaceTokenizer load(Path path, Path chatTemplate) {
         Path file = Files.isDirectory(path) ? path.resolve("tokenizer.json") : path;
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("no tokenizer.json at " + path);
         }
-        Path configFile = file.resolveSibling("tokenizer_config.json");
-        TokenizerConfig config = Files.isRegularFile(configFile) ? TokenizerConfig.read(configFile)
-            : TokenizerConfig.NONE;
+        TokenizerConfig config = TokenizerConfig.besides(file);
+        if (chatTemplate != null) {
+            config = config.withChatTemplateFile(chatTemplate);
+        }
         try {
             return new HuggingFaceTokenizer(Files.readAllBytes(file), config, path.toString());
         } catch (IOException e) {
@@ -190,7 +201,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
     }
 
     private int[] renderAndEncode(List<ChatTurn> turns, boolean addGenerationPrompt) {
-        String text = config.template().render(turns, addGenerationPrompt);
+        String text = template.render(turns, addGenerationPrompt);
         return split == null ? encodeWhole(text, false) : encodeByPieces(split, text, pieces);
     }
 
@@ -201,7 +212,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
             runs.accept(encodeChat(turns));
             return 1;
         }
-        String text = config.template().render(turns, true);
+        String text = template.render(turns, true);
         RunWriter writer = new RunWriter(runs);
         return split.split(text, writer) ? 1 : writer.share(text);
     }
@@ -334,7 +345,7 @@ public final class HuggingFaceTokenizer implements PromptTokenizer, AutoCloseabl
 
     /** The chat's prompt text: the template applied with the generation prompt. */
     public String renderChat(List<ChatTurn> turns) {
-        return config.template().render(turns, true);
+        return template.render(turns, true);
     }
 
     /** The text of {@code tokens}, special tokens included. */

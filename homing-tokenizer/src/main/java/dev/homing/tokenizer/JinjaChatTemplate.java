@@ -14,17 +14,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A HuggingFace chat template ({@code tokenizer_config.json}'s {@code chat_template}) rendered as transformers
- * renders it: Jinja with {@code trim_blocks} and {@code lstrip_blocks}, given {@code messages} (each with
- * {@code role} and {@code content}), {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and the
- * {@code raise_exception} function. The template is parsed once; each render walks that tree with an interpreter and
+ * renders it: Jinja with {@code trim_blocks} and {@code lstrip_blocks} (the source read as Jinja's lexer reads it,
+ * {@link #asJinjaReadsIt}), given {@code messages} (each with {@code role} and {@code content}),
+ * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and the {@code raise_exception} function. The template is parsed once; each render walks that tree with an interpreter and
  * a context of its own, so renders may run on several threads at once.
  */
 public final class JinjaChatTemplate {
     /** A rendered chat larger than this is refused: far beyond any context, it can only be a runaway template. */
     private static final long MAX_OUTPUT_CHARS = 64L << 20;
+    /** Spaces and tabs that open a line before a block tag (not {@code {%+}) or a comment: lstrip_blocks drops them. */
+    private static final Pattern LINE_OPENING_TAG_INDENT = Pattern.compile("(?m)^[ \\t]+(?=\\{%(?!\\+)|\\{#)");
 
     private final String bosToken;
     private final String eosToken;
@@ -45,7 +48,8 @@ public final class JinjaChatTemplate {
         this.eosToken = Objects.requireNonNull(eosToken, "eosToken");
         JinjavaConfig config = JinjavaConfig.newBuilder()
             .withTrimBlocks(true)
-            .withLstripBlocks(true)
+            // lstrip_blocks is done on the source (asJinjaReadsIt): Jinjava's also strips before a tag in mid-line.
+            .withLstripBlocks(false)
             .withMaxOutputSize(MAX_OUTPUT_CHARS)
             // A message's text is text: Jinjava would otherwise render "{{ ... }}" found in a value it prints.
             .withNestedInterpretationEnabled(false)
@@ -58,8 +62,27 @@ public final class JinjaChatTemplate {
             JinjaChatTemplate.class, "raiseException", String.class));
         base = new RenderBase(jinjava.getGlobalContext());
         JinjavaInterpreter parser = interpreter(Map.of());
-        tree = parser.parse(template);
+        tree = parser.parse(asJinjaReadsIt(template));
         parseErrors = parser.getErrorsCopy();
+    }
+
+    /**
+     * {@code template} as Jinja's lexer reads it with transformers' options, where Jinjava would read it otherwise:
+     * line ends made {@code \n} (newline_sequence), one newline at the end dropped (keep_trailing_newline off: a
+     * {@code chat_template.jinja} file ends with one), and lstrip_blocks: the spaces and tabs that open a line are
+     * dropped before a block tag or a comment, and only there ({@code {%+} keeps them).
+     */
+    static String asJinjaReadsIt(String template) {
+        String source = template.replace("\r\n", "\n").replace('\r', '\n');
+        if (source.endsWith("\n")) {
+            source = source.substring(0, source.length() - 1);
+        }
+        return LINE_OPENING_TAG_INDENT.matcher(source).replaceAll("");
+    }
+
+    /** What parsing found fatally wrong with the template, or null when it parsed. */
+    String parseProblem() {
+        return fatal(parseErrors);
     }
 
     /** The prompt text of {@code turns}, ending with the generation prompt when {@code addGenerationPrompt}. */
@@ -100,11 +123,20 @@ public final class JinjaChatTemplate {
     }
 
     private static void refuseOnFatal(List<TemplateError> errors) {
+        String fatal = fatal(errors);
+        if (fatal != null) {
+            throw new ChatTemplateException("the chat template refused the messages: " + fatal);
+        }
+    }
+
+    /** The reason of the first fatal error among {@code errors}, or null when there is none. */
+    private static String fatal(List<TemplateError> errors) {
         for (TemplateError error : errors) {
             if (error.getSeverity() == TemplateError.ErrorType.FATAL) {
-                throw new ChatTemplateException("the chat template refused the messages: " + reason(error));
+                return reason(error);
             }
         }
+        return null;
     }
 
     /** Called by templates as {@code raise_exception('why')}: the chat is refused with that reason. */

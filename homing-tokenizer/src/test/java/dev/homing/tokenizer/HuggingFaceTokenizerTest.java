@@ -154,6 +154,51 @@ class HuggingFaceTokenizerTest {
         }
     }
 
+    /** A template of its own: the BOS token, then each turn as "[role] content", one a line. */
+    private static final String BRACKETS = "{{ bos_token }}{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n"
+        + "{% endfor %}{% if add_generation_prompt %}[assistant] {% endif %}";
+
+    @Test
+    void aChatTemplateJinjaBesideTheTokenizerReplacesTheConfigurationsTemplate(@TempDir Path dir) throws IOException {
+        writeLlama3StyleTokenizer(dir);
+        Files.writeString(dir.resolve("chat_template.jinja"), BRACKETS);
+        try (HuggingFaceTokenizer llama = HuggingFaceTokenizer.load(dir)) {
+            List<ChatTurn> chat = List.of(new ChatTurn("system", "be brief"), new ChatTurn("user", "abc"));
+
+            // The configuration's BOS token stays: only the template is replaced, as transformers does.
+            assertThat(llama.renderChat(chat)).isEqualTo("<|begin_of_text|>[system] be brief\n[user] abc\n[assistant] ");
+            assertThat(llama.encodeChat(chat)).isEqualTo(llama.encodeText(llama.renderChat(chat), false));
+        }
+    }
+
+    @Test
+    void aChatTemplateFileNamedReplacesTheTokenizersOwnWhereverItComesFrom(@TempDir Path dir) throws IOException {
+        writeLlama3StyleTokenizer(dir);
+        Files.writeString(dir.resolve("chat_template.jinja"), "{% for m in messages %}{{ m['content'] }}{% endfor %}");
+        Path named = Files.writeString(dir.resolve("operator.jinja"), BRACKETS);
+        List<ChatTurn> chat = List.of(new ChatTurn("user", "abc"));
+        try (HuggingFaceTokenizer llama = Tokenizers.open(dir.toString(), named);
+             HuggingFaceTokenizer demoWithIt = Tokenizers.open(Tokenizers.DEMO, named)) {
+            assertThat(llama.renderChat(chat)).isEqualTo("<|begin_of_text|>[user] abc\n[assistant] ");
+            assertThat(demoWithIt.renderChat(chat)).isEqualTo("[user] abc\n[assistant] ");
+        }
+    }
+
+    @Test
+    void aChatTemplateFileThatIsMissingEmptyOrDoesNotParseIsRefusedSayingWhich(@TempDir Path dir) throws IOException {
+        writeLlama3StyleTokenizer(dir);
+        Path missing = dir.resolve("missing.jinja");
+        Path empty = Files.writeString(dir.resolve("empty.jinja"), " \n");
+        Path broken = Files.writeString(dir.resolve("broken.jinja"), "{% for m in messages %}{{ m['content'] }}");
+
+        assertThatThrownBy(() -> Tokenizers.open(dir.toString(), missing)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("cannot read the chat template " + missing);
+        assertThatThrownBy(() -> Tokenizers.open(dir.toString(), empty)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("the chat template " + empty + " is empty");
+        assertThatThrownBy(() -> Tokenizers.open(Tokenizers.DEMO, broken)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("the chat template " + broken + " does not parse");
+    }
+
     @Test
     void aPathWithoutATokenizerIsRefusedSayingWhere(@TempDir Path dir) throws IOException {
         assertThatThrownBy(() -> Tokenizers.open(dir.toString())).isInstanceOf(IllegalArgumentException.class)

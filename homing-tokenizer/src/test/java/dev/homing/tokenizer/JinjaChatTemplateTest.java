@@ -3,7 +3,9 @@ package dev.homing.tokenizer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class JinjaChatTemplateTest {
@@ -89,5 +91,25 @@ class JinjaChatTemplateTest {
               {% endfor %}""", "", "");
 
         assertThat(template.render(CHAT, false)).isEqualTo("[You are terse.]\n");
+    }
+
+    @Test
+    void whitespaceAndLineEndsComeOutAsPythonsJinjaWritesThemWithTransformersOptions() {
+        // Each expected text is what Jinja 3 renders with trim_blocks and lstrip_blocks, as transformers sets it.
+        Map<String, String> rendered = new LinkedHashMap<>();
+        rendered.put("a {% if true %}b {% endif %}c", "a b c"); // lstrip only where the tag opens the line
+        rendered.put("a\t{% if true %}b{% endif %}", "a\tb");
+        rendered.put("q\n   {% if true %}x{% endif %}", "q\nx");
+        rendered.put("q\n   {%+ if true %}x{% endif %}", "q\n   x"); // {%+ keeps the indent
+        rendered.put("q\n   {# a comment #}x", "q\nx");
+        rendered.put("q\n \t {%- if true %}x{% endif %}", "qx");
+        rendered.put("q\r\n  {% if true %}x{% endif %}", "q\nx"); // line ends become \n
+        rendered.put("a\r\nb", "a\nb");
+        rendered.put("x{{ 1 }}\n", "x1"); // one newline at the end of the template is dropped...
+        rendered.put("x\n\n", "x\n"); // ...and only one
+        rendered.put("  {% if true %}x\n  {% endif %}y", "x\ny");
+
+        rendered.forEach((source, expected) -> assertThat(new JinjaChatTemplate(source, "", "").render(List.of(), false))
+            .as(source).isEqualTo(expected));
     }
 }
