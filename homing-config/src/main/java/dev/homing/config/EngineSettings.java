@@ -11,7 +11,6 @@ import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
 import dev.homing.sim.model.TimingModel;
 import dev.homing.tokenizer.PromptTokenizer;
-import dev.homing.tokenizer.Tokenizers;
 import java.util.concurrent.TimeUnit;
 
 /** The simulated engine's records from a configuration: one engine over HTTP, or a simulated fleet's engine model. */
@@ -71,12 +70,13 @@ public final class EngineSettings {
     }
 
     /**
-     * The tokenizer {@code --tokenizer-path} names, opened (it lives as long as the engine), or the built-in one.
+     * The tokenizer the settings name ({@link TokenizerFiles}), opened (it lives as long as the engine), or the
+     * built-in one.
      *
      * @throws IllegalArgumentException when there is no tokenizer there
      */
     public static PromptTokenizer tokenizer(Config config) {
-        String path = config.get(Settings.TOKENIZER_PATH);
-        return path == null ? BuiltInTokenizer.INSTANCE : Tokenizers.open(path);
+        PromptTokenizer named = TokenizerFiles.open(config);
+        return named == null ? BuiltInTokenizer.INSTANCE : named;
     }
 }

@@ -11,6 +11,9 @@ final class Relations {
 
     static List<String> problems(Config config) {
         List<String> problems = new ArrayList<>();
+        if (config.scope() != Scope.SIMULATE) {
+            problems.addAll(TokenizerFiles.problems(config));
+        }
         if (config.scope() == Scope.GATEWAY) {
             problems.addAll(TlsFiles.problems(config.get(Settings.TLS_CERT_PATH), config.get(Settings.TLS_KEY_PATH)));
             long initial = config.get(Settings.RETRY_INITIAL_BACKOFF_MS);

@@ -574,13 +574,13 @@ public final class Settings {
             .help("Treat every worker as healthy.", REFERENCE).gateway(HEALTH, same()));
 
     /**
-     * The engine's tokenizer: the simulated engine counts prompts with it; the gateway (not yet) will read its
-     * engines' KV events in its tokens. One setting for both, so they name the same files the same way.
+     * The engine's tokenizer: the simulated engine counts prompts with it; the gateway reads its engines' KV events
+     * in its tokens. One setting for both, so they name the same files the same way.
      */
     public static final Setting<String> TOKENIZER_PATH = declare(Setting.of("tokenizer-path", TEXT, null)
             .label("PATH").check(notBlank())
-            .help("The model's tokenizer: a directory holding tokenizer.json (and tokenizer_config.json, whose "
-                    + "chat_template renders chats), that tokenizer.json itself, or demo (a small bundled byte-level "
+            .help("The model's tokenizer: a directory holding tokenizer.json (and tokenizer_config.json and "
+                    + "chat_template.jinja, whose template renders chats), that tokenizer.json itself, or demo (a small bundled byte-level "
                     + "BPE with a ChatML template). The gateway tokenizes prompts with it for the exact view (default: "
                     + "it asks the engine's /tokenize); the simulated engine counts its prompts' tokens with it "
                     + "(default: its own, 4 characters a token).",
@@ -591,9 +591,28 @@ public final class Settings {
                     + "sim-engine` reads it too"))
             .alsoIn(SIM_ENGINE));
 
+    /** The model's directory, for its tokenizer where {@link #TOKENIZER_PATH} names none (as an engine reads it). */
+    public static final Setting<String> MODEL_PATH = declare(Setting.of("model-path", TEXT, null)
+            .label("DIR").check(notBlank())
+            .help("The model's local directory: where --tokenizer-path is not given, the tokenizer is the one there "
+                    + "(tokenizer.json, tokenizer_config.json, chat_template.jinja).",
+                    "none: --tokenizer-path, else as --tokenizer-path's default")
+            .gateway(TOKENIZER, Compatibility.different("a local directory, read only for its tokenizer (the exact "
+                    + "KV view's): Homing downloads nothing, a hub model id is refused"))
+            .alsoIn(SIM_ENGINE));
+
+    /** A chat template in place of the tokenizer's own, as an engine's {@code --chat-template} replaces its model's. */
+    public static final Setting<String> CHAT_TEMPLATE = declare(Setting.of("chat-template", TEXT, null)
+            .label("FILE").check(notBlank())
+            .help("A Jinja chat template file that replaces the tokenizer's own, as the engine's --chat-template "
+                    + "does: give both the same file, or the gateway renders chats other than the engine. Needs "
+                    + "--tokenizer-path or --model-path.",
+                    "none: the tokenizer's own template")
+            .gateway(TOKENIZER, Compatibility.different("a Jinja file, rendered to tokenize chats for the exact KV "
+                    + "view; SGLang's named or JSON conversation templates are refused"))
+            .alsoIn(SIM_ENGINE));
+
     static {
-        notYet(TOKENIZER, Setting.of("model-path", TEXT, null), "Model for the tokenizer.");
-        notYet(TOKENIZER, Setting.of("chat-template", TEXT, null), "Chat template file.");
         notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l0"), "Exact-match tokenizer cache.");
         notYet(TOKENIZER, Setting.of("tokenizer-cache-l0-max-entries", INTEGER, 10_000), "Its size.");
         notYet(TOKENIZER, Setting.off("tokenizer-cache-enable-l1"), "Prefix tokenizer cache.");

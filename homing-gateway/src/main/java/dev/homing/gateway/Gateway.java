@@ -1,6 +1,7 @@
 package dev.homing.gateway;
 
 import dev.homing.config.Settings;
+import dev.homing.config.TokenizerFiles;
 import dev.homing.gateway.config.GatewayConfig;
 import dev.homing.gateway.discovery.DiscoverySettings;
 import dev.homing.gateway.discovery.PodDiscovery;
@@ -36,7 +37,6 @@ import dev.homing.gateway.workers.WorkerRegistry;
 import dev.homing.gateway.workers.WorkerRole;
 import dev.homing.gateway.workers.WorkerSpec;
 import dev.homing.tokenizer.PromptTokenizer;
-import dev.homing.tokenizer.Tokenizers;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -452,18 +452,17 @@ public final class Gateway implements AutoCloseable {
         return kvEvents;
     }
 
-    /** The subscriptions {@code --kv-events} asks for, or null when off. */
     /**
-     * The exact view's lookups, tokenizing with {@code --tokenizer-path} where given, else through the engines'
-     * {@code /tokenize}; null when {@code --kv-events off}.
+     * The exact view's lookups, tokenizing with the tokenizer the settings name ({@code --tokenizer-path} or
+     * {@code --model-path}, with {@code --chat-template}) where given, else through the engines' {@code /tokenize};
+     * null when {@code --kv-events off}.
      */
     private static ExactRouting exactRouting(GatewayConfig config, KvEventSubscribers kvEvents, HttpClient client,
                                              Vertx vertx) {
         if (kvEvents == null) {
             return null;
         }
-        String path = config.get(Settings.TOKENIZER_PATH);
-        PromptTokenizer tokenizer = path == null ? null : Tokenizers.open(path);
+        PromptTokenizer tokenizer = TokenizerFiles.open(config.values());
         LOG.info("exact view: prompts tokenized {}", tokenizer == null ? "by the engines' /tokenize (one round trip "
                 + "a request; --tokenizer-path saves it)" : "here, by " + tokenizer.name());
         return new ExactRouting(kvEvents, tokenizer, client, vertx);

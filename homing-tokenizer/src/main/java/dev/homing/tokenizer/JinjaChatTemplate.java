@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
  * A HuggingFace chat template ({@code tokenizer_config.json}'s {@code chat_template}) rendered as transformers
  * renders it: Jinja with {@code trim_blocks} and {@code lstrip_blocks} (the source read as Jinja's lexer reads it,
  * {@link #asJinjaReadsIt}), given {@code messages} (each with {@code role} and {@code content}),
- * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and the {@code raise_exception} function. The template is parsed once; each render walks that tree with an interpreter and
- * a context of its own, so renders may run on several threads at once.
+ * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and the {@code raise_exception} function.
+ * The template is parsed once; each render walks that tree with an interpreter and a context of its own, so renders
+ * may run on several threads at once.
  */
 public final class JinjaChatTemplate {
     /** A rendered chat larger than this is refused: far beyond any context, it can only be a runaway template. */

@@ -155,8 +155,8 @@ class HuggingFaceTokenizerTest {
     }
 
     /** A template of its own: the BOS token, then each turn as "[role] content", one a line. */
-    private static final String BRACKETS = "{{ bos_token }}{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n"
-        + "{% endfor %}{% if add_generation_prompt %}[assistant] {% endif %}";
+    private static final String BRACKETS = "{{ bos_token }}{% for m in messages %}"
+        + "[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}{% if add_generation_prompt %}[assistant] {% endif %}";
 
     @Test
     void aChatTemplateJinjaBesideTheTokenizerReplacesTheConfigurationsTemplate(@TempDir Path dir) throws IOException {
@@ -166,7 +166,8 @@ class HuggingFaceTokenizerTest {
             List<ChatTurn> chat = List.of(new ChatTurn("system", "be brief"), new ChatTurn("user", "abc"));
 
             // The configuration's BOS token stays: only the template is replaced, as transformers does.
-            assertThat(llama.renderChat(chat)).isEqualTo("<|begin_of_text|>[system] be brief\n[user] abc\n[assistant] ");
+            assertThat(llama.renderChat(chat))
+                .isEqualTo("<|begin_of_text|>[system] be brief\n[user] abc\n[assistant] ");
             assertThat(llama.encodeChat(chat)).isEqualTo(llama.encodeText(llama.renderChat(chat), false));
         }
     }

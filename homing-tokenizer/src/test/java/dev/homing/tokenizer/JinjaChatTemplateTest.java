@@ -109,7 +109,7 @@ class JinjaChatTemplateTest {
         rendered.put("x\n\n", "x\n"); // ...and only one
         rendered.put("  {% if true %}x\n  {% endif %}y", "x\ny");
 
-        rendered.forEach((source, expected) -> assertThat(new JinjaChatTemplate(source, "", "").render(List.of(), false))
-            .as(source).isEqualTo(expected));
+        rendered.forEach((source, expected) -> assertThat(
+            new JinjaChatTemplate(source, "", "").render(List.of(), false)).as(source).isEqualTo(expected));
     }
 }
