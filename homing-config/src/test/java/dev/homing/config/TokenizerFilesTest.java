@@ -41,7 +41,8 @@ class TokenizerFilesTest {
                 .with(Settings.TOKENIZER_PATH, "demo");
 
         try (HuggingFaceTokenizer tokenizer = TokenizerFiles.open(demo)) {
-            assertThat(tokenizer.renderChat(CHAT)).isEqualTo("<|im_start|>user\nabc<|im_end|>\n<|im_start|>assistant\n");
+            assertThat(tokenizer.renderChat(CHAT))
+                    .isEqualTo("<|im_start|>user\nabc<|im_end|>\n<|im_start|>assistant\n");
         }
         try (HuggingFaceTokenizer tokenizer = TokenizerFiles.open(demo.with(Settings.CHAT_TEMPLATE,
                 template.toString()))) {

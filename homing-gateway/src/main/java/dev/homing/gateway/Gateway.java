@@ -464,7 +464,7 @@ public final class Gateway implements AutoCloseable {
         }
         PromptTokenizer tokenizer = TokenizerFiles.open(config.values());
         LOG.info("exact view: prompts tokenized {}", tokenizer == null ? "by the engines' /tokenize (one round trip "
-                + "a request; --tokenizer-path saves it)" : "here, by " + tokenizer.name());
+                + "a request; --tokenizer-path or --model-path saves it)" : "here, by " + tokenizer.name());
         return new ExactRouting(kvEvents, tokenizer, client, vertx);
     }
 

@@ -4,31 +4,34 @@ import com.google.common.collect.SetMultimap;
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.LegacyOverrides;
+import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
 import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import com.hubspot.jinjava.tree.Node;
+import jinjava.javax.el.CompositeELResolver;
+import jinjava.javax.el.ELResolver;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * A HuggingFace chat template ({@code tokenizer_config.json}'s {@code chat_template}) rendered as transformers
- * renders it: Jinja with {@code trim_blocks} and {@code lstrip_blocks} (the source read as Jinja's lexer reads it,
- * {@link #asJinjaReadsIt}), given {@code messages} (each with {@code role} and {@code content}),
- * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and the {@code raise_exception} function.
+ * renders it: Jinja with {@code trim_blocks} and {@code lstrip_blocks} (the source read as Jinja reads it,
+ * {@link JinjaSource}), given {@code messages} (each with {@code role} and {@code content}),
+ * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token}, and transformers' {@code raise_exception},
+ * {@code strftime_now} and {@code tojson}, with Python's string methods ({@link PythonStrings}).
  * The template is parsed once; each render walks that tree with an interpreter and a context of its own, so renders
  * may run on several threads at once.
  */
 public final class JinjaChatTemplate {
     /** A rendered chat larger than this is refused: far beyond any context, it can only be a runaway template. */
     private static final long MAX_OUTPUT_CHARS = 64L << 20;
-    /** Spaces and tabs that open a line before a block tag (not {@code {%+}) or a comment: lstrip_blocks drops them. */
-    private static final Pattern LINE_OPENING_TAG_INDENT = Pattern.compile("(?m)^[ \\t]+(?=\\{%(?!\\+)|\\{#)");
+    private static final String STRFTIME_NOW = "strftime_now";
 
     private final String bosToken;
     private final String eosToken;
@@ -49,36 +52,30 @@ public final class JinjaChatTemplate {
         this.eosToken = Objects.requireNonNull(eosToken, "eosToken");
         JinjavaConfig config = JinjavaConfig.newBuilder()
             .withTrimBlocks(true)
-            // lstrip_blocks is done on the source (asJinjaReadsIt): Jinjava's also strips before a tag in mid-line.
+            // lstrip_blocks is done on the source (JinjaSource): Jinjava's also strips before a tag in mid-line.
             .withLstripBlocks(false)
+            .withElResolver(pythonFirst())
             .withMaxOutputSize(MAX_OUTPUT_CHARS)
             // A message's text is text: Jinjava would otherwise render "{{ ... }}" found in a value it prints.
             .withNestedInterpretationEnabled(false)
             // Jinja's precedence: a filter binds tighter than +, as in "'a' + content | trim".
             .withLegacyOverrides(LegacyOverrides.newBuilder().withUseNaturalOperatorPrecedence(true)
-                .withParseWhitespaceControlStrictly(true).build())
+                .withParseWhitespaceControlStrictly(true)
+                // "{{-" and "-}}" strip as "{%-" does (Jinjava's default keeps the space around expressions),
+                .withUseTrimmingForNotesAndExpressions(true)
+                // and a value prints as Python prints it: True, None, ['a', 'b'].
+                .withUsePyishObjectMapper(true).build())
             .build();
         jinjava = new Jinjava(config);
         jinjava.getGlobalContext().registerFunction(new ELFunctionDefinition("", "raise_exception",
             JinjaChatTemplate.class, "raiseException", String.class));
+        jinjava.getGlobalContext().registerFunction(new ELFunctionDefinition("", STRFTIME_NOW,
+            JinjaChatTemplate.class, "strftimeNow", String.class));
+        jinjava.getGlobalContext().registerFilter(new PythonJson());
         base = new RenderBase(jinjava.getGlobalContext());
         JinjavaInterpreter parser = interpreter(Map.of());
-        tree = parser.parse(asJinjaReadsIt(template));
+        tree = parser.parse(JinjaSource.asJinjaReadsIt(template));
         parseErrors = parser.getErrorsCopy();
-    }
-
-    /**
-     * {@code template} as Jinja's lexer reads it with transformers' options, where Jinjava would read it otherwise:
-     * line ends made {@code \n} (newline_sequence), one newline at the end dropped (keep_trailing_newline off: a
-     * {@code chat_template.jinja} file ends with one), and lstrip_blocks: the spaces and tabs that open a line are
-     * dropped before a block tag or a comment, and only there ({@code {%+} keeps them).
-     */
-    static String asJinjaReadsIt(String template) {
-        String source = template.replace("\r\n", "\n").replace('\r', '\n');
-        if (source.endsWith("\n")) {
-            source = source.substring(0, source.length() - 1);
-        }
-        return LINE_OPENING_TAG_INDENT.matcher(source).replaceAll("");
     }
 
     /** What parsing found fatally wrong with the template, or null when it parsed. */
@@ -97,6 +94,8 @@ public final class JinjaChatTemplate {
         bindings.put("add_generation_prompt", addGenerationPrompt);
         bindings.put("bos_token", bosToken);
         bindings.put("eos_token", eosToken);
+        // Jinja's globals are variables too: templates ask "strftime_now is defined" before calling it.
+        bindings.put(STRFTIME_NOW, STRFTIME_NOW);
         refuseOnFatal(parseErrors);
         JinjavaInterpreter interpreter = interpreter(bindings);
         String output;
@@ -138,6 +137,19 @@ public final class JinjaChatTemplate {
             }
         }
         return null;
+    }
+
+    /** Python's string methods first, then Jinjava's own resolution (read-only, its default). */
+    private static ELResolver pythonFirst() {
+        CompositeELResolver resolver = new CompositeELResolver();
+        resolver.add(new PythonStrings());
+        resolver.add(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY);
+        return resolver;
+    }
+
+    /** Called by templates as {@code strftime_now('%d %b %Y')}: the local time now, as transformers gives it. */
+    public static String strftimeNow(String format) {
+        return PythonStrftime.format(format, ZonedDateTime.now());
     }
 
     /** Called by templates as {@code raise_exception('why')}: the chat is refused with that reason. */

@@ -3,8 +3,11 @@ package dev.homing.tokenizer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -94,7 +97,7 @@ class JinjaChatTemplateTest {
     }
 
     @Test
-    void whitespaceAndLineEndsComeOutAsPythonsJinjaWritesThemWithTransformersOptions() {
+    void theSourceIsReadAsPythonsJinjaReadsItWithTransformersOptions() {
         // Each expected text is what Jinja 3 renders with trim_blocks and lstrip_blocks, as transformers sets it.
         Map<String, String> rendered = new LinkedHashMap<>();
         rendered.put("a {% if true %}b {% endif %}c", "a b c"); // lstrip only where the tag opens the line
@@ -108,8 +111,87 @@ class JinjaChatTemplateTest {
         rendered.put("x{{ 1 }}\n", "x1"); // one newline at the end of the template is dropped...
         rendered.put("x\n\n", "x\n"); // ...and only one
         rendered.put("  {% if true %}x\n  {% endif %}y", "x\ny");
+        rendered.put("{% if true %}\n    {{- 'a' }}{% endif %}", "a"); // {{- strips as {%- does
+        rendered.put("x  {{- 'a' -}}  y", "xay");
+        rendered.put("x {#- note -#} y", "xy");
+        // A test binds tighter than not; a slice may step backwards.
+        rendered.put("{% if not missing is defined %}a{% endif %}{% if not bos_token is defined %}b{% endif %}", "a");
+        rendered.put("{% set l = ['x', 'y'] %}{% for c in l[::-1] %}{{ c }}{% endfor %}", "yx");
 
         rendered.forEach((source, expected) -> assertThat(
             new JinjaChatTemplate(source, "", "").render(List.of(), false)).as(source).isEqualTo(expected));
+    }
+
+    @Test
+    void pythonsStringMethodsReversedLoopsAndNamespacesRenderAsJinjaRendersThem() {
+        JinjaChatTemplate template = new JinjaChatTemplate("""
+            {%- set ns = namespace(last_user=-1) %}
+            {%- for m in messages[::-1] %}
+                {%- if ns.last_user < 0 and m.role == 'user' and not m.content.startswith('<result>') %}
+                    {%- set ns.last_user = (messages|length - 1) - loop.index0 %}
+                {%- endif %}
+            {%- endfor %}
+            {%- for m in messages %}
+                {%- set text = m.content %}
+                {%- if m.role == 'assistant' and '</reason>' in text %}
+                    {%- set text = text.split('</reason>')[-1].lstrip('\\n') %}
+                {%- endif %}
+                {{- '<|' + m.role + '|>\\n' + text.strip() + '<|end|>\\n' }}
+                {%- if loop.index0 == ns.last_user %}
+                    {{- '<|mark|>\\n' }}
+                {%- endif %}
+            {%- endfor %}
+            {%- if add_generation_prompt %}
+                {{- '<|assistant|>\\n' }}
+            {%- endif %}
+            """, "", "");
+        List<ChatTurn> chat = List.of(new ChatTurn("system", "Be terse."), new ChatTurn("user", "first"),
+            new ChatTurn("assistant", "<reason>thinking</reason>\n\nanswer one"), new ChatTurn("user", "second  "),
+            new ChatTurn("user", "<result>tool out</result>"));
+
+        // What Python's Jinja renders with transformers' options.
+        assertThat(template.render(chat, true)).isEqualTo("<|system|>\nBe terse.<|end|>\n<|user|>\nfirst<|end|>\n"
+            + "<|assistant|>\nanswer one<|end|>\n<|user|>\nsecond<|end|>\n<|mark|>\n<|user|>\n<result>tool out"
+            + "</result><|end|>\n<|assistant|>\n");
+    }
+
+    @Test
+    void tojsonWritesWhatPythonsJsonDumpsWrites() {
+        JinjaChatTemplate template = new JinjaChatTemplate("""
+            {%- set tool = {'name': 'get_weather', 'parameters': {'type': 'object', 'required': ['city'],
+                'properties': {'city': {'type': 'string', 'description': 'Ville — "quoted"\\tand\\nmore'}}}} %}
+            {{- 'Tools: ' + tool | tojson + '\\n' }}
+            {{- tool | tojson(indent=2) }}
+            """, "", "");
+
+        String description = "\"Ville — \\\"quoted\\\"\\tand\\nmore\"";
+        assertThat(template.render(List.of(), false)).isEqualTo("Tools: {\"name\": \"get_weather\", \"parameters\": "
+            + "{\"type\": \"object\", \"required\": [\"city\"], \"properties\": {\"city\": {\"type\": \"string\", "
+            + "\"description\": " + description + "}}}}\n{\n  \"name\": \"get_weather\",\n  \"parameters\": {\n"
+            + "    \"type\": \"object\",\n    \"required\": [\n      \"city\"\n    ],\n    \"properties\": {\n"
+            + "      \"city\": {\n        \"type\": \"string\",\n        \"description\": " + description + "\n"
+            + "      }\n    }\n  }\n}");
+    }
+
+    @Test
+    void aTemplateThatDatesItsSystemPromptWritesTodayAsTheEngineDoes() {
+        JinjaChatTemplate template = new JinjaChatTemplate("""
+            {{- bos_token }}
+            {%- if not date_string is defined %}
+                {%- if strftime_now is defined %}
+                    {%- set date_string = strftime_now("%d %b %Y") %}
+                {%- else %}
+                    {%- set date_string = "01 Jan 2000" %}
+                {%- endif %}
+            {%- endif %}
+            {{- 'Today: ' + date_string }}
+            """, "<s>", "");
+        DateTimeFormatter python = DateTimeFormatter.ofPattern("dd MMM yyyy", Locale.ENGLISH);
+
+        String before = python.format(ZonedDateTime.now());
+        String rendered = template.render(List.of(), false);
+        String after = python.format(ZonedDateTime.now());
+
+        assertThat(rendered).isIn("<s>Today: " + before, "<s>Today: " + after);
     }
 }
