@@ -117,6 +117,9 @@ class JinjaChatTemplateTest {
         // A test binds tighter than not; a slice may step backwards.
         rendered.put("{% if not missing is defined %}a{% endif %}{% if not bos_token is defined %}b{% endif %}", "a");
         rendered.put("{% set l = ['x', 'y'] %}{% for c in l[::-1] %}{{ c }}{% endfor %}", "yx");
+        // A keyword argument's value is a whole expression (Qwen3 counts its messages so).
+        rendered.put("{% set ns = namespace(a=true, b=messages|length - 1) %}{{ ns.b }}", "-1");
+        rendered.put("{{ 'a=b, c' ~ [1, 2]|join(d='-') if false else 'x' }}", "x");
 
         rendered.forEach((source, expected) -> assertThat(
             new JinjaChatTemplate(source, "", "").render(List.of(), false)).as(source).isEqualTo(expected));

@@ -78,11 +78,38 @@ public sealed interface EnginePrompt {
     /** The prompt of a parsed body, as {@link #read}. */
     static EnginePrompt of(RequestKind kind, JsonNode root) {
         return switch (kind) {
-            case CHAT -> chat(root.path("messages"));
+            case CHAT -> rendersOnlyMessages(root) ? chat(root.path("messages")) : null;
             case COMPLETION -> textOrIds(root.path("prompt"));
             case GENERATE -> root.has("text") ? textOrIds(root.path("text")) : textOrIds(root.path("input_ids"));
             default -> null;
         };
+    }
+
+    /**
+     * Whether the chat template reads nothing of this request but its messages' roles and text, the chat this
+     * gateway renders. Tools, template arguments, documents, a template of the request's own, or a message's tool
+     * calls or reasoning are written into the prompt by the engine's template, and a prompt rendered without them
+     * would match nothing the engines hold: such a request has no exact view and is routed on the tree, and says so.
+     */
+    private static boolean rendersOnlyMessages(JsonNode root) {
+        for (String field : List.of("tools", "functions", "chat_template_kwargs", "documents", "chat_template")) {
+            if (present(root.path(field))) {
+                return false;
+            }
+        }
+        for (JsonNode message : root.path("messages")) {
+            if (present(message.path("tool_calls")) || present(message.path("function_call"))
+                    || present(message.path("reasoning_content"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A value that is there and not empty (null, "", [] and {} count as absent, as the engines read them). */
+    private static boolean present(JsonNode node) {
+        return !(node.isMissingNode() || node.isNull() || (node.isContainer() && node.isEmpty())
+                || (node.isString() && node.asString().isEmpty()));
     }
 
     private static EnginePrompt chat(JsonNode messages) {

@@ -48,6 +48,21 @@ class EnginePromptTest {
         assertThat(read(RequestKind.COMPLETION, "{\"prompt\":[1,\"x\"]}")).isNull();
     }
 
+    @Test
+    void aChatWhoseTemplateReadsMoreThanItsMessagesTextHasNoPromptTheGatewayRenders() {
+        String user = "{\"role\":\"user\",\"content\":\"Weather in Paris?\"}";
+        List<String> bodies = List.of(
+                "{\"messages\":[" + user + "],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"w\"}}]}",
+                "{\"messages\":[" + user + "],\"chat_template_kwargs\":{\"enable_thinking\":false}}",
+                "{\"messages\":[" + user + "],\"documents\":[{\"text\":\"d\"}]}",
+                "{\"messages\":[" + user + ",{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"1\"}]}]}",
+                "{\"messages\":[" + user + ",{\"role\":\"assistant\",\"content\":\"x\",\"reasoning_content\":\"r\"}]}");
+
+        assertThat(bodies).allSatisfy(body -> assertThat(read(RequestKind.CHAT, body)).as(body).isNull());
+        assertThat(read(RequestKind.CHAT, "{\"messages\":[" + user + "],\"tools\":[],\"chat_template_kwargs\":{},"
+                + "\"documents\":null}")).as("empty ones count as absent").isNotNull();
+    }
+
     private static EnginePrompt read(RequestKind kind, String body) {
         return EnginePrompt.read(kind, ByteSlice.of(body.getBytes(StandardCharsets.UTF_8)));
     }
