@@ -61,10 +61,10 @@ public final class JinjaChatTemplate {
             // Jinja's precedence: a filter binds tighter than +, as in "'a' + content | trim".
             .withLegacyOverrides(LegacyOverrides.newBuilder().withUseNaturalOperatorPrecedence(true)
                 .withParseWhitespaceControlStrictly(true)
-                // "{{-" and "-}}" strip as "{%-" does (Jinjava's default keeps the space around expressions),
-                .withUseTrimmingForNotesAndExpressions(true)
-                // and a value prints as Python prints it: True, None, ['a', 'b'].
-                .withUsePyishObjectMapper(true).build())
+                // "{{-" and "-}}" strip as "{%-" does (Jinjava's default keeps the space around expressions).
+                // Its Python-style printing of lists (['a', 'b']) is left off: it doubled a long chat's render time,
+                // and chat templates print strings.
+                .withUseTrimmingForNotesAndExpressions(true).build())
             .build();
         jinjava = new Jinjava(config);
         jinjava.getGlobalContext().registerFunction(new ELFunctionDefinition("", "raise_exception",
