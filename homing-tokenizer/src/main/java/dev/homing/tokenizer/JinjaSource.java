@@ -39,7 +39,7 @@ final class JinjaSource {
      *   <li>inside tags, {@code x[::-1]} (a step, which Jinjava's slices lack) read as {@code (x|reverse|list)};</li>
      *   <li>inside tags, {@code not x is defined} read as {@code not (x is defined)}: Jinja tests bind tighter than
      *       {@code not}, Jinjava's {@code not} tighter than tests (so Llama 3.1's {@code not date_string is defined}
-     *       was always false).</li>
+     *       was always true, and its date the template's fallback);</li>
      *   <li>inside tags but for macro definitions, a keyword argument's value that holds an operator or a filter
      *       put in parentheses: Jinjava binds {@code =} tighter, so Qwen3's
      *       {@code namespace(last_query_index=messages|length - 1)} subtracted 1 from the argument itself.</li>
@@ -64,7 +64,7 @@ final class JinjaSource {
     }
 
     /** {@code f(a=x - 1)} made {@code f(a=(x - 1))}; values without an operator or a filter are left as they are. */
-    static String parenthesizeKeywordValues(String tag) {
+    private static String parenthesizeKeywordValues(String tag) {
         if (MACRO_TAG.matcher(tag).lookingAt()) {
             return tag;
         }
