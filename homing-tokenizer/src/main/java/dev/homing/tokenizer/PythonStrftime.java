@@ -3,6 +3,7 @@ package dev.homing.tokenizer;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Transformers' {@code strftime_now(format)} for chat templates: the local time now, formatted by Python's
@@ -11,6 +12,9 @@ import java.util.Locale;
  * locale gives them.
  */
 final class PythonStrftime {
+
+    /** Each directive's formatter, made once: a Llama 3.1 chat formats its date on every render. */
+    private static final Map<Character, DateTimeFormatter> DIRECTIVES = directives();
 
     private PythonStrftime() {
     }
@@ -24,31 +28,26 @@ final class PythonStrftime {
                 continue;
             }
             char directive = format.charAt(++i);
-            String pattern = switch (directive) {
-                case 'd' -> "dd";
-                case 'm' -> "MM";
-                case 'Y' -> "yyyy";
-                case 'y' -> "yy";
-                case 'b', 'h' -> "MMM";
-                case 'B' -> "MMMM";
-                case 'a' -> "EEE";
-                case 'A' -> "EEEE";
-                case 'H' -> "HH";
-                case 'I' -> "hh";
-                case 'M' -> "mm";
-                case 'S' -> "ss";
-                case 'p' -> "a";
-                case 'j' -> "DDD";
-                default -> null;
-            };
+            DateTimeFormatter formatter = DIRECTIVES.get(directive);
             if (directive == '%') {
                 out.append('%');
-            } else if (pattern == null) {
+            } else if (formatter == null) {
                 out.append('%').append(directive);
             } else {
-                out.append(DateTimeFormatter.ofPattern(pattern, Locale.ENGLISH).format(time));
+                formatter.formatTo(time, out);
             }
         }
         return out.toString();
+    }
+
+    private static Map<Character, DateTimeFormatter> directives() {
+        return Map.ofEntries(english('d', "dd"), english('m', "MM"), english('Y', "yyyy"), english('y', "yy"),
+                english('b', "MMM"), english('h', "MMM"), english('B', "MMMM"), english('a', "EEE"),
+                english('A', "EEEE"), english('H', "HH"), english('I', "hh"), english('M', "mm"), english('S', "ss"),
+                english('p', "a"), english('j', "DDD"));
+    }
+
+    private static Map.Entry<Character, DateTimeFormatter> english(char directive, String pattern) {
+        return Map.entry(directive, DateTimeFormatter.ofPattern(pattern, Locale.ENGLISH));
     }
 }

@@ -33,6 +33,9 @@ public sealed interface EnginePrompt {
 
     JsonMapper JSON = JsonMapper.builder().build();
 
+    /** What a request may give the chat template besides its messages. */
+    List<String> TEMPLATE_INPUTS = List.of("tools", "functions", "chat_template_kwargs", "documents", "chat_template");
+
     /** The tokens of this prompt as {@code tokenizer} makes them. */
     default int[] tokens(PromptTokenizer tokenizer) {
         return switch (this) {
@@ -92,7 +95,7 @@ public sealed interface EnginePrompt {
      * would match nothing the engines hold: such a request has no exact view and is routed on the tree, and says so.
      */
     private static boolean rendersOnlyMessages(JsonNode root) {
-        for (String field : List.of("tools", "functions", "chat_template_kwargs", "documents", "chat_template")) {
+        for (String field : TEMPLATE_INPUTS) {
             if (present(root.path(field))) {
                 return false;
             }
