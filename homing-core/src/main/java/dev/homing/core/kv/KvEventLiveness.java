@@ -12,12 +12,15 @@ package dev.homing.core.kv;
  *   any state ──onDisconnected──▶ NONE (not connected) ──onConnected──▶ STALE (reconnected) ──its next batch──▶ as it says
  *   EXACT or STALE ──an expectation unmet for the limit (onTick)──▶ NONE (silent) ──its next batch──▶ as it was
  *   any state ──onResync──▶ EXACT (nothing heard: an empty view), or NONE when not connected
+ *   EXACT ──onTokensDiffer(true)──▶ STALE (tokens differ) ──onTokensDiffer(false)──▶ as it was
  * </pre>
- * The state is derived from six facts: whether the connection to the publisher is up (a batch heard proves it too),
+ * The state is derived from seven facts: whether the connection to the publisher is up (a batch heard proves it too),
  * whether a batch was heard since the connection or the last resync, whether the stream has been silent for the limit
- * when it was expected to speak, whether a gap waits for its replay, whether the connection came back since the last
+ * when it was expected to speak, whether the engine counts prompts' tokens otherwise than the gateway
+ * ({@link TokenAgreement}), whether a gap waits for its replay, whether the connection came back since the last
  * batch, and whether batches were lost for good since the last clear. {@link State#NONE} wins over
- * {@link State#STALE}, which wins over {@link State#EXACT}.
+ * {@link State#STALE}, which wins over {@link State#EXACT}. The tokens' verdict is the gateway's, not the stream's:
+ * a resync or a reconnection leaves it as it is.
  *
  * <p>Protocol, for the subscriber that owns the stream:
  * <ol>
@@ -78,6 +81,11 @@ public final class KvEventLiveness {
         RECONNECTED,
         /** Expected to publish (a request was prefilled there) and no batch for the silence limit. */
         SILENT,
+        /**
+         * The engine counts prompts' tokens otherwise than the gateway: its tokenizer or chat template is not the
+         * gateway's, so the gateway's look-ups miss the blocks the engine holds. The view is kept, not trusted.
+         */
+        TOKENS_DIFFER,
         /** Batches are missing; a replay may bring them. */
         GAP_PENDING,
         /** Batches were lost for good; a clear, a restart or a resync ends it. */
@@ -105,6 +113,7 @@ public final class KvEventLiveness {
     private boolean reconnected;
     private boolean silent;
     private boolean lost;
+    private boolean tokensDiffer;
     /** The sequence number of the next batch to apply; meaningful once heard. */
     private long expected;
     /** The last live sequence number seen: a live stream only goes up, unless its publisher restarted. */
@@ -127,7 +136,7 @@ public final class KvEventLiveness {
     public State state() {
         return switch (reason()) {
             case NOT_CONNECTED, SILENT -> State.NONE;
-            case RECONNECTED, GAP_PENDING, BATCHES_LOST -> State.STALE;
+            case TOKENS_DIFFER, RECONNECTED, GAP_PENDING, BATCHES_LOST -> State.STALE;
             case NOTHING_HEARD, IN_SEQUENCE -> State.EXACT;
         };
     }
@@ -138,6 +147,9 @@ public final class KvEventLiveness {
         }
         if (silent) {
             return Reason.SILENT;
+        }
+        if (tokensDiffer) {
+            return Reason.TOKENS_DIFFER;
         }
         if (!heard) {
             return Reason.NOTHING_HEARD;
@@ -267,6 +279,11 @@ public final class KvEventLiveness {
             expecting = true;
             expectedSinceNanos = nowNanos;
         }
+    }
+
+    /** The gateway's verdict on the engine's token counts ({@link TokenAgreement#differ()}) now. */
+    public void onTokensDiffer(boolean differ) {
+        tokensDiffer = differ;
     }
 
     /** The clock moved: a stream that was expected to speak and did not for the silence limit goes NONE. */

@@ -266,4 +266,32 @@ class KvEventLivenessTest {
                 .hasMessageContaining("GAP_PENDING");
         assertThatThrownBy(() -> liveness.onLive(-1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void anEngineThatCountsTokensOtherwiseIsStaleUntilItAgreesAgainThroughResyncsAndReconnections() {
+        liveness.onConnected();
+        liveness.onLive(0, 0);
+
+        liveness.onTokensDiffer(true);
+        assertView(State.STALE, Reason.TOKENS_DIFFER);
+        liveness.onResync();
+        liveness.onDisconnected();
+        liveness.onConnected();
+        liveness.onLive(5, 0);
+        assertView(State.STALE, Reason.TOKENS_DIFFER);
+
+        liveness.onTokensDiffer(false);
+        assertView(State.EXACT, Reason.IN_SEQUENCE);
+    }
+
+    @Test
+    void noConnectionOrSilenceSaysMoreThanTokensThatDiffer() {
+        liveness.onTokensDiffer(true);
+        assertView(State.NONE, Reason.NOT_CONNECTED);
+
+        liveness.onConnected();
+        liveness.expectEvents(0, 0);
+        liveness.onTick(3 * SECOND);
+        assertView(State.NONE, Reason.SILENT);
+    }
 }

@@ -8,6 +8,7 @@ import dev.homing.tokenizer.TokenRuns;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.BooleanNode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -90,9 +91,11 @@ public sealed interface EnginePrompt {
 
     /**
      * Whether the chat template reads nothing of this request but its messages' roles and text, the chat this
-     * gateway renders. Tools, template arguments, documents, a template of the request's own, or a message's tool
-     * calls or reasoning are written into the prompt by the engine's template, and a prompt rendered without them
-     * would match nothing the engines hold: such a request has no exact view and is routed on the tree, and says so.
+     * gateway renders, with the generation prompt. Tools, template arguments, documents, a template of the request's
+     * own, a message's tool calls or reasoning, or an image, audio or other part that is not text are written into
+     * the prompt by the engine's template (and its processor), and a prompt rendered without them would match
+     * nothing the engines hold; a chat rendered without the generation prompt, or continuing its last message, ends
+     * otherwise: such a request has no exact view and is routed on the tree, and says so.
      */
     private static boolean rendersOnlyMessages(JsonNode root) {
         for (String field : TEMPLATE_INPUTS) {
@@ -100,13 +103,29 @@ public sealed interface EnginePrompt {
                 return false;
             }
         }
+        if (BooleanNode.FALSE.equals(root.path("add_generation_prompt"))
+                || BooleanNode.TRUE.equals(root.path("continue_final_message"))) {
+            return false;
+        }
         for (JsonNode message : root.path("messages")) {
             if (present(message.path("tool_calls")) || present(message.path("function_call"))
-                    || present(message.path("reasoning_content"))) {
+                    || present(message.path("reasoning_content")) || hasPartBesidesText(message.path("content"))) {
                 return false;
             }
         }
         return true;
+    }
+
+    private static boolean hasPartBesidesText(JsonNode content) {
+        if (!content.isArray()) {
+            return false;
+        }
+        for (JsonNode part : content) {
+            if (!"text".equals(part.path("type").asString("text"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A value that is there and not empty (null, "", [] and {} count as absent, as the engines read them). */

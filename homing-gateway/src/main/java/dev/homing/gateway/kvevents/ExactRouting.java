@@ -10,6 +10,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The exact view's part in a routing decision: for a request whose model has a worker with an exact view now, reads
@@ -19,6 +22,12 @@ import io.vertx.core.http.HttpClient;
  * length is then estimated from the share encoded). Any other request costs nothing: no worker is exact,
  * so the body is not read again. A failure (the template refuses the chat, the engine cannot tokenize) gives no
  * overlay: the request is routed on the tree, and says so.
+ *
+ * <p>It also hands out the prompt's count, which the answer's usage checks ({@link #checked}): an engine whose
+ * tokenizer or template is not the gateway's stores blocks the gateway's tokens never match, so exact routing on it
+ * would quietly turn into load balancing. A prompt counted whole anyway is checked at no cost; one whose look-up
+ * stopped early is counted whole off the event loop, one a second per model, and so are prompts of a model whose
+ * workers are all set aside for differing, so that they can come back.
  */
 public final class ExactRouting {
     /**
@@ -34,11 +43,18 @@ public final class ExactRouting {
      * the tokenizer has not kept) starts again on a worker thread, its chunks so far cached by then.
      */
     private static final long INLINE_NANOS = 2_000_000;
+    /**
+     * How often, per model, a prompt is counted whole only to check it against the engine's usage: a long prompt
+     * takes milliseconds of a worker thread, and one a second is enough to see a tokenizer that differs.
+     */
+    private static final long WHOLE_COUNT_NANOS = 1_000_000_000L;
 
     private final KvEventSubscribers subscribers;
     private final PromptTokenizer tokenizer;
     private final EngineTokenize engine;
     private final Vertx vertx;
+    /** By model, when its next whole count for a check may start ({@link System#nanoTime()}). */
+    private final Map<String, AtomicLong> nextWholeCount = new ConcurrentHashMap<>();
 
     /**
      * @param tokenizer the models' tokenizer, or null to ask the engines
@@ -57,29 +73,36 @@ public final class ExactRouting {
 
     /**
      * The exact view of this request, or null when there is none to look at (no worker of the model is exact now,
-     * or the request names no prompt an engine caches by prefix). The future fails only where the prompt cannot be
-     * tokenized; the caller routes on the tree then.
+     * and no check is due; or the request names no prompt an engine caches by prefix). The future fails only where
+     * the prompt cannot be tokenized; the caller routes on the tree then.
      */
-    public Future<ExactOverlay> overlay(ModelPool pool, RequestKind kind, ByteSlice body) {
+    public Future<ExactLookup> lookup(ModelPool pool, RequestKind kind, ByteSlice body) {
         long started = System.nanoTime();
-        ExactViews views = subscribers.views(pool.model());
-        if (!views.anyExact()) {
+        String model = pool.model();
+        ExactViews views = subscribers.views(model);
+        boolean anyExact = views.anyExact();
+        if (!anyExact && !(tokenizer != null && subscribers.tokensDiffer(model))) {
             return null;
         }
         ExactQuery query = ExactQuery.read(kind, body);
         if (query == null) {
             return null;
         }
+        if (!anyExact) {
+            // Every worker is set aside, some because their engines count otherwise: only a check, now and then.
+            Future<Integer> count = wholeCountDue(model, query);
+            return count == null ? null : Future.succeededFuture(new ExactLookup(null, count));
+        }
         EnginePrompt prompt = query.prompt();
         if (tokenizer != null && tokenizer.encodesInChunks() && !(prompt instanceof EnginePrompt.Tokens)) {
-            return inChunks(views, query, started);
+            return inChunks(views, query, model, started);
         }
         ExactViews.PromptWalk walk = views.walk(query.namespace());
-        return tokens(pool, prompt, walk, body.length()).map(share -> overlay(walk, share, started));
+        return tokens(pool, prompt, walk, body.length()).map(share -> lookup(walk, share, query, model, started));
     }
 
     /** The look-up on the event loop while it is quick, else again on a worker thread (see {@link #INLINE_NANOS}). */
-    private Future<ExactOverlay> inChunks(ExactViews views, ExactQuery query, long started) {
+    private Future<ExactLookup> inChunks(ExactViews views, ExactQuery query, String model, long started) {
         ExactViews.PromptWalk walk = views.walk(query.namespace());
         long inlineFrom = System.nanoTime();
         boolean[] handedOff = {false};
@@ -94,18 +117,48 @@ public final class ExactRouting {
             return Future.failedFuture(e);
         }
         if (!handedOff[0]) {
-            return Future.succeededFuture(overlay(walk, share, started));
+            return Future.succeededFuture(lookup(walk, share, query, model, started));
         }
         return vertx.executeBlocking(() -> {
             ExactViews.PromptWalk whole = views.walk(query.namespace());
-            return overlay(whole, query.prompt().tokensInRuns(tokenizer, whole), started);
+            return lookup(whole, query.prompt().tokensInRuns(tokenizer, whole), query, model, started);
         }, false);
     }
 
-    private ExactOverlay overlay(ExactViews.PromptWalk walk, double share, long started) {
+    private ExactLookup lookup(ExactViews.PromptWalk walk, double share, ExactQuery query, String model,
+                               long started) {
         ExactOverlay overlay = walk.overlay(promptTokens(walk, share));
         subscribers.lookedUp(System.nanoTime() - started);
-        return overlay;
+        Future<Integer> counted = !query.checkable() ? null
+                : share >= 1 ? Future.succeededFuture(overlay.promptTokens()) : wholeCountDue(model, query);
+        return new ExactLookup(overlay, counted);
+    }
+
+    /**
+     * The prompt counted whole on a worker thread, for a check, at most once per {@link #WHOLE_COUNT_NANOS} per
+     * model; else null. A look-up that stopped early only estimated the prompt's length, and a worker set aside
+     * is not looked up at all: without these counts a tokenizer that differs for long prompts would never show.
+     */
+    private Future<Integer> wholeCountDue(String model, ExactQuery query) {
+        if (tokenizer == null || !query.checkable()) {
+            return null;
+        }
+        long now = System.nanoTime();
+        AtomicLong next = nextWholeCount.computeIfAbsent(model, m -> new AtomicLong(now));
+        long due = next.get();
+        if (now - due < 0 || !next.compareAndSet(due, now + WHOLE_COUNT_NANOS)) {
+            return null;
+        }
+        return vertx.executeBlocking(() -> query.prompt().tokens(tokenizer).length, false);
+    }
+
+    /**
+     * The engine of {@code workerUrl} answered a request whose prompt the gateway counted {@code countedTokens}
+     * tokens with a usage of {@code promptTokens}: compared, and counted towards whether its engine tokenizes as
+     * the gateway does.
+     */
+    public void checked(String workerUrl, int countedTokens, long promptTokens) {
+        subscribers.tokensChecked(workerUrl, countedTokens, promptTokens);
     }
 
     /**

@@ -22,16 +22,20 @@ final class KvEventMetrics {
     static final String[] OUTCOMES = {"applied", "skipped", "held", "malformed", "dropped"};
     /** How a gap ended. */
     static final String[] GAP_RESULTS = {"replayed", "lost"};
+    /** How an engine's count of a prompt's tokens compared with the gateway's. */
+    static final String[] TOKEN_CHECK_RESULTS = {"agree", "differ"};
 
     private final Counter batches;
     private final Counter gaps;
+    private final Counter tokenChecks;
     private final Histogram lookups;
 
     KvEventMetrics(PrometheusRegistry registry, Supplier<Collection<WorkerStream.Status>> workers,
                    Supplier<Collection<KvIndexStats>> indexes) {
         GaugeWithCallback.builder().name("homing_kv_events_worker_state")
                 .help("Each worker's KV event state, 1 for the current one: exact (routed on the engine's events), "
-                        + "stale (batches missing) or none (no events, or silent when expected)")
+                        + "stale (batches missing, or the engine's tokens differ) or none (no events, or silent when "
+                        + "expected)")
                 .labelNames("worker", "state")
                 .callback(cb -> {
                     for (WorkerStream.Status status : workers.get()) {
@@ -48,6 +52,11 @@ final class KvEventMetrics {
         gaps = Counter.builder().name("homing_kv_event_gaps_total")
                 .help("Gaps in a worker's KV event sequence, by result: replayed (filled from the engine's replay "
                         + "socket) or lost (the view was cleared and rebuilt)")
+                .labelNames("worker", "result").register(registry);
+        tokenChecks = Counter.builder().name("homing_kv_prompt_token_checks_total")
+                .help("Prompts the gateway counted and the engine's usage reported, by result: agree (the same "
+                        + "count) or differ (the engine's tokenizer or chat template is not the gateway's; where most "
+                        + "differ the worker is routed on the tree, reason tokens_differ)")
                 .labelNames("worker", "result").register(registry);
         lookups = Histogram.builder().name("homing_kv_lookup_seconds")
                 .help("A request's exact-view look-up, from its body read to its overlay: tokenizing (as far as "
@@ -82,6 +91,9 @@ final class KvEventMetrics {
         for (String result : GAP_RESULTS) {
             gaps.labelValues(worker, result);
         }
+        for (String result : TOKEN_CHECK_RESULTS) {
+            tokenChecks.labelValues(worker, result);
+        }
     }
 
     void removed(String worker) {
@@ -90,6 +102,9 @@ final class KvEventMetrics {
         }
         for (String result : GAP_RESULTS) {
             gaps.remove(worker, result);
+        }
+        for (String result : TOKEN_CHECK_RESULTS) {
+            tokenChecks.remove(worker, result);
         }
     }
 
@@ -105,6 +120,10 @@ final class KvEventMetrics {
 
     void lookedUp(long nanos) {
         lookups.observe(nanos / 1e9);
+    }
+
+    void tokensChecked(String worker, boolean differ) {
+        tokenChecks.labelValues(worker, differ ? "differ" : "agree").inc();
     }
 
     void gap(String worker, boolean replayed) {

@@ -129,7 +129,8 @@ public final class KvEventSubscribers implements AutoCloseable {
             if (!wanted.getAsBoolean()) {
                 return;
             }
-            withoutEvents.put(worker, new WorkerStream.Status(worker, model, null, null, State.NONE, reason, -1));
+            withoutEvents.put(worker, new WorkerStream.Status(worker, model, null, null, State.NONE, reason, -1,
+                    null));
             WorkerStream old = streams.remove(worker);
             if (old != null) {
                 old.close();
@@ -159,6 +160,31 @@ public final class KvEventSubscribers implements AutoCloseable {
         if (stream != null) {
             stream.expectEvents(sentNanos, nowNanos);
         }
+    }
+
+    /**
+     * A prompt the gateway counted {@code gatewayTokens} tokens was answered by {@code worker}'s engine with a usage
+     * of {@code engineTokens}: where most such counts differ, the worker is routed on the tree (reason
+     * {@code tokens_differ}) until most agree again. Any thread.
+     */
+    public void tokensChecked(String worker, long gatewayTokens, long engineTokens) {
+        WorkerStream stream = streams.get(worker);
+        if (stream != null) {
+            stream.tokensChecked(gatewayTokens, engineTokens);
+        }
+    }
+
+    /**
+     * Whether some worker of {@code model} is set aside because its engine counts prompts' tokens otherwise: its
+     * prompts are still counted now and then, so that it can come back when the counts agree again.
+     */
+    public boolean tokensDiffer(String model) {
+        for (WorkerStream stream : streams.values()) {
+            if (stream.model().equals(model) && stream.tokensDiffer()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A request's exact-view look-up took {@code nanos}. */

@@ -1,12 +1,16 @@
 package dev.homing.gateway.kvevents;
 
+import dev.homing.core.kv.TokenAgreement;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.util.Comparator;
 
-/** {@code GET /kv_events}: each subscribed worker's state, reason, endpoints and last sequence number, as JSON. */
+/**
+ * {@code GET /kv_events}: each subscribed worker's state, reason, endpoints, last sequence number and how its engine's
+ * prompt token counts compared with the gateway's, as JSON.
+ */
 public final class KvEventsReport {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -29,6 +33,16 @@ public final class KvEventsReport {
                 w.put("endpoint", s.endpoint());
                 w.put("replay_endpoint", s.replay());
                 w.put("last_sequence", s.lastSequence());
+                if (s.tokenChecks() != null) {
+                    ObjectNode checks = w.putObject("prompt_token_checks");
+                    checks.put("agreed", s.tokenChecks().agreed());
+                    checks.put("differed", s.tokenChecks().differed());
+                    TokenAgreement.Difference last = s.tokenChecks().lastDifference();
+                    if (last != null) {
+                        checks.putObject("last_difference").put("gateway_tokens", last.gatewayTokens())
+                                .put("engine_tokens", last.engineTokens());
+                    }
+                }
             });
         }
         return JSON.writeValueAsString(root);

@@ -4,6 +4,7 @@ import dev.homing.core.kv.KvEventBatch;
 import dev.homing.core.kv.KvEventLiveness;
 import dev.homing.core.kv.KvEventLiveness.State;
 import dev.homing.core.kv.KvEventLiveness.Verdict;
+import dev.homing.core.kv.TokenAgreement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
@@ -64,7 +65,7 @@ final class WorkerStream {
 
     /** What the admin route and the metrics show of a worker; immutable. */
     record Status(String worker, String model, String endpoint, String replay, State state, String reason,
-                  long lastSequence) {
+                  long lastSequence, TokenAgreement.Summary tokenChecks) {
     }
 
     private record Pending(long seq, byte[] payload) {
@@ -77,6 +78,8 @@ final class WorkerStream {
     private final KvEventDecoder decoder;
     private final KvEventMetrics metrics;
     private final KvEventLiveness liveness;
+    /** Whether the engine's usage counts prompts' tokens as the gateway did (any thread records, the tick reads). */
+    private final TokenAgreement tokens = new TokenAgreement();
     private final ZContext context;
     private final ZMQ.Socket subscriber;
     /** The subscriber's connection events (handshake done, disconnected), as ZMQ's socket monitor sends them. */
@@ -158,6 +161,19 @@ final class WorkerStream {
         }
     }
 
+    /**
+     * Any thread: a prompt the gateway counted {@code gatewayTokens} tokens was answered by this engine with a usage
+     * of {@code engineTokens} prompt tokens. The verdict reaches the worker's state at the next tick.
+     */
+    void tokensChecked(long gatewayTokens, long engineTokens) {
+        metrics.tokensChecked(worker, tokens.check(gatewayTokens, engineTokens));
+    }
+
+    /** Whether the engine counts prompts' tokens otherwise than the gateway now, by {@link TokenAgreement}'s rule. */
+    boolean tokensDiffer() {
+        return tokens.differ();
+    }
+
     /** The sockets to poll for input now. */
     List<ZMQ.Socket> sockets() {
         List<ZMQ.Socket> sockets = new ArrayList<>(3);
@@ -209,6 +225,7 @@ final class WorkerStream {
             liveness.expectEvents(expectation.sentNanos(), expectation.firstTokenNanos());
         }
         liveness.onTick(nowNanos);
+        liveness.onTokensDiffer(tokens.differ());
         if (connectWarnPending && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {
             connectWarnPending = false;
             LOG.warn("worker {}: no connection to its KV event publisher at {} after {} s (events off in the engine, "
@@ -417,15 +434,26 @@ final class WorkerStream {
             LOG.info("worker {}: KV events exact ({}) from {}: routing on its exact view", worker, now.reason(),
                     endpoint.endpoint());
         } else {
-            LOG.warn("worker {}: KV events {} ({}) from {}: routing on the prefix tree for it", worker,
-                    KvEventMetrics.label(now.state()), now.reason(),
-                    endpoint.endpoint());
+            LOG.warn("worker {}: KV events {} ({}) from {}: routing on the prefix tree for it{}", worker,
+                    KvEventMetrics.label(now.state()), now.reason(), endpoint.endpoint(), tokensAdvice(now));
         }
+    }
+
+    /** What an operator should know of a worker whose engine counts tokens otherwise, or nothing. */
+    private static String tokensAdvice(Status status) {
+        TokenAgreement.Difference last = status.tokenChecks().lastDifference();
+        if (!status.tokenChecks().differ() || last == null) {
+            return "";
+        }
+        return "; its engine counted " + last.engineTokens() + " prompt tokens where the gateway counted "
+                + last.gatewayTokens() + " (" + status.tokenChecks().differed() + " of "
+                + (status.tokenChecks().differed() + status.tokenChecks().agreed()) + " prompts checked differ): its "
+                + "tokenizer or chat template is not the gateway's (--tokenizer-path, --model-path, --chat-template)";
     }
 
     private Status snapshot() {
         return new Status(worker, model, endpoint.endpoint(), endpoint.replay(), liveness.state(),
-                liveness.reason().name().toLowerCase(Locale.ROOT), lastSequence);
+                liveness.reason().name().toLowerCase(Locale.ROOT), lastSequence, tokens.summary());
     }
 
     private boolean warnedShape;

@@ -8,6 +8,7 @@ import dev.homing.core.policy.RoutingView;
 import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.kvevents.ExactLookup;
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.workers.NoRouteException;
@@ -40,6 +41,8 @@ final class InferenceExchange extends ExchangeLifecycle {
     private Decision judged;
     /** The prompt's tokens, where an exact view counted them; else 0. */
     private int promptTokens;
+    /** The prompt's tokens as the gateway counted them, to check against the engine's usage; null when not due. */
+    private Future<Integer> countedTokens;
 
     /** Call on the request's event loop: the exchange stays on it. */
     InferenceExchange(InferenceProxy proxy, HttpServerRequest request, InferenceRoute route, RequestRecord record) {
@@ -63,8 +66,8 @@ final class InferenceExchange extends ExchangeLifecycle {
             answer(ApiError.badRequest(e.getMessage()));
             return;
         }
-        Future<ExactOverlay> exact = proxy.exactRouting() == null ? null
-                : proxy.exactRouting().overlay(pool, route.kind(), ByteSlice.of(body.bytes()));
+        Future<ExactLookup> exact = proxy.exactRouting() == null ? null
+                : proxy.exactRouting().lookup(pool, route.kind(), ByteSlice.of(body.bytes()));
         if (exact == null || exact.isComplete()) {
             placeFirst(sniffed.stream(), exact);
             return;
@@ -79,10 +82,14 @@ final class InferenceExchange extends ExchangeLifecycle {
 
     // READING_BODY or TOKENIZING: the request's first placement, with its exact view when it has one
 
-    private void placeFirst(boolean stream, Future<ExactOverlay> exact) {
+    private void placeFirst(boolean stream, Future<ExactLookup> exact) {
         if (exact != null && exact.succeeded()) {
-            routing = routing.withExact(exact.result());
-            promptTokens = exact.result().promptTokens();
+            ExactOverlay overlay = exact.result().overlay();
+            if (overlay != null) {
+                routing = routing.withExact(overlay);
+                promptTokens = overlay.promptTokens();
+            }
+            countedTokens = exact.result().countedTokens();
         } else if (exact != null) {
             LOG.debug("request {}: no exact view ({}); routed on the tree", record.requestId(),
                     exact.cause().getMessage());
@@ -191,6 +198,14 @@ final class InferenceExchange extends ExchangeLifecycle {
                 && proxy.exactRouting() != null) {
             proxy.exactRouting().prefilled(leg.worker().url(), leg.connectingSinceNanos(),
                     promptTokens - judged.predictedTokens());
+        }
+    }
+
+    /** The engine's count of the prompt against the gateway's: whether they tokenize alike. */
+    @Override
+    void answered(UsageTail.Usage usage) {
+        if (usage != null && usage.promptTokens() > 0 && countedTokens != null && countedTokens.succeeded()) {
+            proxy.exactRouting().checked(leg.worker().url(), countedTokens.result(), usage.promptTokens());
         }
     }
 

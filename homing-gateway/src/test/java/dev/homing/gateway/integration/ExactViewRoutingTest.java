@@ -5,18 +5,22 @@ import static org.awaitility.Awaitility.await;
 
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
+import dev.homing.core.kv.TokenAgreement;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.sim.http.SimEngineServer;
 import org.assertj.core.data.Offset;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
@@ -64,10 +68,59 @@ class ExactViewRoutingTest {
                     .metric("homing_routing_view_total{model=\"sim-model\",view=\"exact\",worker=\"" + engine.url()
                             + "\"}")).sum() > 0);
             assertThat(gateway.metric("homing_kv_lookup_seconds_count")).as("look-ups timed").isPositive();
+            await().atMost(Duration.ofSeconds(30)).until(() -> Stream.of(first, second).mapToDouble(engine ->
+                    tokenChecks(gateway, engine, "agree")).sum() >= 2);
+            assertThat(Stream.of(first, second).mapToDouble(engine -> tokenChecks(gateway, engine, "differ")).sum())
+                    .as("the gateway counts each prompt as its engine does").isZero();
         } finally {
             first.close();
             second.close();
         }
+    }
+
+    /**
+     * The gateway renders chats with another template than its engine's: each answer's usage shows that the engine
+     * counted other tokens, and after a few the worker is set aside (its look-ups would match nothing the engine
+     * holds), routed on the tree, and the gateway says why.
+     */
+    @Test
+    void aWorkerWhoseEngineCountsPromptsOtherwiseIsSetAsideAndSaysWhy(@TempDir Path dir) throws Exception {
+        Path template = Files.writeString(dir.resolve("chat_template.jinja"), """
+                {% for message in messages %}<|im_start|>{{ message['role'] }} (as the gateway renders it)
+                {{ message['content'] }}<|im_end|>
+                {% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
+                {% endif %}""");
+        SimEngineServer engine = KvEventFleet.engine(false);
+        Config config = KvEventFleet.gateway(List.of(engine)).with(Settings.KV_EVENTS_SILENCE_MS, 10_000L)
+                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.CHAT_TEMPLATE, template.toString());
+        try (RunningGateway gateway = RunningGateway.start(config)) {
+            awaitEventsHeard(gateway, List.of(engine));
+            for (int i = 0; i < TokenAgreement.MIN_CHECKS; i++) {
+                HttpResponse<String> answer = KvEventFleet.chat(gateway, SYSTEM, "Question " + i + ": who?");
+                assertThat(answer.headers().firstValue("x-homing-routing-view")).as("before the verdict")
+                        .hasValue("exact");
+            }
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> "tokens_differ".equals(KvEventFleet.reasons(gateway)
+                    .get(engine.url())));
+            assertThat(KvEventFleet.states(gateway)).containsEntry(engine.url(), "stale");
+            HttpResponse<String> next = KvEventFleet.chat(gateway, SYSTEM, "One more: who?");
+            assertThat(next.headers().firstValue("x-homing-routing-view")).hasValue("approximate");
+            assertThat(tokenChecks(gateway, engine, "differ")).isGreaterThanOrEqualTo(TokenAgreement.MIN_CHECKS);
+            assertThat(tokenChecks(gateway, engine, "agree")).isZero();
+            JsonNode checks = JSON.readTree(gateway.get("/kv_events").body()).path("workers").path(0)
+                    .path("prompt_token_checks");
+            assertThat(checks.path("last_difference").path("gateway_tokens").asLong())
+                    .as("the gateway's template writes more").isGreaterThan(checks.path("last_difference")
+                            .path("engine_tokens").asLong());
+        } finally {
+            engine.close();
+        }
+    }
+
+    private static double tokenChecks(RunningGateway gateway, SimEngineServer engine, String result) {
+        return gateway.metric("homing_kv_prompt_token_checks_total{result=\"" + result + "\",worker=\""
+                + engine.url() + "\"}");
     }
 
     @Test

@@ -15,8 +15,8 @@ class EnginePromptTest {
     void aChatIsItsTurnsWithTextPartsJoined() {
         EnginePrompt prompt = read(RequestKind.CHAT, """
                 {"model":"m","messages":[{"role":"system","content":"Be brief."},
-                 {"role":"user","content":[{"type":"text","text":"Hello "},{"type":"image_url","image_url":{}},
-                 {"type":"text","text":"there"}]},{"role":"assistant","tool_calls":[]}]}""");
+                 {"role":"user","content":[{"type":"text","text":"Hello "},{"type":"text","text":"there"}]},
+                 {"role":"assistant","tool_calls":[]}]}""");
 
         assertThat(prompt).isEqualTo(new EnginePrompt.Chat(List.of(new ChatTurn("system", "Be brief."),
                 new ChatTurn("user", "Hello there"), new ChatTurn("assistant", ""))));
@@ -56,11 +56,17 @@ class EnginePromptTest {
                 "{\"messages\":[" + user + "],\"chat_template_kwargs\":{\"enable_thinking\":false}}",
                 "{\"messages\":[" + user + "],\"documents\":[{\"text\":\"d\"}]}",
                 "{\"messages\":[" + user + ",{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"1\"}]}]}",
-                "{\"messages\":[" + user + ",{\"role\":\"assistant\",\"content\":\"x\",\"reasoning_content\":\"r\"}]}");
+                "{\"messages\":[" + user + ",{\"role\":\"assistant\",\"content\":\"x\",\"reasoning_content\":\"r\"}]}",
+                "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
+                        + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,AA==\"}}]}]}",
+                "{\"messages\":[" + user + "],\"add_generation_prompt\":false}",
+                "{\"messages\":[" + user + ",{\"role\":\"assistant\",\"content\":\"It is\"}],"
+                        + "\"continue_final_message\":true}");
 
         assertThat(bodies).allSatisfy(body -> assertThat(read(RequestKind.CHAT, body)).as(body).isNull());
         assertThat(read(RequestKind.CHAT, "{\"messages\":[" + user + "],\"tools\":[],\"chat_template_kwargs\":{},"
-                + "\"documents\":null}")).as("empty ones count as absent").isNotNull();
+                + "\"documents\":null,\"add_generation_prompt\":true,\"continue_final_message\":false}"))
+                .as("empty ones count as absent, the defaults as unsaid").isNotNull();
     }
 
     private static EnginePrompt read(RequestKind kind, String body) {

@@ -34,6 +34,24 @@ class ExactQueryTest {
     }
 
     @Test
+    void onlyOneTextPromptAskedForOneAnswerIsCheckedAgainstTheEnginesCount() {
+        String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+        assertThat(read(RequestKind.CHAT, chat + "}").checkable()).isTrue();
+        assertThat(read(RequestKind.CHAT, chat + ",\"n\":1}").checkable()).isTrue();
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":\"abc\",\"best_of\":null}").checkable()).isTrue();
+        assertThat(read(RequestKind.GENERATE, "{\"text\":\"abc\",\"sampling_params\":{\"n\":1}}").checkable())
+                .isTrue();
+
+        assertThat(read(RequestKind.CHAT, chat + ",\"n\":3}").checkable()).as("n answers").isFalse();
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":[\"a\",\"b\"]}").checkable()).as("a batch").isFalse();
+        assertThat(read(RequestKind.COMPLETION, "{\"prompt\":\"a\",\"best_of\":2}").checkable()).isFalse();
+        assertThat(read(RequestKind.GENERATE, "{\"text\":\"a\",\"sampling_params\":{\"n\":2}}").checkable())
+                .isFalse();
+        assertThat(read(RequestKind.GENERATE, "{\"input_ids\":[1,2,3]}").checkable()).as("the client's ids")
+                .isFalse();
+    }
+
+    @Test
     void noPromptNoQuery() {
         assertThat(read(RequestKind.EMBEDDING, "{\"input\":\"abc\",\"cache_salt\":\"s\"}")).isNull();
         assertThat(read(RequestKind.CHAT, "not json")).isNull();

@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The exact view's whole per-request work for a short chat (and a long raw prompt, below), as
- * {@link ExactRouting#overlay} does it on the event loop with the gateway's own tokenizer: the body's bytes read for
+ * {@link ExactRouting#lookup} does it on the event loop with the gateway's own tokenizer: the body's bytes read for
  * the prompt and namespace ({@link ExactQuery}), the chat template rendered and the text encoded piece by piece (the
  * demo tokenizer), the tokens hashed into blocks and looked up in the model's {@link ExactViews} into an
  * {@link ExactOverlay}. Eight workers, all exact; each holds
@@ -127,7 +127,7 @@ public class ExactRoutingBenchmark {
         tokenizer.close();
     }
 
-    /** Body bytes to overlay, as {@link ExactRouting#overlay} for a body tokenized on the event loop. */
+    /** Body bytes to overlay, as {@link ExactRouting#lookup} for a body tokenized on the event loop. */
     @Benchmark
     public ExactOverlay overlay() {
         byte[] bytes = chat.endsWith("-new") ? body(question + " " + calls++) : body;
