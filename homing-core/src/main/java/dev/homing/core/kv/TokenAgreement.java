@@ -56,6 +56,11 @@ public final class TokenAgreement {
         return differs;
     }
 
+    /** Whether enough checks were made for a verdict of difference ({@value #MIN_CHECKS}). */
+    public synchronized boolean settled() {
+        return inWindow >= MIN_CHECKS;
+    }
+
     /** Whether the engine's counts differ from the gateway's, by the rule above; false before any check. */
     public synchronized boolean differ() {
         return differ;

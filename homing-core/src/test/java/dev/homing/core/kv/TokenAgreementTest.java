@@ -26,10 +26,12 @@ class TokenAgreementTest {
     void theFirstChecksAllDifferingGiveAVerdictAtTheFourth() {
         checks(TokenAgreement.MIN_CHECKS - 1, true);
         assertThat(agreement.differ()).as("too few to say").isFalse();
+        assertThat(agreement.settled()).isFalse();
 
         assertThat(agreement.check(1_203, 1_187)).isTrue();
 
         assertThat(agreement.differ()).isTrue();
+        assertThat(agreement.settled()).isTrue();
         assertThat(agreement.summary().lastDifference()).isEqualTo(new TokenAgreement.Difference(1_203, 1_187));
     }
 

@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpClient;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>It also hands out the prompt's count, which the answer's usage checks ({@link #checked}): an engine whose
  * tokenizer or template is not the gateway's stores blocks the gateway's tokens never match, so exact routing on it
  * would quietly turn into load balancing. A prompt counted whole anyway is checked at no cost; one whose look-up
- * stopped early is counted whole off the event loop, one a second per model, and so are prompts of a model whose
- * workers are all set aside for differing, so that they can come back.
+ * stopped early is counted whole off the event loop, one a second per model (ten until the model's first verdict),
+ * and so are prompts of a model whose workers are all set aside for differing, so that they can come back.
  */
 public final class ExactRouting {
     /**
@@ -45,16 +46,27 @@ public final class ExactRouting {
     private static final long INLINE_NANOS = 2_000_000;
     /**
      * How often, per model, a prompt is counted whole only to check it against the engine's usage: a long prompt
-     * takes milliseconds of a worker thread, and one a second is enough to see a tokenizer that differs.
+     * takes milliseconds of a worker thread, and one a second keeps the verdict on each worker current.
      */
     private static final long WHOLE_COUNT_NANOS = 1_000_000_000L;
+    /**
+     * As often while the model's workers together have too few checks for a verdict (at the start): at one a
+     * second the fleet would route for seconds on tokens that might match nothing. For at most
+     * {@link #FIRST_WHOLE_COUNTS} counts: engines that report no usage give no verdict, however many are made.
+     */
+    private static final long FIRST_WHOLE_COUNTS_NANOS = 100_000_000L;
+    private static final int FIRST_WHOLE_COUNTS = 64;
 
     private final KvEventSubscribers subscribers;
     private final PromptTokenizer tokenizer;
     private final EngineTokenize engine;
     private final Vertx vertx;
-    /** By model, when its next whole count for a check may start ({@link System#nanoTime()}). */
-    private final Map<String, AtomicLong> nextWholeCount = new ConcurrentHashMap<>();
+    /** By model, its whole counts for a check so far. */
+    private final Map<String, WholeCounts> wholeCounts = new ConcurrentHashMap<>();
+
+    /** A model's whole counts: when the last started ({@link System#nanoTime()}), and how many were made. */
+    private record WholeCounts(AtomicLong lastNanos, AtomicInteger made) {
+    }
 
     /**
      * @param tokenizer the models' tokenizer, or null to ask the engines
@@ -80,18 +92,13 @@ public final class ExactRouting {
         long started = System.nanoTime();
         String model = pool.model();
         ExactViews views = subscribers.views(model);
-        boolean anyExact = views.anyExact();
-        if (!anyExact && !(tokenizer != null && subscribers.tokensDiffer(model))) {
-            return null;
+        if (!views.anyExact()) {
+            // Every worker is set aside; where some are for counting otherwise, a check now and then.
+            return tokenizer == null || !subscribers.tokensDiffer(model) ? null : checkOnly(model, kind, body);
         }
         ExactQuery query = ExactQuery.read(kind, body);
         if (query == null) {
             return null;
-        }
-        if (!anyExact) {
-            // Every worker is set aside, some because their engines count otherwise: only a check, now and then.
-            Future<Integer> count = wholeCountDue(model, query);
-            return count == null ? null : Future.succeededFuture(new ExactLookup(null, count));
         }
         EnginePrompt prompt = query.prompt();
         if (tokenizer != null && tokenizer.encodesInChunks() && !(prompt instanceof EnginePrompt.Tokens)) {
@@ -130,26 +137,44 @@ public final class ExactRouting {
         ExactOverlay overlay = walk.overlay(promptTokens(walk, share));
         subscribers.lookedUp(System.nanoTime() - started);
         Future<Integer> counted = !query.checkable() ? null
-                : share >= 1 ? Future.succeededFuture(overlay.promptTokens()) : wholeCountDue(model, query);
+                : share >= 1 ? Future.succeededFuture(overlay.promptTokens())
+                : tokenizer != null && wholeCountDue(model) ? countWhole(query) : null;
         return new ExactLookup(overlay, counted);
     }
 
-    /**
-     * The prompt counted whole on a worker thread, for a check, at most once per {@link #WHOLE_COUNT_NANOS} per
-     * model; else null. A look-up that stopped early only estimated the prompt's length, and a worker set aside
-     * is not looked up at all: without these counts a tokenizer that differs for long prompts would never show.
-     */
-    private Future<Integer> wholeCountDue(String model, ExactQuery query) {
-        if (tokenizer == null || !query.checkable()) {
+    /** No overlay, and the prompt counted whole when a count is due (the body is read only then); else null. */
+    private Future<ExactLookup> checkOnly(String model, RequestKind kind, ByteSlice body) {
+        if (!wholeCountDue(model)) {
             return null;
         }
-        long now = System.nanoTime();
-        AtomicLong next = nextWholeCount.computeIfAbsent(model, m -> new AtomicLong(now));
-        long due = next.get();
-        if (now - due < 0 || !next.compareAndSet(due, now + WHOLE_COUNT_NANOS)) {
-            return null;
-        }
+        ExactQuery query = ExactQuery.read(kind, body);
+        return query == null || !query.checkable() ? null
+                : Future.succeededFuture(new ExactLookup(null, countWhole(query)));
+    }
+
+    private Future<Integer> countWhole(ExactQuery query) {
         return vertx.executeBlocking(() -> query.prompt().tokens(tokenizer).length, false);
+    }
+
+    /**
+     * Whether a prompt of {@code model} is to be counted whole on a worker thread, for a check, now: at most once
+     * per {@link #WHOLE_COUNT_NANOS} ({@link #FIRST_WHOLE_COUNTS_NANOS} until the model's first verdict). A look-up
+     * that stopped early only estimated the prompt's length, and a worker set aside is not looked up at all:
+     * without these counts a tokenizer that differs for long prompts would never show.
+     */
+    private boolean wholeCountDue(String model) {
+        long now = System.nanoTime();
+        WholeCounts counts = wholeCounts.computeIfAbsent(model,
+                m -> new WholeCounts(new AtomicLong(now - WHOLE_COUNT_NANOS), new AtomicInteger()));
+        long was = counts.lastNanos().get();
+        long since = now - was;
+        boolean hurry = counts.made().get() < FIRST_WHOLE_COUNTS && subscribers.tokensUnsettled(model);
+        long interval = hurry ? FIRST_WHOLE_COUNTS_NANOS : WHOLE_COUNT_NANOS;
+        if (since < interval || !counts.lastNanos().compareAndSet(was, now)) {
+            return false;
+        }
+        counts.made().incrementAndGet();
+        return true;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.homing.gateway.kvevents;
 
 import dev.homing.core.kv.KvEventLiveness;
 import dev.homing.core.kv.KvEventLiveness.State;
+import dev.homing.core.kv.TokenAgreement;
 import dev.homing.core.kv.TokenBlocks;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.slf4j.Logger;
@@ -59,6 +60,8 @@ public final class KvEventSubscribers implements AutoCloseable {
     private final Map<String, WorkerStream> streams = new ConcurrentHashMap<>();
     /** By worker URL, the workers with no stream because their engine publishes no events; as {@link #streams}. */
     private final Map<String, WorkerStream.Status> withoutEvents = new ConcurrentHashMap<>();
+    /** By model, its prompt token checks over all its workers; only this class's thread adds to it. */
+    private final Map<String, TokenAgreement> tokensByModel = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -109,7 +112,8 @@ public final class KvEventSubscribers implements AutoCloseable {
             if (old != null && old.model().equals(model) && old.endpoint().equals(endpoint)) {
                 return; // a worker active again: its stream goes on, and ZMQ reconnects it by itself
             }
-            WorkerStream stream = new WorkerStream(worker, model, endpoint, views, metrics, silenceNanos,
+            WorkerStream stream = new WorkerStream(worker, model, endpoint, views,
+                    tokensByModel.computeIfAbsent(model, m -> new TokenAgreement()), metrics, silenceNanos,
                     replayTimeoutNanos, context);
             streams.put(worker, stream); // in the old one's place: the worker is never missing from statuses()
             withoutEvents.remove(worker);
@@ -185,6 +189,12 @@ public final class KvEventSubscribers implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** Whether {@code model}'s workers together have had too few prompts checked for a verdict on its tokens. */
+    public boolean tokensUnsettled(String model) {
+        TokenAgreement tokens = tokensByModel.get(model);
+        return tokens != null && !tokens.settled();
     }
 
     /** A request's exact-view look-up took {@code nanos}. */

@@ -80,6 +80,12 @@ final class WorkerStream {
     private final KvEventLiveness liveness;
     /** Whether the engine's usage counts prompts' tokens as the gateway did (any thread records, the tick reads). */
     private final TokenAgreement tokens = new TokenAgreement();
+    /**
+     * The same over every worker of the model, whose verdict stands for this worker's until it has one of its own:
+     * the gateway tokenizes a model's prompts one way, so what its other engines say is likely true here too, and a
+     * worker whose look-ups match nothing may get no request to be checked on (the others look better).
+     */
+    private final TokenAgreement modelTokens;
     private final ZContext context;
     private final ZMQ.Socket subscriber;
     /** The subscriber's connection events (handshake done, disconnected), as ZMQ's socket monitor sends them. */
@@ -99,12 +105,13 @@ final class WorkerStream {
     private volatile Status status;
 
     /** @param replayTimeoutNanos how long a replay may stay unanswered before it is given up */
-    WorkerStream(String worker, String model, KvEventEndpoint endpoint, ExactViews views, KvEventMetrics metrics,
-                 long silenceNanos, long replayTimeoutNanos, ZContext context) {
+    WorkerStream(String worker, String model, KvEventEndpoint endpoint, ExactViews views, TokenAgreement modelTokens,
+                 KvEventMetrics metrics, long silenceNanos, long replayTimeoutNanos, ZContext context) {
         this.worker = worker;
         this.model = model;
         this.endpoint = endpoint;
         this.views = views;
+        this.modelTokens = modelTokens;
         this.decoder = new KvEventDecoder(endpoint.layout());
         this.metrics = metrics;
         this.liveness = new KvEventLiveness(silenceNanos);
@@ -166,12 +173,16 @@ final class WorkerStream {
      * of {@code engineTokens} prompt tokens. The verdict reaches the worker's state at the next tick.
      */
     void tokensChecked(long gatewayTokens, long engineTokens) {
+        modelTokens.check(gatewayTokens, engineTokens);
         metrics.tokensChecked(worker, tokens.check(gatewayTokens, engineTokens));
     }
 
-    /** Whether the engine counts prompts' tokens otherwise than the gateway now, by {@link TokenAgreement}'s rule. */
+    /**
+     * Whether the engine counts prompts' tokens otherwise than the gateway now, by {@link TokenAgreement}'s rule: by
+     * its own checks, or by the model's until it has enough of its own.
+     */
     boolean tokensDiffer() {
-        return tokens.differ();
+        return tokens.settled() ? tokens.differ() : modelTokens.differ();
     }
 
     /** The sockets to poll for input now. */
@@ -225,7 +236,7 @@ final class WorkerStream {
             liveness.expectEvents(expectation.sentNanos(), expectation.firstTokenNanos());
         }
         liveness.onTick(nowNanos);
-        liveness.onTokensDiffer(tokens.differ());
+        liveness.onTokensDiffer(tokensDiffer());
         if (connectWarnPending && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {
             connectWarnPending = false;
             LOG.warn("worker {}: no connection to its KV event publisher at {} after {} s (events off in the engine, "
@@ -440,15 +451,18 @@ final class WorkerStream {
     }
 
     /** What an operator should know of a worker whose engine counts tokens otherwise, or nothing. */
-    private static String tokensAdvice(Status status) {
-        TokenAgreement.Difference last = status.tokenChecks().lastDifference();
-        if (!status.tokenChecks().differ() || last == null) {
+    private String tokensAdvice(Status status) {
+        if (!KvEventLiveness.Reason.TOKENS_DIFFER.name().toLowerCase(Locale.ROOT).equals(status.reason())) {
             return "";
         }
-        return "; its engine counted " + last.engineTokens() + " prompt tokens where the gateway counted "
-                + last.gatewayTokens() + " (" + status.tokenChecks().differed() + " of "
-                + (status.tokenChecks().differed() + status.tokenChecks().agreed()) + " prompts checked differ): its "
-                + "tokenizer or chat template is not the gateway's (--tokenizer-path, --model-path, --chat-template)";
+        boolean own = status.tokenChecks().differ();
+        TokenAgreement.Summary checks = own ? status.tokenChecks() : modelTokens.summary();
+        TokenAgreement.Difference last = checks.lastDifference();
+        return "; " + (own ? "its engine" : "the engines of model " + model + " (this one too few checked yet)")
+                + " counted " + last.engineTokens() + " prompt tokens where the gateway counted " + last.gatewayTokens()
+                + " (" + checks.differed() + " of " + (checks.differed() + checks.agreed()) + " prompts checked "
+                + "differ): the tokenizer or chat template is not the gateway's (--tokenizer-path, --model-path, "
+                + "--chat-template)";
     }
 
     private Status snapshot() {

@@ -369,4 +369,42 @@ class KvEventSubscribersTest {
         await().atMost(PATIENCE).until(() -> !lookup(tokens(100, 16)).exact(WORKER)
                 && subscribers.views(MODEL).stats().engineBlocks() == 0);
     }
+
+    /**
+     * One engine's usage counts prompts otherwise: it is set aside, and so is a worker of the same model not checked
+     * yet (its look-ups may match nothing either, so that no request would reach it to be checked); a worker with
+     * enough agreeing checks of its own keeps its view.
+     */
+    @Test
+    void aWorkerWhoseEngineCountsOtherwiseIsSetAsideAndSoIsOneOfItsModelNotCheckedYet() {
+        TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(30));
+        String unchecked = "http://127.0.0.1:2";
+        String agreeing = "http://127.0.0.1:3";
+        subscribers.subscribe(unchecked, MODEL, publisher.asEndpoint());
+        subscribers.subscribe(agreeing, MODEL, publisher.asEndpoint());
+        await().atMost(PATIENCE).until(() -> subscribers.statuses().size() == 3);
+        assertThat(subscribers.tokensUnsettled(MODEL)).as("no verdict yet").isTrue();
+        for (int i = 0; i < 4; i++) {
+            subscribers.tokensChecked(agreeing, 500, 500);
+        }
+        assertThat(subscribers.tokensUnsettled(MODEL)).isFalse();
+        assertThat(subscribers.tokensDiffer(MODEL)).isFalse();
+
+        for (int i = 0; i < 12; i++) {
+            subscribers.tokensChecked(WORKER, 290, 256);
+        }
+
+        await().atMost(PATIENCE).until(() -> "tokens_differ".equals(reason(WORKER))
+                && "tokens_differ".equals(reason(unchecked)));
+        assertThat(status().orElseThrow().state()).isEqualTo(State.STALE);
+        assertThat(status().orElseThrow().tokenChecks().lastDifference().engineTokens()).isEqualTo(256);
+        assertThat(reason(agreeing)).isNotEqualTo("tokens_differ");
+        assertThat(subscribers.tokensDiffer(MODEL)).isTrue();
+        assertThat(counter("homing_kv_prompt_token_checks", "result", "differ")).isEqualTo(12);
+    }
+
+    private String reason(String worker) {
+        return subscribers.statuses().stream().filter(s -> s.worker().equals(worker)).findFirst().orElseThrow()
+                .reason();
+    }
 }
