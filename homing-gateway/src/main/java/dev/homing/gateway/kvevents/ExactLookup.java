@@ -7,7 +7,7 @@ import io.vertx.core.Future;
  * What the exact view says of one request.
  *
  * @param overlay       what each exact worker's engine holds of the prompt, to route on; null when no worker of the
- *                      model is exact now
+ *                      model is exact now, or while its tokens are not verified yet
  * @param countedTokens the prompt's tokens as the gateway counted them, to compare with the usage the engine reports
  *                      ({@link ExactRouting#checked}); null when no check is due. It may complete after the
  *                      routing (a whole count on a worker thread); a count not done when the answer ends is not
