@@ -458,6 +458,9 @@ final class WorkerStream {
         boolean own = status.tokenChecks().differ();
         TokenAgreement.Summary checks = own ? status.tokenChecks() : modelTokens.summary();
         TokenAgreement.Difference last = checks.lastDifference();
+        if (last == null) {
+            return "";
+        }
         return "; " + (own ? "its engine" : "the engines of model " + model + " (this one too few checked yet)")
                 + " counted " + last.engineTokens() + " prompt tokens where the gateway counted " + last.gatewayTokens()
                 + " (" + checks.differed() + " of " + (checks.differed() + checks.agreed()) + " prompts checked "
