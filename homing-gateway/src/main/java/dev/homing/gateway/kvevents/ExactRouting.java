@@ -157,10 +157,16 @@ public final class ExactRouting {
         Future<Integer> counted = !query.checkable() ? null
                 : share >= 1 ? Future.succeededFuture(overlay.promptTokens())
                 : tokenizer != null && wholeCountDue(model) ? countWhole(query) : null;
+        return new ExactLookup(verified(model) ? overlay : null, counted);
+    }
+
+    /** Whether {@code model}'s look-ups may be routed on: its tokens verified, or too many look-ups waited for it. */
+    private boolean verified(String model) {
+        if (!subscribers.tokensUnsettled(model)) {
+            return true;
+        }
         AtomicInteger unverified = checks(model).unverified();
-        boolean verified = !subscribers.tokensUnsettled(model) || unverified.get() >= UNVERIFIED_LOOKUPS
-                || unverified.incrementAndGet() > UNVERIFIED_LOOKUPS;
-        return new ExactLookup(verified ? overlay : null, counted);
+        return unverified.get() >= UNVERIFIED_LOOKUPS || unverified.incrementAndGet() > UNVERIFIED_LOOKUPS;
     }
 
     private ModelChecks checks(String model) {

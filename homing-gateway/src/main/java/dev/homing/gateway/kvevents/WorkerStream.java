@@ -452,7 +452,7 @@ final class WorkerStream {
 
     /** What an operator should know of a worker whose engine counts tokens otherwise, or nothing. */
     private String tokensAdvice(Status status) {
-        if (!KvEventLiveness.Reason.TOKENS_DIFFER.name().toLowerCase(Locale.ROOT).equals(status.reason())) {
+        if (liveness.reason() != KvEventLiveness.Reason.TOKENS_DIFFER) {
             return "";
         }
         boolean own = status.tokenChecks().differ();
