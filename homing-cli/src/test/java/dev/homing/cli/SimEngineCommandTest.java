@@ -104,6 +104,13 @@ class SimEngineCommandTest {
     }
 
     @Test
+    void kvEventsOnADecodeEngineAreAUsageErrorSayingWhy() {
+        assertThat(usageError("--disaggregation-mode", "decode", "--kv-events-config",
+            "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\"}"))
+            .contains("a decode engine publishes no KV events");
+    }
+
+    @Test
     void anUnknownModeIsAUsageErrorNamingSglangsModes() {
         assertThat(usageError("--disaggregation-mode", "encode")).contains("null, prefill, decode");
     }

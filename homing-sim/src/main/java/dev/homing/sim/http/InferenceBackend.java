@@ -38,6 +38,9 @@ interface InferenceBackend {
     /** Empties every cache, as {@code /flush_cache}; false, with nothing flushed, when one is busy. */
     boolean flushCache();
 
+    /** Every engine loses its cache at once, busy or not, as a restart of the engine would. */
+    void loseCaches();
+
     /** A one-token generation for {@code /health_generate}: {@code done} runs when it is answered. */
     void healthGenerate(Runnable done);
 

@@ -2,6 +2,7 @@ package dev.homing.sim.http;
 
 import dev.homing.sim.model.DisaggregationConfig;
 import dev.homing.sim.model.EngineConfig;
+import dev.homing.sim.model.KvEventSink;
 import dev.homing.sim.model.KvTransferError;
 import dev.homing.sim.model.PrefillEngine;
 import dev.homing.sim.model.Progress;
@@ -37,11 +38,19 @@ final class PrefillSide extends RoomSide<PrefillEngine> {
     /** Registrations waiting for their room's prefill, with the response that answers each. */
     private final Map<Long, HttpServerResponse> registrations = new HashMap<>();
 
+    /** @param kvEvents the sink of the engine's KV events, or null when it publishes none */
     PrefillSide(Vertx vertx, EngineConfig engine, DisaggregationConfig disaggregation, double timeScale,
-                Consumer<Progress> observer, ObjectMapper json, ResponseRenderer renderer) {
-        super(vertx, new PrefillEngine(engine, disaggregation), "prefill", timeScale, observer);
+                Consumer<Progress> observer, ObjectMapper json, ResponseRenderer renderer, KvEventSink kvEvents) {
+        super(vertx, publishing(new PrefillEngine(engine, disaggregation), kvEvents), "prefill", timeScale, observer);
         this.json = json;
         this.renderer = renderer;
+    }
+
+    private static PrefillEngine publishing(PrefillEngine engine, KvEventSink kvEvents) {
+        if (kvEvents != null) {
+            engine.publishKvEvents(kvEvents);
+        }
+        return engine;
     }
 
     @Override

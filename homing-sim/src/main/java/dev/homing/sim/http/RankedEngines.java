@@ -78,8 +78,8 @@ final class RankedEngines implements InferenceBackend {
         return true;
     }
 
-    /** Every rank loses its cache at once, busy or not, as a restart of the engine would. */
-    void loseCaches() {
+    @Override
+    public void loseCaches() {
         for (ModelDriver<Engine, Progress> rank : ranks) {
             rank.pump();
             rank.model().loseCache(rank.virtualNow());

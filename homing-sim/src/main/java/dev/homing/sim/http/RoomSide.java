@@ -82,6 +82,13 @@ abstract sealed class RoomSide<M extends RoomEngine<?>> implements InferenceBack
     }
 
     @Override
+    public final void loseCaches() {
+        driver.pump();
+        driver.model().loseCache(driver.virtualNow());
+        driver.pump();
+    }
+
+    @Override
     public final void healthGenerate(Runnable done) {
         done.run();
     }

@@ -27,7 +27,7 @@ import java.util.Objects;
  * @param dpSize        data-parallel ranks behind the port, each an engine of its own (without disaggregation)
  * @param tokenizer     how prompts become tokens: {@link BuiltInTokenizer} (4 characters a token), or a model's own
  *                      (its owner closes it after the server)
- * @param kvEvents      whether and how each rank publishes its KV events (without disaggregation)
+ * @param kvEvents      whether and how each rank publishes its KV events (not on a decode engine)
  */
 public record SimEngineOptions(
     String host,
@@ -73,9 +73,9 @@ public record SimEngineOptions(
                 + "simulated without disaggregation only");
         }
         Objects.requireNonNull(kvEvents, "kvEvents");
-        if (kvEvents.enabled() && mode.disaggregated()) {
-            throw new IllegalArgumentException("a " + mode.flag() + " engine publishes no KV events: they are "
-                + "simulated without disaggregation only");
+        if (kvEvents.enabled() && mode == DisaggregationMode.DECODE) {
+            throw new IllegalArgumentException("a decode engine publishes no KV events: it is handed each prompt's "
+                + "KV, and a router places prompts by what the prefill engines hold");
         }
     }
 

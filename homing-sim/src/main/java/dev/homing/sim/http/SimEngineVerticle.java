@@ -86,7 +86,7 @@ final class SimEngineVerticle extends VerticleBase {
             case NONE -> new RankedEngines(vertx, options.engine(), options.dpSize(), options.timeScale(), observer,
                 parser.encodeText("ping"), kvEvents);
             case PREFILL -> new PrefillSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
-                observer, json, renderer);
+                observer, json, renderer, kvEvents.isEmpty() ? null : kvEvents.getFirst());
             case DECODE -> new DecodeSide(vertx, options.engine(), options.disaggregation(), options.timeScale(),
                 observer, json);
         };
@@ -351,9 +351,9 @@ final class SimEngineVerticle extends VerticleBase {
             return;
         }
         String action = http.path().substring("/kv_events/".length());
-        if (action.equals("restart") && backend instanceof RankedEngines ranks) {
+        if (action.equals("restart")) {
             kvEvents.forEach(publisher -> publisher.dropAll(true));
-            ranks.loseCaches();
+            backend.loseCaches();
         }
         for (KvEventPublisher publisher : kvEvents) {
             switch (action) {

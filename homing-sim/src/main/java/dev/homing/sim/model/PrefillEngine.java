@@ -1,7 +1,9 @@
 package dev.homing.sim.model;
 
+import dev.homing.core.kv.KvEvent;
 import java.util.Comparator;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * A prefill engine: computes the prompts of bootstrap rooms on its {@link Engine} (its radix cache as a regular
@@ -29,6 +31,20 @@ public final class PrefillEngine extends RoomEngine<PrefillEngine.Room> {
 
     public PrefillEngine(EngineConfig config, DisaggregationConfig disaggregation) {
         super(config, disaggregation);
+    }
+
+    /**
+     * Tells {@code sink} every change of the engine's cache from now on, as a regular engine's
+     * ({@link Engine#publishKvEvents(KvEventSink)}): a router places prefills by what these caches hold. Call before
+     * the first request.
+     */
+    public void publishKvEvents(KvEventSink sink) {
+        engine.publishKvEvents(sink);
+    }
+
+    /** As {@link #publishKvEvents(KvEventSink)}, without the ends of batches ({@link Engine#publishKvEvents(Consumer)}). */
+    public void publishKvEvents(Consumer<KvEvent> sink) {
+        engine.publishKvEvents(sink);
     }
 
     /** One room's two halves, as far as they have come. */

@@ -72,6 +72,12 @@ public abstract sealed class RoomEngine<R> implements VirtualTimeModel<RoomEvent
         return engine.flushCache(atNanos);
     }
 
+    /** Loses the cache at {@code atNanos}, busy or not, as a restart of the engine would ({@link Engine#loseCache}). */
+    public final void loseCache(long atNanos) {
+        runUntil(atNanos);
+        engine.loseCache(atNanos);
+    }
+
     /** Takes every event due by {@code atNanos}, the engine's and the role's, in time order. */
     final void runUntil(long atNanos) {
         long next = nextRoomEventNanos();
