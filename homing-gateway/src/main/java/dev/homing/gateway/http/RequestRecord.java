@@ -51,11 +51,7 @@ public final class RequestRecord {
         return startNanos;
     }
 
-    public void routed(String model, String worker, String branch, double matchRatio) {
-        routed(model, worker, branch, matchRatio, "-");
-    }
-
-    /** As {@link #routed(String, String, String, double)}, placed on the {@code view} ({@code exact}/{@code approximate}). */
+    /** Placed on {@code worker} by the policy's {@code branch}, judged on the {@code view} ({@code exact}/{@code approximate}). */
     public void routed(String model, String worker, String branch, double matchRatio, String view) {
         this.model = model;
         this.worker = worker;

@@ -6,6 +6,7 @@ import dev.homing.gateway.http.ApiError;
 import dev.homing.gateway.http.BodyReader;
 import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.RequestRecord;
+import dev.homing.gateway.kvevents.ExactLookup;
 import dev.homing.gateway.resilience.AdmissionQueue;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.resilience.UpstreamOutcome;
@@ -14,6 +15,7 @@ import dev.homing.gateway.workers.ModelPool;
 import dev.homing.gateway.workers.Worker;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
@@ -149,6 +151,8 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
     final Context context;
     /** The request's trace span (a shared one doing nothing when tracing is off). */
     final RequestSpan trace;
+    /** What the exact view told the placement of the prompt, and what is owed back to it. */
+    final ExactJudgement exact;
     Phase phase = Phase.ADMISSION_WAIT;
     /** Set when the request joins the admission queue: its place there, given up if the client leaves. */
     private AdmissionQueue.Ticket ticket;
@@ -190,6 +194,7 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
         this.record = record;
         this.context = proxy.vertx().getOrCreateContext();
         this.trace = proxy.tracing().request(request, route.path(), record.requestId());
+        this.exact = new ExactJudgement(proxy.exactRouting());
         record.traced(trace.traceId());
     }
 
@@ -221,10 +226,6 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
 
     /** The current leg ended with the worker's whole answer ({@code usage} null when it reported none). */
     void answered(UsageTail.Usage usage) {
-    }
-
-    /** RELAYING, before the answer's head is written: headers the gateway adds of its own. */
-    void answerHeaders() {
     }
 
     /** An attempt goes out: its other legs, sent beside the current one. */
@@ -305,6 +306,28 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
         routing = new RoutingRequest(sniffed.routingText(), request.getHeader(HeaderNames.ROUTING_KEY),
                 request.getHeader(HeaderNames.TARGET_WORKER), implicitKey(request));
         placeFirst(sniffed);
+    }
+
+    /**
+     * READING_BODY: looks the request up in the exact view of {@code viewPool}'s model, the pool whose engines compute
+     * the prompt (in TOKENIZING while an engine's {@code /tokenize} answers), puts what it finds on {@link #routing},
+     * then runs {@code place} on the event loop, unless the exchange has moved on meanwhile (the client gone).
+     */
+    void lookUpExact(ModelPool viewPool, Runnable place) {
+        Future<ExactLookup> lookup = proxy.exactRouting() == null ? null
+                : proxy.exactRouting().lookup(viewPool, route.kind(), ByteSlice.of(body.bytes()));
+        if (lookup == null || lookup.isComplete()) {
+            routing = exact.applied(routing, lookup, record.requestId());
+            place.run();
+            return;
+        }
+        moveTo(Phase.TOKENIZING);
+        lookup.onComplete(tokenized -> context.runOnContext(v -> {
+            if (phase == Phase.TOKENIZING) {
+                routing = exact.applied(routing, lookup, record.requestId());
+                place.run();
+            }
+        }));
     }
 
     /** 400 for a bad Content-Length, 413 for a body over the limit, 503 with the body memory full, 408 stalled. */
@@ -458,7 +481,6 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
         legBody = null;
         routing = null;
         startRelaying(upstream, status);
-        answerHeaders();
         boolean sized = upstream.headers().contains(HttpHeaderNames.CONTENT_LENGTH);
         // HTTP/1.0 has no chunked framing: an answer of unknown length ends with the connection, and its head
         // goes out with its first chunk (Vert.x writes no head it cannot frame).
@@ -481,6 +503,7 @@ abstract sealed class ExchangeLifecycle implements InferenceAdmission.Applicant,
         response.setStatusCode(status);
         ForwardedHeaders.toClient(upstream.headers(), response.headers());
         response.putHeader(HeaderNames.REQUEST_ID, record.requestId());
+        exact.headers(response);
     }
 
     // RELAYING

@@ -1,26 +1,18 @@
 package dev.homing.gateway.proxy;
 
-import dev.homing.core.kv.ExactOverlay;
 import dev.homing.core.placement.Placement;
 import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.Decision;
-import dev.homing.core.policy.RoutingView;
 import dev.homing.gateway.http.ApiError;
-import dev.homing.gateway.http.HeaderNames;
 import dev.homing.gateway.http.RequestRecord;
-import dev.homing.gateway.kvevents.ExactLookup;
 import dev.homing.gateway.resilience.BreakerLease;
 import dev.homing.gateway.resilience.RetryState;
 import dev.homing.gateway.workers.NoRouteException;
 import dev.homing.gateway.workers.Worker;
 import dev.homing.gateway.workers.WorkerRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -33,16 +25,8 @@ import java.util.Set;
  */
 final class InferenceExchange extends ExchangeLifecycle {
 
-    private static final Logger LOG = LoggerFactory.getLogger(InferenceExchange.class);
     /** A probe place frees when a probe request ends, which for a short request is well within a second. */
     private static final int PROBE_RETRY_AFTER_SECS = 1;
-
-    /** The decision that placed the current leg: its view goes out in the answer's headers. */
-    private Decision judged;
-    /** The prompt's tokens, where an exact view counted them; else 0. */
-    private int promptTokens;
-    /** The prompt's tokens as the gateway counted them, to check against the engine's usage; null when not due. */
-    private Future<Integer> countedTokens;
 
     /** Call on the request's event loop: the exchange stays on it. */
     InferenceExchange(InferenceProxy proxy, HttpServerRequest request, InferenceRoute route, RequestRecord record) {
@@ -66,34 +50,12 @@ final class InferenceExchange extends ExchangeLifecycle {
             answer(ApiError.badRequest(e.getMessage()));
             return;
         }
-        Future<ExactLookup> exact = proxy.exactRouting() == null ? null
-                : proxy.exactRouting().lookup(pool, route.kind(), ByteSlice.of(body.bytes()));
-        if (exact == null || exact.isComplete()) {
-            placeFirst(sniffed.stream(), exact);
-            return;
-        }
-        moveTo(Phase.TOKENIZING);
-        exact.onComplete(tokenized -> context.runOnContext(v -> {
-            if (phase == Phase.TOKENIZING) {
-                placeFirst(sniffed.stream(), exact);
-            }
-        }));
+        lookUpExact(pool, () -> placeFirst(sniffed.stream()));
     }
 
     // READING_BODY or TOKENIZING: the request's first placement, with its exact view when it has one
 
-    private void placeFirst(boolean stream, Future<ExactLookup> exact) {
-        if (exact != null && exact.succeeded()) {
-            ExactOverlay overlay = exact.result().overlay();
-            if (overlay != null) {
-                routing = routing.withExact(overlay);
-                promptTokens = overlay.promptTokens();
-            }
-            countedTokens = exact.result().countedTokens();
-        } else if (exact != null) {
-            LOG.debug("request {}: no exact view ({}); routed on the tree", record.requestId(),
-                    exact.cause().getMessage());
-        }
+    private void placeFirst(boolean stream) {
         Placer.Placed<Worker, BreakerLease> placed = pool.place(routing, proxy.breakers());
         if (!placed.found()) {
             noWorker("No available workers (all circuits open, unhealthy or draining) for model " + pool.model());
@@ -103,7 +65,7 @@ final class InferenceExchange extends ExchangeLifecycle {
         leg = new UpstreamLeg(pool.model(), placed, context, proxy.metrics(), trace);
         legBody = bodyFor(leg.worker(), null);
         Decision decision = placed.decision();
-        judged = decision;
+        exact.placed(decision);
         record.routed(pool.model(), leg.worker().url(), decision.branch(),
                 decision.textChars() > 0 ? decision.matchRatio() : -1, decision.view().label());
         trace.routed(pool.model(), pool.policy().name(), decision, leg.worker().url());
@@ -142,7 +104,7 @@ final class InferenceExchange extends ExchangeLifecycle {
         }
         leg = new UpstreamLeg(pool.model(), next, context, proxy.metrics(), trace);
         legBody = bodyFor(leg.worker(), null);
-        judged = next.decision();
+        exact.placed(next.decision());
         record.rerouted(leg.worker().url());
         send();
     }
@@ -170,43 +132,16 @@ final class InferenceExchange extends ExchangeLifecycle {
         relayAsIs(upstream, status);
     }
 
-    /**
-     * Which view placed the request ({@code exact}: its worker's engine reported what it holds; {@code approximate}:
-     * the prefix tree's guess) and the share of the prompt it expected that engine to hold, so a client can compare
-     * the prediction with the usage the engine reports.
-     */
-    @Override
-    void answerHeaders() {
-        if (judged == null) {
-            return;
-        }
-        response.putHeader(HeaderNames.ROUTING_VIEW, judged.view().label());
-        double predicted = judged.view() == RoutingView.EXACT && promptTokens > 0
-                ? (double) judged.predictedTokens() / promptTokens
-                : judged.textChars() > 0 ? judged.matchRatio() : 0;
-        response.putHeader(HeaderNames.PREDICTED_HIT, String.format(Locale.ROOT, "%.4f", predicted));
-    }
-
-    /**
-     * A success's first bytes mean the engine prefilled the prompt, so its events must show the blocks it lacked. An
-     * error's (a prompt past the context, a bad parameter) mean nothing was run: expecting events from it turned
-     * healthy workers to the tree on every such request.
-     */
     @Override
     void firstTokenRelayed() {
-        if (answeredWithSuccess() && judged != null && judged.view() == RoutingView.EXACT
-                && proxy.exactRouting() != null) {
-            proxy.exactRouting().prefilled(leg.worker().url(), leg.connectingSinceNanos(),
-                    promptTokens - judged.predictedTokens());
+        if (answeredWithSuccess()) {
+            exact.prefilled(leg.worker().url(), leg.connectingSinceNanos());
         }
     }
 
-    /** The engine's count of the prompt against the gateway's: whether they tokenize alike. */
     @Override
     void answered(UsageTail.Usage usage) {
-        if (usage != null && usage.promptTokens() > 0 && countedTokens != null && countedTokens.succeeded()) {
-            proxy.exactRouting().checked(leg.worker().url(), countedTokens.result(), usage.promptTokens());
-        }
+        exact.answered(leg.worker().url(), usage);
     }
 
     @Override

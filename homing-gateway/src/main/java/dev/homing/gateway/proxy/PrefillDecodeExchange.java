@@ -27,8 +27,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * One inference request in prefill/decode mode ({@code --pd-disaggregation}, docs/PD.md), through the phases of
  * {@link ExchangeLifecycle}. An attempt is a pair: a decode leg (the exchange's current leg: its answer is the
  * client's) and a {@link PrefillSide} beside it, each placed by its own role's policy. Their bodies are the client's
- * with the pair's bootstrap fields spliced in ({@link AddedFields}); both go out at once. The prefill leg counts on
- * its worker from its placement and may be held for an earlier prefill of its prefix; the decode leg is never held.
+ * with the pair's bootstrap fields spliced in ({@link AddedFields}); both go out at once. The prefill leg is placed on
+ * the prefill engines' exact view where they publish KV events ({@link ExactJudgement}: its decision is the pair's in
+ * the answer's headers, and the decode answer's usage checks it), counts on its worker from its placement and may be
+ * held for an earlier prefill of its prefix; the decode leg is never held.
  * The decode answer's head goes out with its first chunk, not before, so a leg that fails before the decode's first
  * token (either one: a connection, a retryable status, a broken answer) fails the pair, whose other leg is let go and
  * reset, and the pair is placed again on other workers within the retry budget. After it, a broken decode stream ends
@@ -93,11 +95,16 @@ final class PrefillDecodeExchange extends ExchangeLifecycle implements PrefillSi
             answer(ApiError.badRequest(e.getMessage()));
             return;
         }
+        lookUpExact(prefillPool, () -> placeFirstPair(sniffed.stream()));
+    }
+
+    /** READING_BODY or TOKENIZING: the first pair, its prefill leg on the exact view where the prefill engines report. */
+    private void placeFirstPair(boolean stream) {
         retry = proxy.retryPolicy().start();
         if (!placePair(Set.of(), Set.of(), true)) {
             return;
         }
-        proxy.metrics().routedRequest(pool.model(), route.path(), sniffed.stream());
+        proxy.metrics().routedRequest(pool.model(), route.path(), stream);
         hold(prefill.leg().placement().hold());
     }
 
@@ -131,9 +138,10 @@ final class PrefillDecodeExchange extends ExchangeLifecycle implements PrefillSi
                 added.logprobs(), proxy.markUnreachable(), this);
         String workers = prefillWorker.url() + "|" + leg.worker().url();
         Decision decision = prefillPlaced.decision();
+        exact.placed(decision);
         if (first) {
             record.routed(pool.model(), workers, decision.branch(),
-                    decision.textChars() > 0 ? decision.matchRatio() : -1);
+                    decision.textChars() > 0 ? decision.matchRatio() : -1, decision.view().label());
             trace.routed(pool.model(), prefillPool.policy().name(), decision, workers);
         } else {
             record.rerouted(workers);
@@ -228,6 +236,10 @@ final class PrefillDecodeExchange extends ExchangeLifecycle implements PrefillSi
         long answered = prefill.answeredNanos();
         proxy.metrics().prefillDecode().decodeFirstByte(pool.model(), now - prefill.sentNanos(),
                 answered == 0 ? -1 : now - answered);
+        if (answeredWithSuccess()) {
+            // The decode engine's first token follows the prefill's: the prompt's blocks are in the prefill cache.
+            exact.prefilled(prefill.worker().url(), prefill.sentNanos());
+        }
     }
 
     @Override
@@ -244,6 +256,9 @@ final class PrefillDecodeExchange extends ExchangeLifecycle implements PrefillSi
         if (usage != null) {
             proxy.metrics().prefillDecode().usage(pool.model(), "decode", usage.promptTokens(), usage.cachedTokens());
         }
+        // The decode engine counts the prompt as its prefill partner does (the same model and tokenizer), and only
+        // the prefill engine's events are routed on.
+        exact.answered(prefill.worker().url(), usage);
         if (relay.tailMentions(KV_TRANSFER_ERROR)) {
             proxy.metrics().prefillDecode().kvTransferFailed(pool.model());
         }

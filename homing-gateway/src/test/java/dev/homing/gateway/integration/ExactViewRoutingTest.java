@@ -51,7 +51,7 @@ class ExactViewRoutingTest {
         }
         try (RunningGateway gateway = RunningGateway.start(config)) {
             awaitEventsHeard(gateway, List.of(first, second));
-            awaitTokensVerified(gateway, List.of(first, second));
+            KvEventFleet.awaitTokensVerified(gateway, List.of(first, second));
             String question = "Who first sailed around the Cape of Good Hope, and in which year? " + tokenizer;
             KvEventFleet.chat(gateway, SYSTEM, question);
 
@@ -69,7 +69,7 @@ class ExactViewRoutingTest {
                     .metric("homing_routing_view_total{model=\"sim-model\",view=\"exact\",worker=\"" + engine.url()
                             + "\"}")).sum() > 0);
             assertThat(gateway.metric("homing_kv_lookup_seconds_count")).as("look-ups timed").isPositive();
-            assertThat(Stream.of(first, second).mapToDouble(engine -> tokenChecks(gateway, engine, "differ")).sum())
+            assertThat(Stream.of(first, second).mapToDouble(engine -> KvEventFleet.tokenChecks(gateway, engine, "differ")).sum())
                     .as("the gateway counts each prompt as its engine does").isZero();
         } finally {
             first.close();
@@ -105,8 +105,8 @@ class ExactViewRoutingTest {
             assertThat(KvEventFleet.states(gateway)).containsEntry(engine.url(), "stale");
             HttpResponse<String> next = KvEventFleet.chat(gateway, SYSTEM, "One more: who?");
             assertThat(next.headers().firstValue("x-homing-routing-view")).hasValue("approximate");
-            assertThat(tokenChecks(gateway, engine, "differ")).isGreaterThanOrEqualTo(TokenAgreement.MIN_CHECKS);
-            assertThat(tokenChecks(gateway, engine, "agree")).isZero();
+            assertThat(KvEventFleet.tokenChecks(gateway, engine, "differ")).isGreaterThanOrEqualTo(TokenAgreement.MIN_CHECKS);
+            assertThat(KvEventFleet.tokenChecks(gateway, engine, "agree")).isZero();
             JsonNode checks = JSON.readTree(gateway.get("/kv_events").body()).path("workers").path(0)
                     .path("prompt_token_checks");
             assertThat(checks.path("last_difference").path("gateway_tokens").asLong())
@@ -117,24 +117,6 @@ class ExactViewRoutingTest {
         }
     }
 
-    /**
-     * Sends chats until the engines' usage has confirmed the gateway's token counts: until then a model's look-ups
-     * are not routed on.
-     */
-    private static void awaitTokensVerified(RunningGateway gateway, List<SimEngineServer> engines) {
-        AtomicInteger sent = new AtomicInteger();
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            KvEventFleet.chat(gateway, null, "Check " + sent.incrementAndGet() + ": which ports?");
-            return engines.stream().mapToDouble(engine -> tokenChecks(gateway, engine, "agree")).sum()
-                    >= TokenAgreement.MIN_CHECKS;
-        });
-    }
-
-    private static double tokenChecks(RunningGateway gateway, SimEngineServer engine, String result) {
-        return gateway.metric("homing_kv_prompt_token_checks_total{result=\"" + result + "\",worker=\""
-                + engine.url() + "\"}");
-    }
-
     @Test
     void anErrorAnswerRanNothingSoItsWorkerIsNotExpectedToPublish() {
         SimEngineServer engine = KvEventFleet.engine(false);
@@ -142,7 +124,7 @@ class ExactViewRoutingTest {
         try (RunningGateway gateway = RunningGateway.start(KvEventFleet.gateway(List.of(engine))
                 .with(Settings.KV_EVENTS_SILENCE_MS, silence.toMillis()))) {
             awaitEventsHeard(gateway, List.of(engine));
-            awaitTokensVerified(gateway, List.of(engine));
+            KvEventFleet.awaitTokensVerified(gateway, List.of(engine));
 
             // Prompt plus output past the engine's context: refused before any prefill, nothing stored.
             HttpResponse<String> refused = gateway.post("/v1/chat/completions", JSON.createObjectNode()

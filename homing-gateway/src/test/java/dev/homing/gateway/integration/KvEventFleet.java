@@ -1,17 +1,21 @@
 package dev.homing.gateway.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
+import dev.homing.core.kv.TokenAgreement;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineServer;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -32,11 +36,20 @@ final class KvEventFleet {
      * socket when {@code replay}.
      */
     static SimEngineServer engine(boolean replay) {
+        return SimEngineServer.start(TestVertx.get(), SimEngines.options(eventsConfig(replay)));
+    }
+
+    private static Config eventsConfig(boolean replay) {
         String replayEndpoint = replay ? ",\"replay_endpoint\":\"tcp://127.0.0.1:*\"" : "";
-        return SimEngineServer.start(TestVertx.get(), SimEngines.options(SimEngines.config()
-                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.ENGINE_KV_EVENTS_CONFIG,
-                        "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\",\"topic\":\"kv-events\""
-                                + replayEndpoint + "}")));
+        return SimEngines.config().with(Settings.TOKENIZER_PATH, "demo").with(Settings.ENGINE_KV_EVENTS_CONFIG,
+                "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:*\",\"topic\":\"kv-events\""
+                        + replayEndpoint + "}");
+    }
+
+    /** A fresh prefill engine ({@code --disaggregation-mode prefill}) publishing its KV events. */
+    static SimEngineServer prefillEngine() {
+        return SimEngineServer.start(TestVertx.get(), SimEngines.options(eventsConfig(false)
+                .with(Settings.DISAGGREGATION_MODE, "prefill").with(Settings.DISAGGREGATION_BOOTSTRAP_PORT, 0)));
     }
 
     /** A cache-aware gateway over {@code engines}, its KV events on {@code auto}. */
@@ -80,5 +93,23 @@ final class KvEventFleet {
             values.put(worker.path("worker").asString(), worker.path(field).asString());
         }
         return values;
+    }
+
+    /**
+     * Sends chats until the engines' usage has confirmed the gateway's token counts: until then a model's look-ups
+     * are not routed on.
+     */
+    static void awaitTokensVerified(RunningGateway gateway, List<SimEngineServer> engines) {
+        AtomicInteger sent = new AtomicInteger();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            KvEventFleet.chat(gateway, null, "Check " + sent.incrementAndGet() + ": which ports?");
+            return engines.stream().mapToDouble(engine -> tokenChecks(gateway, engine, "agree")).sum()
+                    >= TokenAgreement.MIN_CHECKS;
+        });
+    }
+
+    static double tokenChecks(RunningGateway gateway, SimEngineServer engine, String result) {
+        return gateway.metric("homing_kv_prompt_token_checks_total{result=\"" + result + "\",worker=\""
+                + engine.url() + "\"}");
     }
 }
