@@ -23,16 +23,14 @@ public final class MarkdownTable {
                     .append(" | ").append(format("%,.0f", r.tokensPerSecond()))
                     .append(" | ").append(r.workers().isEmpty() ? "–" : format("%.2f", r.maxOverMeanLoad()))
                     .append(" | ").append(r.errors());
+            out.append(" |");
             if (predicted) {
-                PredictionGap gap = r.prediction();
-                out.append(" | ").append(gap == null ? "–" : format("%.2f%%", 100 * gap.exact()))
-                        .append(" | ").append(gap == null || gap.tree() == null ? "–" : format("%.2f%%", 100 * gap.tree()));
+                out.append(gapCells(r.prediction()));
             }
-            out.append(" |\n");
+            out.append("\n");
         }
         if (predicted) {
-            out.append("\nPredicted vs realised: the mean over answered requests of |predicted - reported "
-                    + "cached tokens| / prompt tokens, on the chosen worker, by the exact view and by the tree.\n");
+            out.append("\n").append(GAP_NOTE);
         }
         HitRateBounds bounds = comparison.bounds();
         if (bounds != null) {
@@ -41,6 +39,16 @@ public final class MarkdownTable {
                     .append(percent(bounds.pooled())).append(".\n");
         }
         return out.toString();
+    }
+
+    /** What the predicted-against-realised columns are. */
+    public static final String GAP_NOTE = "Predicted vs realised: the mean over answered requests of |predicted - "
+            + "reported cached tokens| / prompt tokens, on the chosen worker, by the exact view and by the tree.\n";
+
+    /** A row's predicted-against-realised cells, by the exact view and the tree ("–" where not modelled), each closed. */
+    public static String gapCells(PredictionGap gap) {
+        return " " + (gap == null ? "–" : format("%.2f%%", 100 * gap.exact())) + " | "
+                + (gap == null || gap.tree() == null ? "–" : format("%.2f%%", 100 * gap.tree())) + " |";
     }
 
     /**

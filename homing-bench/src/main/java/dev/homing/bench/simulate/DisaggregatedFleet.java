@@ -1,5 +1,6 @@
 package dev.homing.bench.simulate;
 
+import dev.homing.core.kv.KvEvent;
 import dev.homing.core.placement.Placement;
 import dev.homing.core.placement.Placer;
 import dev.homing.core.policy.PolicyConfig;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -116,6 +118,15 @@ final class DisaggregatedFleet extends SimulatedFleet<RoomEngine<?>> {
         decodeLeg.placement().sent();
         rooms.put(room, new Pair(request, decodeLeg.placement(), decodeEngine));
         return true;
+    }
+
+    /** The prefill engines' changes, each told as its routed worker's (a decode engine's cache is never matched). */
+    @Override
+    void publishKvEvents(BiConsumer<SimulatedWorker, KvEvent> sink) {
+        for (int i = 0; i < prefill.size(); i++) {
+            SimulatedWorker worker = routed.get(i);
+            prefill.get(i).publishKvEvents(event -> sink.accept(worker, event));
+        }
     }
 
     @Override

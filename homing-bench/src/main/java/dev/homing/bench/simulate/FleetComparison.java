@@ -2,6 +2,7 @@ package dev.homing.bench.simulate;
 
 import dev.homing.bench.report.ComparisonReport;
 import dev.homing.bench.report.MarkdownTable;
+import dev.homing.bench.report.PredictionGap;
 import dev.homing.bench.workload.Workload;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,11 +34,14 @@ public record FleetComparison(String workload, List<PolicyComparison> fleets) {
         fleets = List.copyOf(fleets);
     }
 
-    /** One row of the table: a fleet and a policy. */
+    /**
+     * One row of the table: a fleet and a policy; {@code prediction} is null unless the run modelled the exact view
+     * ({@code --routing-view}).
+     */
     public record Row(String fleet, String layout, String policy, double hitRate, double ttftP50Millis,
                       double ttftP99Millis, double interTokenP50Millis, double interTokenP99Millis,
                       double requestsPerSecond, double tokensPerSecond, double maxMeanLoad, long errors,
-                      double oracleHitRate, double pooledHitRate, long pooledTokens) {
+                      double oracleHitRate, double pooledHitRate, long pooledTokens, PredictionGap prediction) {
     }
 
     /**
@@ -69,7 +73,7 @@ public record FleetComparison(String workload, List<PolicyComparison> fleets) {
                         r.ttftMillis(50), r.ttftMillis(99), r.interTokenGaps().p50Millis(),
                         r.interTokenGaps().p99Millis(), r.requestsPerSecond(), r.tokensPerSecond(), r.maxMeanLoad(),
                         r.errors(), r.bounds().oracle().tokenRate(), r.bounds().pooled().tokenRate(),
-                        r.bounds().pooledTokens()));
+                        r.bounds().pooledTokens(), r.prediction()));
             }
         }
         return rows;
@@ -81,16 +85,26 @@ public record FleetComparison(String workload, List<PolicyComparison> fleets) {
         if (!fleets.isEmpty()) {
             out.append(format(", engines of %,d KV tokens", fleets.getFirst().settings().engine().kvTokens()));
         }
+        List<Row> rows = rows();
+        boolean predicted = rows.stream().anyMatch(row -> row.prediction() != null);
         out.append("\n\n| fleet | policy | hit rate | TTFT p50 (ms) | TTFT p99 (ms) | ITL p50 (ms) | ITL p99 (ms) "
-                + "| requests/s | tokens/s | max/mean load | errors |\n");
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Row row : rows()) {
+                + "| requests/s | tokens/s | max/mean load | errors |")
+                .append(predicted ? " predicted vs realised: exact | tree |\n" : "\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(predicted ? "---:|---:|\n" : "\n");
+        for (Row row : rows) {
             out.append("| ").append(row.fleet()).append(" (").append(row.layout()).append(") | ").append(row.policy())
                     .append(" | ").append(MarkdownTable.percent(row.hitRate()))
                     .append(format(" | %.1f | %.1f | %.1f | %.1f", row.ttftP50Millis(), row.ttftP99Millis(),
                             row.interTokenP50Millis(), row.interTokenP99Millis()))
-                    .append(format(" | %.2f | %,.0f | %.2f | %d |%n", row.requestsPerSecond(), row.tokensPerSecond(),
+                    .append(format(" | %.2f | %,.0f | %.2f | %d |", row.requestsPerSecond(), row.tokensPerSecond(),
                             row.maxMeanLoad(), row.errors()));
+            if (predicted) {
+                out.append(MarkdownTable.gapCells(row.prediction()));
+            }
+            out.append("\n");
+        }
+        if (predicted) {
+            out.append("\n").append(MarkdownTable.GAP_NOTE);
         }
         out.append("\nHit rates are those of the engines the policy places on (a pd fleet's prefill engines; its "
                 + "decode engines compute no prompt); load is over those workers. Bounds on the hit rate, for those "

@@ -82,7 +82,7 @@ abstract sealed class SimulatedFleet<M extends VirtualTimeModel<?>> permits Engi
 
     /**
      * From now on, each routed worker's engine tells {@code sink} the changes to its KV cache, on the simulation's
-     * thread, as they happen; called before any request is sent. Only a fleet of one engine a worker can.
+     * thread, as they happen; called before any request is sent. Only a fleet of one engine a routed worker can.
      */
     void publishKvEvents(BiConsumer<SimulatedWorker, KvEvent> sink) {
         throw new UnsupportedOperationException("the exact view is simulated for workers of one engine each");

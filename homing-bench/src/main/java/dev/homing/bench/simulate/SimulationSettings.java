@@ -58,14 +58,14 @@ public record SimulationSettings(
             throw new IllegalArgumentException(MANY_GATEWAYS_PD);
         }
         Objects.requireNonNull(views, "views");
-        if (views.modelled() && fleet.kind() != FleetShape.Kind.REGULAR && fleet.kind() != FleetShape.Kind.RANK_AWARE) {
+        if (views.modelled() && fleet.kind() == FleetShape.Kind.DATA_PARALLEL) {
             throw new IllegalArgumentException(EXACT_NEEDS_ONE_ENGINE);
         }
     }
 
     /** Why --routing-view exact or both is refused for a fleet whose workers are not one engine each. */
     public static final String EXACT_NEEDS_ONE_ENGINE = "--routing-view exact and both are simulated for workers of "
-            + "one engine each: fleet regular or dp-aware";
+            + "one engine each: fleet regular, pd (its prefill workers) or dp-aware";
 
     public SimulationSettings(int workers, EngineConfig engine, PolicyConfig policy, long maintainIntervalNanos,
                               long loadSampleIntervalNanos, boolean sendRoutingKey, FleetShape fleet,

@@ -61,6 +61,18 @@ class ExactViewSimulationTest {
     }
 
     @Test
+    void aPrefillDecodeFleetsPrefillLegIsJudgedOnWhatThePrefillEnginesHold() {
+        SimulationSettings pd = routedOn(RoutingViews.Mode.EXACT).withFleet(
+                new FleetShape(FleetShape.Kind.DISAGGREGATED, 2, 2, 1, FOUR.fleet().disaggregation()));
+        SimulationResult result = Simulation.run(pd, RequestShape.CHAT,
+                new MultiTurnChat(MultiTurnChat.Shape.typical(2.0, Limits.conversations(60), 3)), "load_aware_affinity");
+
+        assertThat(result.prediction().view()).isEqualTo("exact");
+        assertThat(result.prediction().exact()).isLessThan(0.02);
+        assertThat(result.hitRate()).as("later turns find their history on their prefill engine").isGreaterThan(0.5);
+    }
+
+    @Test
     void theExactViewIsRefusedForWorkersOfSeveralEngines() {
         assertThatThrownBy(() -> routedOn(RoutingViews.Mode.EXACT).withFleet(
                 new FleetShape(FleetShape.Kind.DATA_PARALLEL, 4, 4, 2, FOUR.fleet().disaggregation())))
