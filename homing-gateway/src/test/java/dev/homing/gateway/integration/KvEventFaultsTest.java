@@ -3,6 +3,7 @@ package dev.homing.gateway.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.homing.config.Config;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.sim.http.SimEngineServer;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -55,12 +58,39 @@ class KvEventFaultsTest {
     @EnumSource(Fault.class)
     void oneEnginesEventsFailAndOnlyItsDecisionsTurnApproximateUntilTheyFlowAgain(Fault fault) {
         List<SimEngineServer> engines = IntStream.range(0, 3).mapToObj(i -> KvEventFleet.engine(true)).toList();
+        try {
+            failAndRecover(fault, engines, KvEventFleet.gateway(engines));
+        } finally {
+            engines.forEach(SimEngineServer::close);
+        }
+    }
+
+    /**
+     * The same in prefill/decode mode, for a prefill engine whose batches are lost: its silence counts from the decode
+     * answer's first token, the pair's prompt prefilled by then.
+     */
+    @Test
+    void onePrefillEnginesEventsLostAndOnlyItsPairsTurnApproximateUntilTheyFlowAgain() {
+        List<SimEngineServer> prefills = IntStream.range(0, 3).mapToObj(i -> KvEventFleet.prefillEngine(true))
+                .toList();
+        List<SimEngineServer> decodes = List.of(KvEventFleet.decodeEngine(), KvEventFleet.decodeEngine());
+        try {
+            failAndRecover(Fault.DROPPED, prefills, KvEventFleet.pairs(prefills, decodes));
+        } finally {
+            Stream.concat(prefills.stream(), decodes.stream()).forEach(SimEngineServer::close);
+        }
+    }
+
+    /**
+     * Faults the first of {@code engines} (those that publish) behind a gateway of {@code config} under a stream of
+     * requests, then ends the fault, checking each change and that no request failed.
+     */
+    private void failAndRecover(Fault fault, List<SimEngineServer> engines, Config config) {
         String faulted = engines.getFirst().url();
         List<String> others = engines.stream().skip(1).map(SimEngineServer::url).toList();
-        try (RunningGateway gateway = RunningGateway.start(KvEventFleet.gateway(engines)
-                .with(Settings.TOKENIZER_PATH, "demo"))) {
-            driveUntil(gateway, () -> KvEventFleet.states(gateway).values().stream().allMatch("exact"::equals)
-                    && KvEventFleet.states(gateway).size() == engines.size());
+        try (RunningGateway gateway = RunningGateway.start(config.with(Settings.TOKENIZER_PATH, "demo"))) {
+            driveUntil(gateway, () -> engines.stream().allMatch(engine -> "exact".equals(KvEventFleet.states(gateway)
+                    .get(engine.url()))));
             double approximateBefore = decisions(gateway, faulted, "approximate");
 
             fault.begin.forEach(action -> kvEvents(engines.getFirst(), action));
@@ -83,8 +113,6 @@ class KvEventFaultsTest {
             // the worker aside for a moment in between.
             await().atMost(PATIENCE).until(() -> gateway.metric(state(faulted, "exact")) == 1);
             assertThat(failed.get()).as("failed of %d requests", sent.get()).isZero();
-        } finally {
-            engines.forEach(SimEngineServer::close);
         }
     }
 

@@ -46,10 +46,25 @@ final class KvEventFleet {
                         + replayEndpoint + "}");
     }
 
-    /** A fresh prefill engine ({@code --disaggregation-mode prefill}) publishing its KV events. */
-    static SimEngineServer prefillEngine() {
-        return SimEngineServer.start(TestVertx.get(), SimEngines.options(eventsConfig(false)
+    /**
+     * A fresh prefill engine ({@code --disaggregation-mode prefill}) publishing its KV events, with a replay socket
+     * when {@code replay}.
+     */
+    static SimEngineServer prefillEngine(boolean replay) {
+        return SimEngineServer.start(TestVertx.get(), SimEngines.options(eventsConfig(replay)
                 .with(Settings.DISAGGREGATION_MODE, "prefill").with(Settings.DISAGGREGATION_BOOTSTRAP_PORT, 0)));
+    }
+
+    /** A fresh decode engine, tokenizing as the others: it publishes no KV events. */
+    static SimEngineServer decodeEngine() {
+        return SimEngineServer.start(TestVertx.get(), SimEngines.options(SimEngines.config()
+                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.DISAGGREGATION_MODE, "decode")));
+    }
+
+    /** A gateway pairing {@code prefills} with {@code decodes} ({@code --pd-disaggregation}), its KV events on auto. */
+    static Config pairs(List<SimEngineServer> prefills, List<SimEngineServer> decodes) {
+        return RunningGateway.prefillDecodeUrls(prefills.stream().map(SimEngineServer::url).toList(),
+                decodes.stream().map(SimEngineServer::url).toList());
     }
 
     /** A cache-aware gateway over {@code engines}, its KV events on {@code auto}. */

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.homing.config.Config;
 import dev.homing.config.Settings;
 import dev.homing.gateway.testing.RunningGateway;
-import dev.homing.gateway.testing.SimEngines;
-import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineServer;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -34,10 +32,9 @@ class PrefillDecodeExactViewTest {
     @ParameterizedTest(name = "gateway tokenizer: {0}")
     @ValueSource(strings = {"demo", "none (a prefill engine's /tokenize)"})
     void aPairsPrefillLegIsJudgedOnWhatThePrefillEnginesReport(String tokenizer) {
-        List<SimEngineServer> prefills = List.of(KvEventFleet.prefillEngine(), KvEventFleet.prefillEngine());
-        List<SimEngineServer> decodes = List.of(decodeEngine(), decodeEngine());
-        Config config = RunningGateway.prefillDecodeUrls(prefills.stream().map(SimEngineServer::url).toList(),
-                        decodes.stream().map(SimEngineServer::url).toList())
+        List<SimEngineServer> prefills = List.of(KvEventFleet.prefillEngine(false), KvEventFleet.prefillEngine(false));
+        List<SimEngineServer> decodes = List.of(KvEventFleet.decodeEngine(), KvEventFleet.decodeEngine());
+        Config config = KvEventFleet.pairs(prefills, decodes)
                 // A loaded machine may deliver a batch later than the default second: this test is not about silence.
                 .with(Settings.KV_EVENTS_SILENCE_MS, 10_000L);
         if (tokenizer.equals("demo")) {
@@ -69,11 +66,6 @@ class PrefillDecodeExactViewTest {
         } finally {
             Stream.concat(prefills.stream(), decodes.stream()).forEach(SimEngineServer::close);
         }
-    }
-
-    private static SimEngineServer decodeEngine() {
-        return SimEngineServer.start(TestVertx.get(), SimEngines.options(SimEngines.config()
-                .with(Settings.TOKENIZER_PATH, "demo").with(Settings.DISAGGREGATION_MODE, "decode")));
     }
 
     /**
