@@ -160,7 +160,7 @@ public final class GatewayMetrics {
                 .labelNames("model", "worker").register(registry));
         routingViews = cache(Counter.builder().name("homing_routing_view_total")
                 .help("Placements by the view that judged the chosen worker: exact (its engine's KV events) or "
-                        + "approximate (the prefix tree)").labelNames("model", "worker", "view").register(registry));
+                        + "approximate (the prefix tree); a prefill/decode pair's by its prefill leg's").labelNames("model", "worker", "view").register(registry));
         cachedTokens = cache(Counter.builder().name("homing_cached_tokens_total")
                 .help("Prompt tokens workers served from their prefix cache; divided by homing_prompt_tokens_total "
                         + "it is the realised cache hit rate").labelNames("model", "worker").register(registry));
@@ -368,7 +368,10 @@ public final class GatewayMetrics {
     public void legPlaced(WorkerRole role, String model, String worker, String policy, Decision decision) {
         workerSelection.get(role).get(model, policy).inc();
         decisions.get(model, policy, decision.branch()).inc();
-        routingViews.get(model, worker, decision.view().label()).inc();
+        if (role != WorkerRole.DECODE) {
+            // A decode engine is handed the prompt's KV: no view of its cache judged it.
+            routingViews.get(model, worker, decision.view().label()).inc();
+        }
         if (decision.textChars() > 0) {
             matchRatio.get(model).observe(decision.matchRatio());
             routedChars.get(model, worker).inc(decision.textChars());

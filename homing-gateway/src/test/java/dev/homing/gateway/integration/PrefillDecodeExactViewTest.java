@@ -60,6 +60,9 @@ class PrefillDecodeExactViewTest {
                             + "\"}")).sum() > 0);
             assertThat(prefills.stream().mapToDouble(engine -> KvEventFleet.tokenChecks(gateway, engine, "differ"))
                     .sum()).as("the gateway counts each prompt as the engines do").isZero();
+            decodes.forEach(engine -> assertThat(Stream.of("exact", "approximate").mapToDouble(view -> gateway.metric(
+                    "homing_routing_view_total{model=\"sim-model\",view=\"" + view + "\",worker=\"" + engine.url()
+                            + "\"}")).sum()).as("no view judged a decode leg").isZero());
             Map<String, String> states = KvEventFleet.states(gateway);
             decodes.forEach(engine -> assertThat(states).as("a decode engine publishes nothing")
                     .containsEntry(engine.url(), "none"));
