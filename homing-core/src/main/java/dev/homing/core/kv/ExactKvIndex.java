@@ -200,6 +200,12 @@ public final class ExactKvIndex {
         }
     }
 
+    /** Whether {@code worker} holds the gateway's own block {@code ownHash}. */
+    public boolean holds(String worker, long ownHash) {
+        WorkerView view = workers.get(worker);
+        return view != null && contains(holders.getOrDefault(ownHash, NOBODY), view.slot);
+    }
+
     /** The gateway's own blocks {@code worker} holds. */
     public int heldBlocks(String worker) {
         WorkerView view = workers.get(worker);

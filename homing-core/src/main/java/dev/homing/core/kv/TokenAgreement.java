@@ -6,7 +6,8 @@ package dev.homing.core.kv;
  * its own; where the two tokenize a prompt differently (another template or tokenizer, a template argument the
  * gateway does not see), a look-up matches nothing past the first difference, and routing on it quietly turns into
  * load balancing. The engine reports each prompt's token count in its usage, so every answer can say whether the
- * gateway counted as it did.
+ * gateway counted as it did; an answer without usage (a stream that did not ask for it) is checked by its blocks
+ * instead ({@link #checkStored}).
  *
  * <p>One differing count proves little (a request rendered otherwise, an engine's own fix-up of a chat), so the
  * verdict is taken over the last {@value #WINDOW} checks: the tokens differ once three quarters of them differed (and
@@ -39,11 +40,26 @@ public final class TokenAgreement {
     /** One prompt counted by both sides; returns whether the counts differed. */
     public synchronized boolean check(long gatewayTokens, long engineTokens) {
         boolean differs = gatewayTokens != engineTokens;
+        if (differs) {
+            lastDifference = new Difference(gatewayTokens, engineTokens);
+        }
+        return record(differs);
+    }
+
+    /**
+     * One prompt whose answer reported no usage, checked by its blocks instead: whether the engine's events, once it
+     * had prefilled the prompt, showed a block of the gateway's tokens that no engine held before. Returns whether
+     * it differed (the block never showed).
+     */
+    public synchronized boolean checkStored(boolean stored) {
+        return record(!stored);
+    }
+
+    private boolean record(boolean differs) {
         recent = ((recent << 1) | (differs ? 1 : 0)) & ((1 << WINDOW) - 1);
         inWindow = Math.min(WINDOW, inWindow + 1);
         if (differs) {
             differed++;
-            lastDifference = new Difference(gatewayTokens, engineTokens);
         } else {
             agreed++;
         }

@@ -36,6 +36,23 @@ class TokenAgreementTest {
     }
 
     @Test
+    void blocksTheEngineNeverStoredCountTowardsTheSameVerdictAsDifferingCounts() {
+        checks(2, true);
+        assertThat(agreement.checkStored(false)).isTrue();
+        assertThat(agreement.differ()).isFalse();
+
+        assertThat(agreement.checkStored(false)).isTrue();
+
+        assertThat(agreement.differ()).isTrue();
+        assertThat(agreement.summary()).as("the last difference is the last count that differed")
+            .isEqualTo(new TokenAgreement.Summary(0, 4, true, new TokenAgreement.Difference(100, 104)));
+        for (int i = 0; i < TokenAgreement.WINDOW; i++) {
+            assertThat(agreement.checkStored(true)).isFalse();
+        }
+        assertThat(agreement.differ()).isFalse();
+    }
+
+    @Test
     void aFewOddRequestsAmongAgreeingOnesChangeNothing() {
         for (int round = 0; round < 10; round++) {
             checks(3, false);

@@ -3,6 +3,8 @@ package dev.homing.gateway.kvevents;
 import dev.homing.core.kv.ExactOverlay;
 import io.vertx.core.Future;
 
+import java.util.OptionalLong;
+
 /**
  * What the exact view says of one request.
  *
@@ -12,6 +14,9 @@ import io.vertx.core.Future;
  *                      ({@link ExactRouting#checked}); null when no check is due. It may complete after the
  *                      routing (a whole count on a worker thread); a count not done when the answer ends is not
  *                      checked.
+ * @param unheldBlock   one of the prompt's own blocks that no engine held, far enough from its end that the engine
+ *                      which prefills it must store it: for an answer without usage, its events are the check
+ *                      ({@link ExactRouting#blockStored}); empty when there is none or no check is due
  */
-public record ExactLookup(ExactOverlay overlay, Future<Integer> countedTokens) {
+public record ExactLookup(ExactOverlay overlay, Future<Integer> countedTokens, OptionalLong unheldBlock) {
 }

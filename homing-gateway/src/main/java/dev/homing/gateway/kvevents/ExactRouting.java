@@ -12,6 +12,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,6 +68,11 @@ public final class ExactRouting {
      * after this many look-ups the view is trusted anyway.
      */
     private static final int UNVERIFIED_LOOKUPS = 64;
+    /**
+     * An engine stores a prompt's whole pages only: a block checked in its events ends at least this far before the
+     * prompt's end, the largest page engines use (vLLM's blocks are 16 tokens by default, SGLang's pages 1 to 64).
+     */
+    private static final int LAST_PAGE_TOKENS = 128;
 
     private final KvEventSubscribers subscribers;
     private final PromptTokenizer tokenizer;
@@ -157,7 +163,9 @@ public final class ExactRouting {
         Future<Integer> counted = !query.checkable() ? null
                 : share >= 1 ? Future.succeededFuture(overlay.promptTokens())
                 : tokenizer != null && wholeCountDue(model) ? countWhole(query) : null;
-        return new ExactLookup(verified(model) ? overlay : null, counted);
+        OptionalLong unheld = query.checkable() ? walk.unheldBlock(overlay.promptTokens(), LAST_PAGE_TOKENS)
+                : OptionalLong.empty();
+        return new ExactLookup(verified(model) ? overlay : null, counted, unheld);
     }
 
     /** Whether {@code model}'s look-ups may be routed on: its tokens verified, or too many look-ups waited for it. */
@@ -180,7 +188,7 @@ public final class ExactRouting {
         }
         ExactQuery query = ExactQuery.read(kind, body);
         return query == null || !query.checkable() ? null
-                : Future.succeededFuture(new ExactLookup(null, countWhole(query)));
+                : Future.succeededFuture(new ExactLookup(null, countWhole(query), OptionalLong.empty()));
     }
 
     private Future<Integer> countWhole(ExactQuery query) {
@@ -214,6 +222,15 @@ public final class ExactRouting {
      */
     public void checked(String workerUrl, int countedTokens, long promptTokens) {
         subscribers.tokensChecked(workerUrl, countedTokens, promptTokens);
+    }
+
+    /**
+     * The engine of {@code workerUrl} answered, without usage, a prompt whose own block {@code ownHash} no engine held
+     * at its look-up ({@link ExactLookup#unheldBlock}): its events must show the block soon, and whether they do
+     * counts as a check of its tokens, as a usage would.
+     */
+    public void blockStored(String workerUrl, long ownHash) {
+        subscribers.blockStored(workerUrl, ownHash);
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.homing.tokenizer.TokenRuns;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -59,9 +60,16 @@ public final class ExactViews {
      * not be encoded at all. Holds the lock for each run's blocks only. Not thread-safe: one prompt, one thread.
      */
     public final class PromptWalk implements TokenRuns {
+        /** The last blocks hashed, kept for {@link #unheldBlock}: more than a margin of 128 tokens covers. */
+        private static final int LAST_BLOCKS = 16;
         private final TokenBlocks.Chain chain;
         private final ExactKvIndex.Walk walk;
         private boolean open = true;
+        /** The last {@link #LAST_BLOCKS} blocks hashed, by their index modulo that; and how many were hashed. */
+        private final long[] lastHashes = new long[LAST_BLOCKS];
+        private int hashedBlocks;
+        /** The index of the first block no engine held; -1 while every block walked was held somewhere. */
+        private int firstUnheld = -1;
 
         private PromptWalk(TokenBlocks.Chain chain, ExactKvIndex.Walk walk) {
             this.chain = chain;
@@ -71,6 +79,10 @@ public final class ExactViews {
         @Override
         public boolean accept(int[] ids) {
             long[] hashes = chain.add(ids);
+            int first = hashedBlocks;
+            for (long hash : hashes) {
+                lastHashes[hashedBlocks++ % LAST_BLOCKS] = hash;
+            }
             if (!open || hashes.length == 0) {
                 return open;
             }
@@ -78,11 +90,29 @@ public final class ExactViews {
             try {
                 for (int k = 0; k < hashes.length && open; k++) {
                     open = walk.advance(hashes[k]);
+                    if (!open) {
+                        firstUnheld = first + k;
+                    }
                 }
             } finally {
                 lock.unlock();
             }
             return open;
+        }
+
+        /**
+         * The deepest block hashed that no engine held (the first such one, or one after it) and that ends at least
+         * {@code marginTokens} before {@code endTokens}, if any. An engine that prefills the prompt stores its whole
+         * pages: a margin of its largest page keeps the block off the last, partial one.
+         */
+        public OptionalLong unheldBlock(long endTokens, int marginTokens) {
+            int blockTokens = index.blocks().blockTokens();
+            long lastWhole = (endTokens - marginTokens) / blockTokens - 1;
+            long deepest = Math.min(hashedBlocks - 1, lastWhole);
+            if (firstUnheld < 0 || deepest < firstUnheld || deepest < hashedBlocks - LAST_BLOCKS) {
+                return OptionalLong.empty();
+            }
+            return OptionalLong.of(lastHashes[(int) (deepest % LAST_BLOCKS)]);
         }
 
         /** The tokens taken so far. */
@@ -109,6 +139,16 @@ public final class ExactViews {
 
     public TokenBlocks blocks() {
         return index.blocks();
+    }
+
+    /** Whether {@code worker}'s engine holds the gateway's own block {@code ownHash} now. */
+    boolean holds(String worker, long ownHash) {
+        lock.lock();
+        try {
+            return index.holds(worker, ownHash);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Applies a batch's events in order; returns whether it held a cache clear. */

@@ -179,6 +179,18 @@ public final class KvEventSubscribers implements AutoCloseable {
     }
 
     /**
+     * {@code worker}'s engine answered, without usage, a prompt whose own block {@code ownHash} no engine held at its
+     * look-up: its events must show it soon, unless it tokenizes otherwise ({@link WorkerStream#blockStored}). Any
+     * thread.
+     */
+    public void blockStored(String worker, long ownHash) {
+        WorkerStream stream = streams.get(worker);
+        if (stream != null) {
+            stream.blockStored(ownHash, System.nanoTime());
+        }
+    }
+
+    /**
      * Whether some worker of {@code model} is set aside because its engine counts prompts' tokens otherwise: its
      * prompts are still counted now and then, so that it can come back when the counts agree again.
      */

@@ -18,6 +18,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -57,6 +59,8 @@ final class WorkerStream {
      * completes it in milliseconds.
      */
     static final int HANDSHAKE_MS = 2_000;
+    /** Block checks a worker keeps waiting at most: a second's worth of requests is plenty for a verdict. */
+    static final int MAX_BLOCK_CHECKS = 64;
     private static final long END_OF_REPLAY = -1;
     /** A subscription not connected after this long is worth a WARN: the engine's events may be off or unreachable. */
     static final long CONNECT_WARN_NANOS = 10_000_000_000L;
@@ -103,6 +107,16 @@ final class WorkerStream {
     /** Until the first handshake, or the WARN that none came. */
     private boolean connectWarnPending = true;
     private volatile Status status;
+    /**
+     * Block checks waiting for their engine's events ({@link #blockStored}), at most {@link #MAX_BLOCK_CHECKS}; the
+     * count is the queue's size, kept apart because a concurrent queue's is not constant time.
+     */
+    private final ConcurrentLinkedQueue<BlockCheck> blockChecks = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger blockChecksWaiting = new AtomicInteger();
+    /** How long an engine has to publish a prompt's blocks: the silence limit. */
+    private final long silenceNanos;
+    /** Counts the times the view was cleared (a clear event, a restart, a resync): a check across one proves nothing. */
+    private volatile long viewEpoch;
 
     /** @param replayTimeoutNanos how long a replay may stay unanswered before it is given up */
     WorkerStream(String worker, String model, KvEventEndpoint endpoint, ExactViews views, TokenAgreement modelTokens,
@@ -115,6 +129,7 @@ final class WorkerStream {
         this.decoder = new KvEventDecoder(endpoint.layout());
         this.metrics = metrics;
         this.liveness = new KvEventLiveness(silenceNanos);
+        this.silenceNanos = silenceNanos;
         this.context = context;
         this.replayTimeoutNanos = replayTimeoutNanos;
         this.subscriber = context.createSocket(SocketType.SUB);
@@ -177,6 +192,44 @@ final class WorkerStream {
         metrics.tokensChecked(worker, tokens.check(gatewayTokens, engineTokens));
     }
 
+    /** A block of the gateway's tokens the engine should show it holds from {@code dueNanos} on. */
+    private record BlockCheck(long ownHash, long dueNanos, long epoch) {
+    }
+
+    /**
+     * Any thread: this engine answered, without usage, a prompt whose block {@code ownHash} of the gateway's tokens
+     * no engine held when it was looked up, and it has prefilled that block by now. Checked once the silence limit
+     * has passed, by whether the view then shows it (an engine that tokenizes otherwise stored other blocks);
+     * dropped when more are waiting than {@link #MAX_BLOCK_CHECKS}.
+     */
+    void blockStored(long ownHash, long nowNanos) {
+        if (blockChecksWaiting.incrementAndGet() > MAX_BLOCK_CHECKS) {
+            blockChecksWaiting.decrementAndGet();
+            return;
+        }
+        blockChecks.add(new BlockCheck(ownHash, nowNanos + silenceNanos, viewEpoch));
+    }
+
+    /**
+     * The block checks that are due: each counts where the view is exact and was not cleared since (else it says
+     * nothing of the tokens), towards the same verdict as the usage's counts.
+     */
+    private void checkBlocks(long nowNanos) {
+        BlockCheck check;
+        while ((check = blockChecks.peek()) != null && nowNanos - check.dueNanos() >= 0) {
+            blockChecks.poll();
+            blockChecksWaiting.decrementAndGet();
+            State state = liveness.state();
+            boolean viewable = check.epoch() == viewEpoch
+                    && (state == State.EXACT || liveness.reason() == KvEventLiveness.Reason.TOKENS_DIFFER);
+            if (viewable) {
+                boolean stored = views.holds(worker, check.ownHash());
+                modelTokens.checkStored(stored);
+                metrics.tokensChecked(worker, tokens.checkStored(stored));
+            }
+        }
+    }
+
     /**
      * Whether the engine counts prompts' tokens otherwise than the gateway now, by {@link TokenAgreement}'s rule: by
      * its own checks, or by the model's until it has enough of its own.
@@ -236,6 +289,7 @@ final class WorkerStream {
             liveness.expectEvents(expectation.sentNanos(), expectation.firstTokenNanos());
         }
         liveness.onTick(nowNanos);
+        checkBlocks(nowNanos);
         liveness.onTokensDiffer(tokensDiffer());
         if (connectWarnPending && nowNanos - subscribedNanos >= CONNECT_WARN_NANOS) {
             connectWarnPending = false;
@@ -321,6 +375,7 @@ final class WorkerStream {
             case CLEAR_THEN_APPLY -> {
                 LOG.debug("worker {}: its publisher restarted at {}", worker, batch.seq());
                 views.clear(worker);
+                viewEpoch++;
                 apply(batch, nowNanos);
             }
             case HOLD_FOR_REPLAY -> {
@@ -419,6 +474,7 @@ final class WorkerStream {
             return false;
         }
         if (views.apply(worker, decoded)) {
+            viewEpoch++;
             liveness.onCleared();
         }
         metrics.batch(worker, "applied");
@@ -428,6 +484,7 @@ final class WorkerStream {
     /** The view is wrong in ways nobody knows: drop it and rebuild it from the next batch. */
     private void resync(String why) {
         views.clear(worker);
+        viewEpoch++;
         liveness.onResync();
         LOG.warn("worker {}: KV events {}; its exact view is cleared and rebuilt from the next batch ({})", worker,
                 why, endpoint.endpoint());

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Locale;
+import java.util.OptionalLong;
 
 /**
  * What the exact view told one exchange, and what the exchange owes it back: the overlay its placements route on,
@@ -33,6 +34,10 @@ final class ExactJudgement {
     private int promptTokens;
     /** The prompt's tokens as the gateway counted them, to check against the engine's usage; null when not due. */
     private Future<Integer> countedTokens;
+    /** One of the prompt's blocks no engine held, to check in the engine's events when its answer has no usage. */
+    private OptionalLong unheldBlock = OptionalLong.empty();
+    /** Whether the current attempt's engine prefilled the prompt (its answer began with success). */
+    private boolean prefilled;
 
     ExactJudgement(ExactRouting exactRouting) {
         this.exactRouting = exactRouting;
@@ -48,6 +53,7 @@ final class ExactJudgement {
             return routing;
         }
         countedTokens = lookup.result().countedTokens();
+        unheldBlock = lookup.result().unheldBlock();
         ExactOverlay overlay = lookup.result().overlay();
         if (overlay == null) {
             return routing;
@@ -59,6 +65,7 @@ final class ExactJudgement {
     /** The current attempt's prompt was placed by {@code decision}. */
     void placed(Decision decision) {
         judged = decision;
+        prefilled = false;
     }
 
     /**
@@ -84,15 +91,24 @@ final class ExactJudgement {
      * from it turned healthy workers to the tree on every such request.
      */
     void prefilled(String workerUrl, long sentNanos) {
+        prefilled = true;
         if (exactRouting != null && judged != null && judged.view() == RoutingView.EXACT) {
             exactRouting.prefilled(workerUrl, sentNanos, promptTokens - judged.predictedTokens());
         }
     }
 
-    /** The engine's count of the prompt against the gateway's: whether the engine of {@code workerUrl} tokenizes alike. */
+    /**
+     * Whether the engine of {@code workerUrl} tokenizes alike: its count of the prompt against the gateway's, or for an
+     * answer without usage (a stream that did not ask for it), whether its events come to show a block of the
+     * gateway's tokens that no engine held before.
+     */
     void answered(String workerUrl, UsageTail.Usage usage) {
-        if (usage != null && usage.promptTokens() > 0 && countedTokens != null && countedTokens.succeeded()) {
-            exactRouting.checked(workerUrl, countedTokens.result(), usage.promptTokens());
+        if (usage != null && usage.promptTokens() > 0) {
+            if (countedTokens != null && countedTokens.succeeded()) {
+                exactRouting.checked(workerUrl, countedTokens.result(), usage.promptTokens());
+            }
+        } else if (prefilled && unheldBlock.isPresent()) {
+            exactRouting.blockStored(workerUrl, unheldBlock.getAsLong());
         }
     }
 }

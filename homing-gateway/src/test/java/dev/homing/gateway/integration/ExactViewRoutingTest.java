@@ -79,11 +79,14 @@ class ExactViewRoutingTest {
 
     /**
      * The gateway renders chats with another template than its engine's: each answer's usage shows that the engine
-     * counted other tokens, and after a few the worker is set aside (its look-ups would match nothing the engine
-     * holds), routed on the tree, and the gateway says why.
+     * counted other tokens (or, for a stream without usage, its events never show the gateway's blocks), and after a
+     * few the worker is set aside (its look-ups would match nothing the engine holds), routed on the tree, and the
+     * gateway says why.
      */
-    @Test
-    void aWorkerWhoseEngineCountsPromptsOtherwiseIsSetAsideAndSaysWhy(@TempDir Path dir) throws Exception {
+    @ParameterizedTest(name = "streamed without usage: {0}")
+    @ValueSource(booleans = {false, true})
+    void aWorkerWhoseEngineCountsPromptsOtherwiseIsSetAsideAndSaysWhy(boolean streamed, @TempDir Path dir)
+            throws Exception {
         Path template = Files.writeString(dir.resolve("chat_template.jinja"), """
                 {% for message in messages %}<|im_start|>{{ message['role'] }} (as the gateway renders it)
                 {{ message['content'] }}<|im_end|>
@@ -95,7 +98,9 @@ class ExactViewRoutingTest {
         try (RunningGateway gateway = RunningGateway.start(config)) {
             awaitEventsHeard(gateway, List.of(engine));
             for (int i = 0; i < TokenAgreement.MIN_CHECKS; i++) {
-                HttpResponse<String> answer = KvEventFleet.chat(gateway, SYSTEM, "Question " + i + ": who?");
+                String question = "Question " + i + ": who?";
+                HttpResponse<String> answer = streamed ? KvEventFleet.streamedChat(gateway, SYSTEM, question)
+                        : KvEventFleet.chat(gateway, SYSTEM, question);
                 assertThat(answer.headers().firstValue("x-homing-routing-view")).as("not verified yet")
                         .hasValue("approximate");
             }
@@ -107,11 +112,42 @@ class ExactViewRoutingTest {
             assertThat(next.headers().firstValue("x-homing-routing-view")).hasValue("approximate");
             assertThat(KvEventFleet.tokenChecks(gateway, engine, "differ")).isGreaterThanOrEqualTo(TokenAgreement.MIN_CHECKS);
             assertThat(KvEventFleet.tokenChecks(gateway, engine, "agree")).isZero();
-            JsonNode checks = JSON.readTree(gateway.get("/kv_events").body()).path("workers").path(0)
-                    .path("prompt_token_checks");
-            assertThat(checks.path("last_difference").path("gateway_tokens").asLong())
-                    .as("the gateway's template writes more").isGreaterThan(checks.path("last_difference")
-                            .path("engine_tokens").asLong());
+            if (!streamed) {
+                JsonNode checks = JSON.readTree(gateway.get("/kv_events").body()).path("workers").path(0)
+                        .path("prompt_token_checks");
+                assertThat(checks.path("last_difference").path("gateway_tokens").asLong())
+                        .as("the gateway's template writes more").isGreaterThan(checks.path("last_difference")
+                                .path("engine_tokens").asLong());
+            }
+        } finally {
+            engine.close();
+        }
+    }
+
+    /**
+     * Streams answered without usage, with the same template on both sides: each prompt's engine comes to hold the
+     * gateway's blocks it lacked before, so its tokens are verified and the view is routed on.
+     */
+    @Test
+    void streamsWithoutUsageAreCheckedByTheBlocksTheirEngineStored() {
+        SimEngineServer engine = KvEventFleet.engine(false);
+        // A block is checked once the silence limit has passed: a short one, still far above a loaded machine's delay.
+        Config config = KvEventFleet.gateway(List.of(engine)).with(Settings.KV_EVENTS_SILENCE_MS, 3_000L)
+                .with(Settings.TOKENIZER_PATH, "demo");
+        try (RunningGateway gateway = RunningGateway.start(config)) {
+            awaitEventsHeard(gateway, List.of(engine));
+            AtomicInteger sent = new AtomicInteger();
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                // A system prompt of its own: none of its blocks is held before (a turn that adds a line to a prompt
+                // held already has no block far enough from its end to check).
+                KvEventFleet.streamedChat(gateway, "Stream " + sent.incrementAndGet() + ". " + SYSTEM, "Who?");
+                return KvEventFleet.tokenChecks(gateway, engine, "agree") >= TokenAgreement.MIN_CHECKS;
+            });
+
+            HttpResponse<String> next = KvEventFleet.streamedChat(gateway, "Stream " + sent.get() + ". " + SYSTEM,
+                    "And then?");
+            assertThat(next.headers().firstValue("x-homing-routing-view")).hasValue("exact");
+            assertThat(KvEventFleet.tokenChecks(gateway, engine, "differ")).isZero();
         } finally {
             engine.close();
         }

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Simulated engines that publish their KV events over ZMQ (and tokenize with the demo tokenizer), and what a test
@@ -81,15 +82,32 @@ final class KvEventFleet {
         return response;
     }
 
+    /**
+     * As {@link #chat}, streamed without asking for usage ({@code stream_options.include_usage}), as most streaming
+     * clients do: the answer reports no token counts.
+     */
+    static HttpResponse<String> streamedChat(RunningGateway gateway, String system, String question) {
+        HttpResponse<String> response = gateway.post("/v1/chat/completions", body(system, question).put("stream", true)
+                .toString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(response.body()).as("no usage in the stream").doesNotContain("prompt_tokens");
+        return response;
+    }
+
     /** A chat of one question, after a system prompt unless it is null, answered in a few tokens. */
     static HttpResponse<String> send(RunningGateway gateway, String system, String question) {
+        return gateway.post("/v1/chat/completions", body(system, question).toString());
+    }
+
+    private static ObjectNode body(String system, String question) {
         ArrayNode messages = JSON.createArrayNode();
         if (system != null) {
             messages.add(JSON.createObjectNode().put("role", "system").put("content", system));
         }
         messages.add(JSON.createObjectNode().put("role", "user").put("content", question));
-        return gateway.post("/v1/chat/completions", JSON.createObjectNode().put("model", "sim-model")
-                .put("max_tokens", 4).set("messages", messages).toString());
+        ObjectNode body = JSON.createObjectNode().put("model", "sim-model").put("max_tokens", 4);
+        body.set("messages", messages);
+        return body;
     }
 
     /** Each subscribed worker's state now ({@code exact}, {@code stale}, {@code none}), by worker URL. */

@@ -59,6 +59,28 @@ class ExactViewsTest {
         }
     }
 
+    @Test
+    void theBlockToCheckInTheEventsIsOneNoEngineHeldAndClearOfThePromptsLastPage() {
+        ExactViews views = new ExactViews(new TokenBlocks(BLOCK), 100_000);
+        int[] prompt = new SplittableRandom(5).ints(20 * BLOCK + 5, 0, 5_000).toArray();
+        store(views, "a", Arrays.copyOf(prompt, 10 * BLOCK));
+        long[] own = new TokenBlocks(BLOCK).hashes(prompt, KvNamespace.DEFAULT);
+
+        ExactViews.PromptWalk walk = views.walk(KvNamespace.DEFAULT);
+        walk.accept(prompt);
+
+        assertThat(walk.unheldBlock(prompt.length, 128)).as("the deepest whole block ending 128 tokens before the end")
+            .hasValue(own[(prompt.length - 128) / BLOCK - 1]);
+        assertThat(walk.unheldBlock(prompt.length, 9 * BLOCK + 5)).as("the first block no engine held")
+            .hasValue(own[10]);
+        assertThat(walk.unheldBlock(prompt.length, 10 * BLOCK + 5)).as("only blocks an engine held are far enough")
+            .isEmpty();
+
+        ExactViews.PromptWalk held = views.walk(KvNamespace.DEFAULT);
+        held.accept(Arrays.copyOf(prompt, 10 * BLOCK + 3));
+        assertThat(held.unheldBlock(10 * BLOCK + 3, 0)).as("every block held: nothing to check").isEmpty();
+    }
+
     private static void store(ExactViews views, String worker, int[] tokens) {
         long[] hashes = LongStream.range(1, tokens.length / BLOCK + 1).toArray();
         views.apply(worker, new KvEventBatch(0, List.of(new KvEvent.BlockStored(hashes, null,
