@@ -115,7 +115,10 @@ final class WorkerStream {
     private final AtomicInteger blockChecksWaiting = new AtomicInteger();
     /** How long an engine has to publish a prompt's blocks: the silence limit. */
     private final long silenceNanos;
-    /** Counts the times the view was cleared (a clear event, a restart, a resync): a check across one proves nothing. */
+    /**
+     * Counts the times the view was cleared (a clear event, a restart, a resync): a check across one proves nothing.
+     * Written on the subscriber thread only, read by any.
+     */
     private volatile long viewEpoch;
 
     /** @param replayTimeoutNanos how long a replay may stay unanswered before it is given up */
