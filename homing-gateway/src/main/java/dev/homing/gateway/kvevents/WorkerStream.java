@@ -518,14 +518,13 @@ final class WorkerStream {
         boolean own = status.tokenChecks().differ();
         TokenAgreement.Summary checks = own ? status.tokenChecks() : modelTokens.summary();
         TokenAgreement.Difference last = checks.lastDifference();
-        if (last == null) {
-            return "";
-        }
-        return "; " + (own ? "its engine" : "the engines of model " + model + " (this one too few checked yet)")
-                + " counted " + last.engineTokens() + " prompt tokens where the gateway counted " + last.gatewayTokens()
-                + " (" + checks.differed() + " of " + (checks.differed() + checks.agreed()) + " prompts checked "
-                + "differ): the tokenizer or chat template is not the gateway's (--tokenizer-path, --model-path, "
-                + "--chat-template)";
+        String engines = own ? "its engine" : "the engines of model " + model + " (this one too few checked yet)";
+        // Answers without usage are checked by their blocks alone, which leave no counts to quote.
+        String evidence = last == null ? " never showed blocks of the gateway's tokens in the events"
+                : " counted " + last.engineTokens() + " prompt tokens where the gateway counted " + last.gatewayTokens();
+        return "; " + engines + evidence + " (" + checks.differed() + " of " + (checks.differed() + checks.agreed())
+                + " prompts checked differ): the tokenizer or chat template is not the gateway's (--tokenizer-path, "
+                + "--model-path, --chat-template)";
     }
 
     private Status snapshot() {
