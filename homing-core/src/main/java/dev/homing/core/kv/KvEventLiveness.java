@@ -7,6 +7,7 @@ package dev.homing.core.kv;
  *
  * <pre>
  *   NONE (not connected) ──onConnected──▶ EXACT (nothing heard: an empty view) ──first batch──▶ EXACT (in sequence)
+ *   NONE ──onConnected, startCatchUp──▶ EXACT (catching up) ──endCatchUp──▶ EXACT (in sequence, or nothing heard)
  *   EXACT ──a gap: HOLD_FOR_REPLAY──▶ STALE (gap pending) ──releaseHeld──▶ EXACT, or STALE (batches lost)
  *   STALE (batches lost) ──onCleared, a restart──▶ EXACT
  *   any state ──onDisconnected──▶ NONE (not connected) ──onConnected──▶ STALE (reconnected) ──its next batch──▶ as it says
@@ -33,12 +34,20 @@ package dev.homing.core.kv;
  *       {@link #releaseHeld()} for the held batch. Without a replay socket it calls {@link #releaseHeld()} at once.
  *       Either way the missing batches are applied in order before anything after them, or are lost: a batch is
  *       never applied after a later one, so a replayed store never resurrects a block a later batch removed.
+ *   <li>With {@code catchUp}, at the subscription's first connection, when {@link #startCatchUp()} says so, it
+ *       asks the replay socket from 0, holds live batches meanwhile, passes each replayed batch to
+ *       {@link #onReplayed} and then calls {@link #endCatchUp()} before the held live batches.
  *   <li>After applying a batch that held {@code AllBlocksCleared}, it calls {@link #onCleared()}.
  * </ol>
  * Joining a stream late (or after a restart, or a resync) misses only stores, never a removal of a block the view
  * holds (that removal comes after the store, so a miss of it is a gap): a view so begun under-states what the engine
  * holds and never over-states it. Hence a view is exact from the moment its connection is up, empty until the first
- * batch, and the first batch heard continues it wherever the stream is. A connection that comes back is different:
+ * batch, and the first batch heard continues it wherever the stream is. With {@code catchUp} (the engine has a
+ * replay socket) a new subscription first asks the replay for everything the engine still buffers: an unbroken run of
+ * batches up to where the live stream goes on is such a late join too, begun earlier, so the view stays exact while
+ * it fills (catching up), and a gateway that starts beside running engines routes on most of what they hold from its
+ * first requests instead of on an empty view. Once per subscription: a view rebuilt after a resync continues from
+ * its next batch. A connection that comes back is different:
  * the view holds blocks the engine may have lost meanwhile (a restarted engine starts empty), so it waits as STALE
  * for the next batch, whose number tells a stream that went on from one that started over.
  *
@@ -77,6 +86,11 @@ public final class KvEventLiveness {
         NOT_CONNECTED,
         /** Connected, and no batch since the connection or the last resync: the view is empty, and exact. */
         NOTHING_HEARD,
+        /**
+         * A new subscription is applying what the engine's replay socket still buffers from before it, oldest
+         * first. The view holds part of what the engine holds, and nothing it does not: exact.
+         */
+        CATCHING_UP,
         /** The connection came back; the next batch tells whether the view still holds. */
         RECONNECTED,
         /** Expected to publish (a request was prefilled there) and no batch for the silence limit. */
@@ -107,6 +121,16 @@ public final class KvEventLiveness {
     }
 
     private final long silenceNanos;
+    /** Whether a new subscription first replays what the engine still buffers. */
+    private final boolean catchUp;
+    /** Whether this subscription's catch-up was started: once per subscription. */
+    private boolean caughtUpOnce;
+    /** Whether a catch-up replay runs; whether it applied a batch yet (its first may be past 0); whether it skipped one. */
+    private boolean catchingUp;
+    private boolean caughtAny;
+    private boolean caughtWithHole;
+    /** Live batches up to here came in the catch-up already: skipped until the connection drops, else -1. */
+    private long caughtThrough = -1;
 
     private boolean connected;
     private boolean heard;
@@ -127,17 +151,27 @@ public final class KvEventLiveness {
 
     /** @param silenceNanos how long without a batch before the stream counts as gone */
     public KvEventLiveness(long silenceNanos) {
+        this(silenceNanos, false);
+    }
+
+    /**
+     * @param silenceNanos how long without a batch before the stream counts as gone
+     * @param catchUp      whether the engine can replay: a new subscription then first replays what the engine still
+     *                     buffers ({@link #startCatchUp()})
+     */
+    public KvEventLiveness(long silenceNanos, boolean catchUp) {
         if (silenceNanos <= 0) {
             throw new IllegalArgumentException("the silence limit is positive, got " + silenceNanos);
         }
         this.silenceNanos = silenceNanos;
+        this.catchUp = catchUp;
     }
 
     public State state() {
         return switch (reason()) {
             case NOT_CONNECTED, SILENT -> State.NONE;
             case TOKENS_DIFFER, RECONNECTED, GAP_PENDING, BATCHES_LOST -> State.STALE;
-            case NOTHING_HEARD, IN_SEQUENCE -> State.EXACT;
+            case NOTHING_HEARD, CATCHING_UP, IN_SEQUENCE -> State.EXACT;
         };
     }
 
@@ -150,6 +184,9 @@ public final class KvEventLiveness {
         }
         if (tokensDiffer) {
             return Reason.TOKENS_DIFFER;
+        }
+        if (catchingUp) {
+            return Reason.CATCHING_UP;
         }
         if (!heard) {
             return Reason.NOTHING_HEARD;
@@ -174,19 +211,61 @@ public final class KvEventLiveness {
     /** The connection to the engine's publisher is down: nothing can be heard until it is up again. */
     public void onDisconnected() {
         connected = false;
+        caughtThrough = -1; // back, a batch numbered at or below what the catch-up brought is a restart
+        caughtWithHole |= catchingUp; // the engine may restart meanwhile: a catch-up across a drop is not trusted
         silent = false;
         expecting = false;
     }
 
+    /** Whether a catch-up replay runs ({@link #startCatchUp()} until {@link #endCatchUp()}). */
+    public boolean catchingUp() {
+        return catchingUp;
+    }
+
+    /**
+     * At the subscription's first connection, with {@code catchUp}: whether to ask the replay socket, from
+     * {@link #expected()} (0), for what the engine still buffers, holding live batches until {@link #endCatchUp()}.
+     */
+    public boolean startCatchUp() {
+        require(held < 0, "catch up while a gap waits for its replay");
+        if (!catchUp || caughtUpOnce || heard || !connected) {
+            return false;
+        }
+        caughtUpOnce = true;
+        catchingUp = true;
+        caughtAny = false;
+        caughtWithHole = false;
+        expected = 0;
+        return true;
+    }
+
+    /**
+     * The catch-up replay is over (ended, given up or cut by a malformed batch): false when it skipped a batch, so
+     * that what it applied may hold blocks a skipped batch removed (the caller resyncs); true when what it applied,
+     * if anything, is an unbroken run. The held live batches follow, those the replay brought skipped.
+     */
+    public boolean endCatchUp() {
+        require(catchingUp, "end a catch-up that never began");
+        catchingUp = false;
+        if (!caughtAny || caughtWithHole) {
+            return !caughtWithHole;
+        }
+        heard = true;
+        lastLive = expected - 1;
+        caughtThrough = expected - 1;
+        return true;
+    }
+
     /** The sequence number of the next batch to apply (where a replay starts); -1 before the first batch. */
     public long expected() {
-        return heard ? expected : -1;
+        return heard || catchingUp ? expected : -1;
     }
 
     /** A batch from the live stream. */
     public Verdict onLive(long seq, long nowNanos) {
         requireSeq(seq);
         require(held < 0, "take a live batch while a gap waits for its replay");
+        require(!catchingUp, "take a live batch while the catch-up runs");
         lastHeardNanos = nowNanos;
         connected = true;
         reconnected = false;
@@ -198,6 +277,10 @@ public final class KvEventLiveness {
             expected = seq + 1;
             return Verdict.APPLY;
         }
+        if (seq <= caughtThrough) {
+            return Verdict.SKIP; // published while the catch-up ran, and brought by it
+        }
+        caughtThrough = -1;
         if (seq <= lastLive) {
             lastLive = seq;
             expected = seq + 1;
@@ -219,11 +302,18 @@ public final class KvEventLiveness {
     /** A batch the replay socket sent while a gap is pending: {@link Verdict#APPLY} or {@link Verdict#SKIP}. */
     public Verdict onReplayed(long seq) {
         requireSeq(seq);
-        require(held >= 0, "take a replayed batch with no gap pending");
+        require(held >= 0 || catchingUp, "take a replayed batch with no gap pending and no catch-up");
         if (seq < expected) {
             return Verdict.SKIP;
         }
+        if (catchingUp && !caughtAny) {
+            // A catch-up starts wherever the engine's buffer does: before it the view holds nothing to contradict.
+            caughtAny = true;
+            expected = seq + 1;
+            return Verdict.APPLY;
+        }
         if (seq > expected) {
+            caughtWithHole |= catchingUp;
             // The replay buffer no longer reaches back to the gap: what it sends now would apply out of order.
             return Verdict.SKIP;
         }
@@ -251,13 +341,15 @@ public final class KvEventLiveness {
 
     /** A batch holding {@code AllBlocksCleared} was applied: nothing from before it matters any more. */
     public void onCleared() {
-        require(heard, "clear a view that never heard a batch");
+        require(heard || catchingUp, "clear a view that never heard a batch");
         lost = false;
     }
 
     /** The caller dropped the worker's view to rebuild it from the next batch (as at the start). */
     public void onResync() {
         heard = false;
+        catchingUp = false;
+        caughtThrough = -1;
         reconnected = false;
         silent = false;
         lost = false;

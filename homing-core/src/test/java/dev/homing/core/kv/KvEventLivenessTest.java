@@ -23,6 +23,10 @@ class KvEventLivenessTest {
 
     /** Asserts the view's state and the reason the liveness gives for it. */
     private void assertView(State state, Reason reason) {
+        assertView(liveness, state, reason);
+    }
+
+    private static void assertView(KvEventLiveness liveness, State state, Reason reason) {
         assertThat(liveness.state()).isEqualTo(state);
         assertThat(liveness.reason()).isEqualTo(reason);
     }
@@ -89,6 +93,87 @@ class KvEventLivenessTest {
 
         assertThat(liveness.state()).isEqualTo(State.EXACT);
         assertThat(liveness.expected()).isEqualTo(501);
+    }
+
+    /** A liveness whose engine has a replay socket, connected, its catch-up started. */
+    private static KvEventLiveness catchingUp() {
+        KvEventLiveness joining = new KvEventLiveness(2 * SECOND, true);
+        joining.onConnected();
+        assertThat(joining.startCatchUp()).isTrue();
+        return joining;
+    }
+
+    @Test
+    void aNewSubscriptionWithAReplayCatchesUpOnWhatTheEngineBuffersAndStaysExactMeanwhile() {
+        KvEventLiveness joining = catchingUp();
+        assertThat(joining.expected()).as("the replay is asked from the start").isZero();
+        assertView(joining, State.EXACT, Reason.CATCHING_UP);
+
+        assertThat(joining.onReplayed(120)).as("the buffer's oldest batch, past 0").isEqualTo(Verdict.APPLY);
+        for (long seq = 121; seq < 500; seq++) {
+            assertThat(joining.onReplayed(seq)).isEqualTo(Verdict.APPLY);
+        }
+        assertThat(joining.endCatchUp()).isTrue();
+
+        assertView(joining, State.EXACT, Reason.IN_SEQUENCE);
+        assertThat(joining.onLive(498, 0)).as("published while the replay ran, and in it").isEqualTo(Verdict.SKIP);
+        assertThat(joining.onLive(499, 0)).isEqualTo(Verdict.SKIP);
+        assertThat(joining.onLive(500, 0)).isEqualTo(Verdict.APPLY);
+        assertThat(joining.onLive(502, 0)).as("a gap after it, as ever").isEqualTo(Verdict.HOLD_FOR_REPLAY);
+    }
+
+    @Test
+    void aCatchUpWithAHoleIsToldToResyncAndOneThatBroughtNothingLeavesAPlainEmptyView() {
+        KvEventLiveness holed = catchingUp();
+        holed.onReplayed(120);
+        assertThat(holed.onReplayed(300)).as("a batch past a hole in the replay").isEqualTo(Verdict.SKIP);
+        assertThat(holed.endCatchUp()).as("what it applied may hold blocks the missing batch removed").isFalse();
+
+        KvEventLiveness empty = catchingUp();
+        assertThat(empty.endCatchUp()).isTrue();
+        assertView(empty, State.EXACT, Reason.NOTHING_HEARD);
+        assertThat(empty.onLive(500, 0)).isEqualTo(Verdict.APPLY);
+    }
+
+    @Test
+    void aRestartAfterTheCatchUpIsStillTold() {
+        KvEventLiveness joining = catchingUp();
+        joining.onReplayed(40);
+        joining.endCatchUp();
+
+        joining.onDisconnected();
+        joining.onConnected();
+
+        assertThat(joining.onLive(0, SECOND)).as("back from a restart, numbered from 0")
+                .isEqualTo(Verdict.CLEAR_THEN_APPLY);
+
+        KvEventLiveness dropped = catchingUp();
+        dropped.onReplayed(40);
+        dropped.onDisconnected();
+        dropped.onConnected();
+        assertThat(dropped.endCatchUp()).as("the engine may have restarted while it ran").isFalse();
+    }
+
+    @Test
+    void onlyTheFirstConnectionOfASubscriptionWithAReplayCatchesUp() {
+        KvEventLiveness joining = catchingUp();
+        joining.endCatchUp();
+        joining.onDisconnected();
+        joining.onConnected();
+        assertThat(joining.startCatchUp()).isFalse();
+
+        KvEventLiveness notConnected = new KvEventLiveness(2 * SECOND, true);
+        assertThat(notConnected.startCatchUp()).isFalse();
+
+        liveness.onConnected();
+        assertThat(liveness.startCatchUp()).as("without a replay socket").isFalse();
+    }
+
+    @Test
+    void aLiveBatchDuringTheCatchUpIsAStepOutOfTheProtocol() {
+        KvEventLiveness joining = catchingUp();
+
+        assertThatThrownBy(() -> joining.onLive(7, 0)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

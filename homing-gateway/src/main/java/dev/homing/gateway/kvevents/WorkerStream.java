@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * it misses (8 bytes, big-endian); the engine answers, one message per batch still in its buffer from that number
  * on, the delimiter, the sequence number and the payload (newer engines put the topic before the sequence number),
  * and ends with a message whose sequence number is -1 and whose payload is empty. Live batches that come meanwhile
- * wait in a backlog of at most {@link #MAX_BACKLOG}, so the missing ones are applied first.
+ * wait in a backlog of at most {@link #MAX_BACKLOG}, so the missing ones are applied first. At the subscription's
+ * first connection the same replay, asked from 0, catches the view up on all the engine still buffers from before
+ * the gateway subscribed ({@link KvEventLiveness#startCatchUp()}).
  *
  * <p>Batches lost for good (no replay socket, a replay that no longer reaches back, one that never ends, a backlog
  * overflow, an undecodable batch) make the view wrong in unknown ways: it is cleared and rebuilt from the next
@@ -102,6 +104,9 @@ final class WorkerStream {
     /** The live batches waiting while a replay runs, the held one first; empty when none runs. */
     private final ArrayDeque<Pending> backlog = new ArrayDeque<>();
     private long replayDeadline;
+    /** Batches the running replay applied; with where a catch-up began, for its log line. */
+    private long replayApplied;
+    private long catchUpFrom = -1;
     private long lastSequence = -1;
     private final long subscribedNanos = System.nanoTime();
     /** Until the first handshake, or the WARN that none came. */
@@ -131,7 +136,7 @@ final class WorkerStream {
         this.modelTokens = modelTokens;
         this.decoder = new KvEventDecoder(endpoint.layout());
         this.metrics = metrics;
-        this.liveness = new KvEventLiveness(silenceNanos);
+        this.liveness = new KvEventLiveness(silenceNanos, endpoint.replay() != null);
         this.silenceNanos = silenceNanos;
         this.context = context;
         this.replayTimeoutNanos = replayTimeoutNanos;
@@ -259,7 +264,7 @@ final class WorkerStream {
     /** Reads whatever {@code socket} has, without blocking. */
     void readable(ZMQ.Socket socket, long nowNanos) {
         if (socket == monitor) {
-            connectionEvents();
+            connectionEvents(nowNanos);
         } else {
             drain(socket, nowNanos);
         }
@@ -300,7 +305,7 @@ final class WorkerStream {
                     + "a wrong endpoint or a blocked port?): routing on the prefix tree for it", worker,
                     endpoint.endpoint(), CONNECT_WARN_NANOS / 1_000_000_000L);
         }
-        if (!backlog.isEmpty() && nowNanos - replayDeadline >= 0) {
+        if (replayRunning() && nowNanos - replayDeadline >= 0) {
             LOG.debug("worker {}: the replay from {} did not end in time", worker, liveness.expected());
             endReplay(nowNanos);
         }
@@ -327,13 +332,16 @@ final class WorkerStream {
         views.remove(worker);
     }
 
-    private void connectionEvents() {
+    private void connectionEvents(long nowNanos) {
         ZEvent event;
         while ((event = ZEvent.recv(monitor, ZMQ.DONTWAIT)) != null) {
             switch (event.getEvent()) {
                 case HANDSHAKE_PROTOCOL -> {
                     connectWarnPending = false;
                     liveness.onConnected();
+                    if (liveness.startCatchUp()) {
+                        startReplay(nowNanos);
+                    }
                 }
                 case DISCONNECTED -> liveness.onDisconnected();
                 default -> {
@@ -356,11 +364,11 @@ final class WorkerStream {
         }
         lastSequence = seq;
         Pending batch = new Pending(seq, frames.get(2));
-        if (!backlog.isEmpty() && backlog.size() >= MAX_BACKLOG) {
+        if (replayRunning() && backlog.size() >= MAX_BACKLOG) {
             LOG.debug("worker {}: more than {} batches waiting for a replay", worker, MAX_BACKLOG);
             endReplay(nowNanos); // gives the replay up: what it had not brought is lost
         }
-        if (!backlog.isEmpty()) {
+        if (replayRunning()) {
             // A replay runs (perhaps a new one, for a gap among the batches that waited).
             backlog.add(batch);
             metrics.batch(worker, "held");
@@ -402,11 +410,18 @@ final class WorkerStream {
         replaySocket.sendMore(new byte[0]);
         replaySocket.send(ByteBuffer.allocate(Long.BYTES).putLong(liveness.expected()).array());
         replayDeadline = nowNanos + replayTimeoutNanos;
+        replayApplied = 0;
+        catchUpFrom = -1;
         return true;
     }
 
+    /** Whether a replay runs: for a gap (its held batch first in the backlog) or a catch-up (perhaps none held). */
+    private boolean replayRunning() {
+        return !backlog.isEmpty() || liveness.catchingUp();
+    }
+
     private void replayed(List<byte[]> frames, long nowNanos) {
-        if (backlog.isEmpty()) {
+        if (!replayRunning()) {
             return; // an answer to a replay given up
         }
         int first = !frames.isEmpty() && frames.getFirst().length == 0 ? 1 : 0;
@@ -422,20 +437,48 @@ final class WorkerStream {
             endReplay(nowNanos);
             return;
         }
+        replayDeadline = nowNanos + replayTimeoutNanos; // a catch-up may bring thousands: the limit is on silence
+        boolean catchingUp = liveness.catchingUp();
         if (seq < 0 || liveness.onReplayed(seq) == Verdict.SKIP) {
             return;
         }
+        if (catchingUp && replayApplied == 0) {
+            catchUpFrom = seq;
+        }
         if (!applied(new Pending(seq, body.getLast()))) {
             endReplay(nowNanos); // what is left is lost: the held batch finds the gap unfilled
+            return;
         }
+        replayApplied++;
     }
 
-    /** The replay is over or given up: the held batch, then the backlog. */
+    /** The replay is over or given up: the held batch (or the catch-up's end), then the backlog. */
     private void endReplay(long nowNanos) {
         if (replaySocket != null) {
             context.destroySocket(replaySocket);
             replaySocket = null;
         }
+        if (liveness.catchingUp()) {
+            endCatchUp();
+        } else {
+            releaseHeld(nowNanos);
+        }
+        // A new gap among them starts a replay of its own: the rest then waits behind its held batch.
+        while (!backlog.isEmpty() && replaySocket == null) {
+            onLive(backlog.poll(), nowNanos);
+        }
+    }
+
+    private void endCatchUp() {
+        if (!liveness.endCatchUp()) {
+            resync("the replay of what the engine buffered before this subscription skipped a batch");
+        } else if (replayApplied > 0) {
+            LOG.info("worker {}: KV events caught up on batches {} to {}, what its engine still buffered from before "
+                    + "this subscription ({})", worker, catchUpFrom, liveness.expected() - 1, endpoint.endpoint());
+        }
+    }
+
+    private void releaseHeld(long nowNanos) {
         Pending held = backlog.poll();
         long missing = held.seq() - liveness.expected();
         Verdict verdict = liveness.releaseHeld();
@@ -452,10 +495,6 @@ final class WorkerStream {
             apply(held, nowNanos);
         } else {
             metrics.batch(worker, "skipped");
-        }
-        // A new gap among them starts a replay of its own: the rest then waits behind its held batch.
-        while (!backlog.isEmpty() && replaySocket == null) {
-            onLive(backlog.poll(), nowNanos);
         }
     }
 

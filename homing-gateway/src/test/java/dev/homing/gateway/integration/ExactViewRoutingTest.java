@@ -78,6 +78,44 @@ class ExactViewRoutingTest {
     }
 
     /**
+     * A gateway started beside engines that have served for a while (a restart, a new replica) asks each engine's
+     * replay socket for what it still buffers before anything else: it knows what the engines hold before its first
+     * request, and a conversation that went on through the gateway before it finds its history predicted.
+     */
+    @Test
+    void aGatewayStartedBesideRunningEnginesCatchesUpOnTheirEventsAndRoutesOnWhatTheyHeld() {
+        List<SimEngineServer> engines = List.of(KvEventFleet.engine(true), KvEventFleet.engine(true));
+        Config config = KvEventFleet.gateway(engines).with(Settings.TOKENIZER_PATH, "demo")
+                .with(Settings.KV_EVENTS_SILENCE_MS, 10_000L);
+        String question = "Which harbours did the Hanseatic League trade through, and when did it decline?";
+        try {
+            try (RunningGateway before = RunningGateway.start(config)) {
+                awaitEventsHeard(before, engines);
+                KvEventFleet.chat(before, SYSTEM, question);
+            }
+            try (RunningGateway gateway = RunningGateway.start(config)) {
+                await("each engine's view caught up, no request sent yet").atMost(Duration.ofSeconds(60))
+                        .until(() -> engines.stream().allMatch(engine ->
+                                "in_sequence".equals(KvEventFleet.reasons(gateway).get(engine.url()))));
+                KvEventFleet.awaitTokensVerified(gateway, engines);
+
+                HttpResponse<String> next = KvEventFleet.chat(gateway, SYSTEM, question + " And what came after?");
+
+                assertThat(next.headers().firstValue("x-homing-routing-view")).hasValue("exact");
+                double predicted = Double.parseDouble(next.headers().firstValue("x-homing-predicted-hit")
+                        .orElseThrow());
+                JsonNode usage = JSON.readTree(next.body()).path("usage");
+                double realised = usage.path("prompt_tokens_details").path("cached_tokens").asDouble()
+                        / usage.path("prompt_tokens").asDouble();
+                assertThat(predicted).as("the turn sent through the gateway before is held").isGreaterThan(0.5);
+                assertThat(predicted).as("what the engine reported").isCloseTo(realised, Offset.offset(0.05));
+            }
+        } finally {
+            engines.forEach(SimEngineServer::close);
+        }
+    }
+
+    /**
      * The gateway renders chats with another template than its engine's: each answer's usage shows that the engine
      * counted other tokens (or, for a stream without usage, its events never show the gateway's blocks), and after a
      * few the worker is set aside (its look-ups would match nothing the engine holds), routed on the tree, and the

@@ -51,11 +51,18 @@ class KvEventSubscribersTest {
         return publisher;
     }
 
-    /** A publisher with the subscribers joined. */
+    /**
+     * A publisher with the subscribers joined; with a replay socket, once their catch-up found nothing buffered, so
+     * that what the test publishes next comes live.
+     */
     private TestPublisher subscribed(boolean mapForm, boolean replay, Duration silence) {
         TestPublisher publisher = publisher(mapForm, replay);
         subscribed(publisher.asEndpoint(), silence, KvEventSubscribers.REPLAY_TIMEOUT);
         publisher.awaitSubscriber();
+        if (replay) {
+            await().atMost(PATIENCE).until(() -> status().map(WorkerStream.Status::reason).orElse("")
+                    .equals("nothing_heard"));
+        }
         return publisher;
     }
 
@@ -191,6 +198,35 @@ class KvEventSubscribersTest {
         assertThat(counter("homing_kv_event_gaps", "result", "replayed")).isEqualTo(1);
         assertThat(counter("homing_kv_event_gaps", "result", "lost")).isZero();
         assertThat(state()).isEqualTo(State.EXACT);
+    }
+
+    @Test
+    void aSubscriptionToAStreamThatRanBeforeCatchesUpAtOnceOnWhatTheReplayBuffers() {
+        TestPublisher publisher = publisher(true, true);
+        // Published before anyone subscribed, as to a gateway that was not running yet; the buffer no longer holds
+        // the first batch.
+        publisher.store(1, null, FIRST, 16);
+        int[] removedLater = tokens(300, 16);
+        int[] third = tokens(500, 16);
+        publisher.store(5, null, removedLater, 16);
+        publisher.remove(5);
+        publisher.store(9, null, third, 16);
+        publisher.forgetBefore(1);
+        subscribed(publisher.asEndpoint(), Duration.ofSeconds(1), KvEventSubscribers.REPLAY_TIMEOUT);
+        publisher.awaitSubscriber();
+
+        // Before the engine publishes anything new: the view is whole from the gateway's first request.
+        await().atMost(PATIENCE).until(() -> lookup(third).cachedTokens(WORKER) == 16);
+        awaitInSequence();
+        assertThat(lookup(third).exact(WORKER)).isTrue();
+        assertThat(lookup(removedLater).cachedTokens(WORKER)).as("stored, then removed, both replayed").isZero();
+        assertThat(lookup(FIRST).cachedTokens(WORKER)).as("gone from the engine's buffer").isZero();
+
+        publisher.store(12, null, SECOND, 16);
+        await().atMost(PATIENCE).until(() -> lookup(SECOND).cachedTokens(WORKER) == 16);
+        assertThat(lookup(third).cachedTokens(WORKER)).isEqualTo(16);
+        assertThat(counter("homing_kv_event_gaps", "result", "lost")).isZero();
+        assertThat(counter("homing_kv_event_gaps", "result", "replayed")).as("a catch-up is not a gap").isZero();
     }
 
     @Test
