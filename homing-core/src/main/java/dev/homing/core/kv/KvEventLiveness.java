@@ -117,8 +117,16 @@ public final class KvEventLiveness {
         /** Batches before it are missing: hold it, replay them, then {@link #releaseHeld()}. */
         HOLD_FOR_REPLAY,
         /** The publisher restarted with an empty cache: clear the worker's view, then apply it. */
-        CLEAR_THEN_APPLY
+        CLEAR_THEN_APPLY,
+        /**
+         * A replayed batch past a hole in a catch-up: the engine's replay socket dropped what its queue could not
+         * take. Ask the replay again from {@link #expected()}, the engine still buffers the rest.
+         */
+        RESUME
     }
+
+    /** How often one catch-up asks again after a hole: a queue of 1,000 batches at least goes through each time. */
+    static final int MAX_RESUMES = 64;
 
     private final long silenceNanos;
     /** Whether a new subscription first replays what the engine still buffers. */
@@ -129,6 +137,9 @@ public final class KvEventLiveness {
     private boolean catchingUp;
     private boolean caughtAny;
     private boolean caughtWithHole;
+    /** Asked again after a hole, nothing applied since: the next batch must be the one expected. */
+    private boolean resumeAsked;
+    private int resumes;
     /** Live batches up to here came in the catch-up already: skipped until the connection drops, else -1. */
     private long caughtThrough = -1;
 
@@ -235,6 +246,8 @@ public final class KvEventLiveness {
         catchingUp = true;
         caughtAny = false;
         caughtWithHole = false;
+        resumeAsked = false;
+        resumes = 0;
         expected = 0;
         return true;
     }
@@ -253,6 +266,21 @@ public final class KvEventLiveness {
         heard = true;
         lastLive = expected - 1;
         caughtThrough = expected - 1;
+        return true;
+    }
+
+    /**
+     * A catch-up's answer ended having brought batches: whether to ask again from {@link #expected()}. An engine's
+     * replay socket drops what its queue cannot take, its end marker included or not, so an answer's end proves
+     * nothing; the catch-up is over when an answer brings nothing new (or after {@link #MAX_RESUMES} asks).
+     */
+    public boolean askAgain() {
+        require(catchingUp, "ask a catch-up again when none runs");
+        if (resumes >= MAX_RESUMES) {
+            return false;
+        }
+        resumes++;
+        resumeAsked = true;
         return true;
     }
 
@@ -299,7 +327,10 @@ public final class KvEventLiveness {
         return Verdict.HOLD_FOR_REPLAY;
     }
 
-    /** A batch the replay socket sent while a gap is pending: {@link Verdict#APPLY} or {@link Verdict#SKIP}. */
+    /**
+     * A batch the replay socket sent while a gap is pending or a catch-up runs: {@link Verdict#APPLY},
+     * {@link Verdict#SKIP}, or, past a hole in a catch-up, {@link Verdict#RESUME} (once per hole, while the run goes on).
+     */
     public Verdict onReplayed(long seq) {
         requireSeq(seq);
         require(held >= 0 || catchingUp, "take a replayed batch with no gap pending and no catch-up");
@@ -313,10 +344,14 @@ public final class KvEventLiveness {
             return Verdict.APPLY;
         }
         if (seq > expected) {
+            if (catchingUp && !resumeAsked && askAgain()) {
+                return Verdict.RESUME;
+            }
             caughtWithHole |= catchingUp;
             // The replay buffer no longer reaches back to the gap: what it sends now would apply out of order.
             return Verdict.SKIP;
         }
+        resumeAsked = false;
         expected++;
         return Verdict.APPLY;
     }

@@ -126,13 +126,40 @@ class KvEventLivenessTest {
     void aCatchUpWithAHoleIsToldToResyncAndOneThatBroughtNothingLeavesAPlainEmptyView() {
         KvEventLiveness holed = catchingUp();
         holed.onReplayed(120);
-        assertThat(holed.onReplayed(300)).as("a batch past a hole in the replay").isEqualTo(Verdict.SKIP);
+        assertThat(holed.onReplayed(300)).as("a batch past a hole in the replay").isEqualTo(Verdict.RESUME);
+        assertThat(holed.onReplayed(300)).as("asked again, still past it").isEqualTo(Verdict.SKIP);
         assertThat(holed.endCatchUp()).as("what it applied may hold blocks the missing batch removed").isFalse();
 
         KvEventLiveness empty = catchingUp();
         assertThat(empty.endCatchUp()).isTrue();
         assertView(empty, State.EXACT, Reason.NOTHING_HEARD);
         assertThat(empty.onLive(500, 0)).isEqualTo(Verdict.APPLY);
+    }
+
+    @Test
+    void aCatchUpAsksAgainPastAHoleOrAfterAnAnswerThatBroughtBatchesAndOnlyAHoleThatStaysIsLost() {
+        KvEventLiveness joining = catchingUp();
+        joining.onReplayed(0);
+        joining.onReplayed(1);
+        assertThat(joining.onReplayed(5)).as("the replay socket dropped 2 to 4").isEqualTo(Verdict.RESUME);
+        assertThat(joining.expected()).as("asked again from there").isEqualTo(2);
+        assertThat(joining.onReplayed(2)).isEqualTo(Verdict.APPLY);
+        assertThat(joining.askAgain()).as("an answer that brought batches ended").isTrue();
+        assertThat(joining.onReplayed(3)).isEqualTo(Verdict.APPLY);
+        assertThat(joining.endCatchUp()).as("the next answer brought nothing new").isTrue();
+        assertThat(joining.expected()).isEqualTo(4);
+
+        KvEventLiveness movedOn = catchingUp();
+        movedOn.onReplayed(0);
+        assertThat(movedOn.onReplayed(3)).isEqualTo(Verdict.RESUME);
+        assertThat(movedOn.onReplayed(3)).as("asked again, the buffer no longer holds 1").isEqualTo(Verdict.SKIP);
+        assertThat(movedOn.endCatchUp()).isFalse();
+
+        KvEventLiveness tireless = catchingUp();
+        for (int ask = 0; ask < KvEventLiveness.MAX_RESUMES; ask++) {
+            assertThat(tireless.askAgain()).isTrue();
+        }
+        assertThat(tireless.askAgain()).as("asks are bounded").isFalse();
     }
 
     @Test

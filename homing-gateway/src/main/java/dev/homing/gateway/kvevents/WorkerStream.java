@@ -54,6 +54,14 @@ final class WorkerStream {
 
     /** Live batches held while a replay runs: an engine publishes one a scheduler step, so seconds of them. */
     static final int MAX_BACKLOG = 4096;
+    /** Replayed batches the replay socket may queue unread: past the engines' default buffer of 10,000 batches. */
+    static final int REPLAY_QUEUE = 16_384;
+    /**
+     * A catch-up answer quiet this long after it brought batches has had the rest dropped, its end marker with it
+     * (an engine sends its buffer in one loop): asked again at once rather than after the replay timeout. A pause
+     * mistaken for it costs one more request.
+     */
+    static final long CATCH_UP_STALL_NANOS = 250_000_000L;
     /**
      * A ZMQ handshake unfinished after this long is dropped and the connection made afresh. Without it a handshake
      * that stalls (the peer busy, or not bound yet when the connection began) leaves the socket connected but
@@ -104,8 +112,10 @@ final class WorkerStream {
     /** The live batches waiting while a replay runs, the held one first; empty when none runs. */
     private final ArrayDeque<Pending> backlog = new ArrayDeque<>();
     private long replayDeadline;
-    /** Batches the running replay applied; with where a catch-up began, for its log line. */
+    /** Batches the running catch-up applied, and of them its latest answer; with where it began, for its log line. */
     private long replayApplied;
+    private long answerApplied;
+    private long lastReplayedNanos;
     private long catchUpFrom = -1;
     private long lastSequence = -1;
     private final long subscribedNanos = System.nanoTime();
@@ -305,9 +315,15 @@ final class WorkerStream {
                     + "a wrong endpoint or a blocked port?): routing on the prefix tree for it", worker,
                     endpoint.endpoint(), CONNECT_WARN_NANOS / 1_000_000_000L);
         }
-        if (replayRunning() && nowNanos - replayDeadline >= 0) {
+        boolean stalled = liveness.catchingUp() && answerApplied > 0
+                && nowNanos - lastReplayedNanos >= CATCH_UP_STALL_NANOS;
+        if (replayRunning() && (stalled || nowNanos - replayDeadline >= 0)) {
             LOG.debug("worker {}: the replay from {} did not end in time", worker, liveness.expected());
-            endReplay(nowNanos);
+            if (liveness.catchingUp() && replayApplied > 0 && liveness.askAgain()) {
+                resume(nowNanos); // an engine that answered before: the rest of its answer was dropped
+            } else {
+                endReplay(nowNanos);
+            }
         }
         publish();
     }
@@ -340,6 +356,8 @@ final class WorkerStream {
                     connectWarnPending = false;
                     liveness.onConnected();
                     if (liveness.startCatchUp()) {
+                        replayApplied = 0;
+                        catchUpFrom = -1;
                         startReplay(nowNanos);
                     }
                 }
@@ -405,13 +423,16 @@ final class WorkerStream {
         }
         replaySocket = context.createSocket(SocketType.DEALER);
         replaySocket.setLinger(0);
+        // An engine's ROUTER drops what its queue to this socket cannot take, and a catch-up brings its whole buffer
+        // at once: a deep queue here keeps that one draining while this thread applies the first batches (what it
+        // still drops, the catch-up asks for again).
+        replaySocket.setRcvHWM(REPLAY_QUEUE);
         replaySocket.setHandshakeIvl(HANDSHAKE_MS);
         replaySocket.connect(endpoint.replay());
         replaySocket.sendMore(new byte[0]);
         replaySocket.send(ByteBuffer.allocate(Long.BYTES).putLong(liveness.expected()).array());
         replayDeadline = nowNanos + replayTimeoutNanos;
-        replayApplied = 0;
-        catchUpFrom = -1;
+        answerApplied = 0;
         return true;
     }
 
@@ -434,12 +455,22 @@ final class WorkerStream {
         }
         long seq = ByteBuffer.wrap(body.get(body.size() - 2)).getLong();
         if (seq == END_OF_REPLAY) {
-            endReplay(nowNanos);
+            if (liveness.catchingUp() && answerApplied > 0 && liveness.askAgain()) {
+                resume(nowNanos);
+            } else {
+                endReplay(nowNanos);
+            }
             return;
         }
         replayDeadline = nowNanos + replayTimeoutNanos; // a catch-up may bring thousands: the limit is on silence
+        lastReplayedNanos = nowNanos;
         boolean catchingUp = liveness.catchingUp();
-        if (seq < 0 || liveness.onReplayed(seq) == Verdict.SKIP) {
+        Verdict verdict = seq < 0 ? Verdict.SKIP : liveness.onReplayed(seq);
+        if (verdict == Verdict.RESUME) {
+            resume(nowNanos);
+            return;
+        }
+        if (verdict == Verdict.SKIP) {
             return;
         }
         if (catchingUp && replayApplied == 0) {
@@ -450,6 +481,16 @@ final class WorkerStream {
             return;
         }
         replayApplied++;
+        answerApplied++;
+    }
+
+    /**
+     * Asks the catch-up again from the next batch it needs, on a fresh socket so that nothing more of the last
+     * answer is read: what the engine's replay socket dropped is still in its buffer.
+     */
+    private void resume(long nowNanos) {
+        context.destroySocket(replaySocket);
+        startReplay(nowNanos);
     }
 
     /** The replay is over or given up: the held batch (or the catch-up's end), then the backlog. */

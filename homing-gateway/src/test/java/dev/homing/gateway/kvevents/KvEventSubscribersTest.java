@@ -229,6 +229,27 @@ class KvEventSubscribersTest {
         assertThat(counter("homing_kv_event_gaps", "result", "replayed")).as("a catch-up is not a gap").isZero();
     }
 
+    /**
+     * An engine's replay socket (a ROUTER) drops what its queue of 1,000 messages cannot take, end marker included or
+     * not, while the subscriber applies the first ones: a catch-up of a few thousand batches asks again from where
+     * the holes begin until an answer brings nothing new, and arrives whole.
+     */
+    @Test
+    void aCatchUpLargerThanTheReplaySocketsQueueAsksAgainUntilItIsWhole() {
+        TestPublisher publisher = publisher(true, true);
+        int batches = 2_500;
+        for (int b = 0; b < batches; b++) {
+            publisher.store(1_000_000L * b, null, tokens(16 * b, 16), 16);
+        }
+        subscribed(publisher.asEndpoint(), Duration.ofSeconds(1), KvEventSubscribers.REPLAY_TIMEOUT);
+
+        await().atMost(PATIENCE).until(() -> lookup(tokens(16 * (batches - 1), 16)).cachedTokens(WORKER) == 16);
+        awaitInSequence();
+        assertThat(IntStream.range(0, batches).filter(b -> lookup(tokens(16 * b, 16)).cachedTokens(WORKER) != 16))
+                .as("batches missing from the view").isEmpty();
+        assertThat(counter("homing_kv_event_batches", "outcome", "applied")).isEqualTo(batches);
+    }
+
     @Test
     void aGapNoReplayCanFillClearsTheViewAndTheNextBatchMakesItExactAgain() {
         TestPublisher publisher = subscribed(true, false, Duration.ofSeconds(1));
