@@ -125,7 +125,10 @@ public final class KvEventLiveness {
         RESUME
     }
 
-    /** How often one catch-up asks again after a hole: a queue of 1,000 batches at least goes through each time. */
+    /**
+     * How often one catch-up asks again (past a hole, after an end or a stall): a queue of 1,000 batches at least
+     * goes through each time, so 64 asks cover several times the engines' default buffer of 10,000.
+     */
     static final int MAX_RESUMES = 64;
 
     private final long silenceNanos;
