@@ -319,11 +319,7 @@ final class WorkerStream {
                 && nowNanos - lastReplayedNanos >= CATCH_UP_STALL_NANOS;
         if (replayRunning() && (stalled || nowNanos - replayDeadline >= 0)) {
             LOG.debug("worker {}: the replay from {} did not end in time", worker, liveness.expected());
-            if (liveness.catchingUp() && replayApplied > 0 && liveness.askAgain()) {
-                resume(nowNanos); // an engine that answered before: the rest of its answer was dropped
-            } else {
-                endReplay(nowNanos);
-            }
+            answerOver(replayApplied > 0, nowNanos); // an engine that answered before: the rest was dropped
         }
         publish();
     }
@@ -455,11 +451,7 @@ final class WorkerStream {
         }
         long seq = ByteBuffer.wrap(body.get(body.size() - 2)).getLong();
         if (seq == END_OF_REPLAY) {
-            if (liveness.catchingUp() && answerApplied > 0 && liveness.askAgain()) {
-                resume(nowNanos);
-            } else {
-                endReplay(nowNanos);
-            }
+            answerOver(answerApplied > 0, nowNanos);
             return;
         }
         replayDeadline = nowNanos + replayTimeoutNanos; // a catch-up may bring thousands: the limit is on silence
@@ -482,6 +474,18 @@ final class WorkerStream {
         }
         replayApplied++;
         answerApplied++;
+    }
+
+    /**
+     * An answer of the replay is over (its end, a stall, the timeout): a catch-up whose answers still bring batches
+     * asks again; anything else ends the replay.
+     */
+    private void answerOver(boolean broughtBatches, long nowNanos) {
+        if (liveness.catchingUp() && broughtBatches && liveness.askAgain()) {
+            resume(nowNanos);
+        } else {
+            endReplay(nowNanos);
+        }
     }
 
     /**

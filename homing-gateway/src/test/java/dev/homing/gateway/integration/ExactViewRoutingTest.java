@@ -8,7 +8,6 @@ import dev.homing.config.Settings;
 import dev.homing.core.kv.TokenAgreement;
 import dev.homing.gateway.testing.RunningGateway;
 import dev.homing.sim.http.SimEngineServer;
-import org.assertj.core.data.Offset;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -57,13 +56,7 @@ class ExactViewRoutingTest {
 
             HttpResponse<String> again = KvEventFleet.chat(gateway, SYSTEM, question + " And who came next?");
 
-            assertThat(again.headers().firstValue("x-homing-routing-view")).hasValue("exact");
-            double predicted = Double.parseDouble(again.headers().firstValue("x-homing-predicted-hit").orElseThrow());
-            JsonNode usage = JSON.readTree(again.body()).path("usage");
-            double realised = usage.path("prompt_tokens_details").path("cached_tokens").asDouble()
-                    / usage.path("prompt_tokens").asDouble();
-            assertThat(predicted).as("the first turn's prompt is held").isGreaterThan(0.5);
-            assertThat(predicted).as("what the engine reported").isCloseTo(realised, Offset.offset(0.05));
+            KvEventFleet.assertPredictedAsReported(again, "the first turn's prompt is held");
             // Counted once the answer is written: wait for it.
             await().atMost(Duration.ofSeconds(30)).until(() -> Stream.of(first, second).mapToDouble(engine -> gateway
                     .metric("homing_routing_view_total{model=\"sim-model\",view=\"exact\",worker=\"" + engine.url()
@@ -101,14 +94,7 @@ class ExactViewRoutingTest {
 
                 HttpResponse<String> next = KvEventFleet.chat(gateway, SYSTEM, question + " And what came after?");
 
-                assertThat(next.headers().firstValue("x-homing-routing-view")).hasValue("exact");
-                double predicted = Double.parseDouble(next.headers().firstValue("x-homing-predicted-hit")
-                        .orElseThrow());
-                JsonNode usage = JSON.readTree(next.body()).path("usage");
-                double realised = usage.path("prompt_tokens_details").path("cached_tokens").asDouble()
-                        / usage.path("prompt_tokens").asDouble();
-                assertThat(predicted).as("the turn sent through the gateway before is held").isGreaterThan(0.5);
-                assertThat(predicted).as("what the engine reported").isCloseTo(realised, Offset.offset(0.05));
+                KvEventFleet.assertPredictedAsReported(next, "the turn sent through the gateway before is held");
             }
         } finally {
             engines.forEach(SimEngineServer::close);

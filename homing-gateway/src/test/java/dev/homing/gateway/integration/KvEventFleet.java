@@ -11,6 +11,7 @@ import dev.homing.gateway.testing.SimEngines;
 import dev.homing.gateway.testing.TestVertx;
 import dev.homing.sim.http.SimEngineServer;
 import java.net.http.HttpResponse;
+import org.assertj.core.data.Offset;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -108,6 +109,20 @@ final class KvEventFleet {
         ObjectNode body = JSON.createObjectNode().put("model", "sim-model").put("max_tokens", 4);
         body.set("messages", messages);
         return body;
+    }
+
+    /**
+     * Asserts that {@code answer} was placed on the exact view, predicting most of its prompt held ({@code why}), and
+     * that the prediction is what the engine then reported cached, within 0.05 of the prompt.
+     */
+    static void assertPredictedAsReported(HttpResponse<String> answer, String why) {
+        assertThat(answer.headers().firstValue("x-homing-routing-view")).hasValue("exact");
+        double predicted = Double.parseDouble(answer.headers().firstValue("x-homing-predicted-hit").orElseThrow());
+        JsonNode usage = JSON.readTree(answer.body()).path("usage");
+        double realised = usage.path("prompt_tokens_details").path("cached_tokens").asDouble()
+                / usage.path("prompt_tokens").asDouble();
+        assertThat(predicted).as(why).isGreaterThan(0.5);
+        assertThat(predicted).as("what the engine reported").isCloseTo(realised, Offset.offset(0.05));
     }
 
     /** Each subscribed worker's state now ({@code exact}, {@code stale}, {@code none}), by worker URL. */

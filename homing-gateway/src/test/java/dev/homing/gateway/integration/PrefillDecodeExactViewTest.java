@@ -13,10 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.assertj.core.data.Offset;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import tools.jackson.databind.JsonNode;
 
 /**
  * Prefill/decode pairs on the exact view: simulated prefill engines publish their KV events over ZMQ, decode engines
@@ -48,13 +46,7 @@ class PrefillDecodeExactViewTest {
 
             HttpResponse<String> again = KvEventFleet.chat(gateway, SYSTEM, question + " And the second?");
 
-            assertThat(again.headers().firstValue("x-homing-routing-view")).hasValue("exact");
-            double predicted = Double.parseDouble(again.headers().firstValue("x-homing-predicted-hit").orElseThrow());
-            JsonNode usage = KvEventFleet.JSON.readTree(again.body()).path("usage");
-            double realised = usage.path("prompt_tokens_details").path("cached_tokens").asDouble()
-                    / usage.path("prompt_tokens").asDouble();
-            assertThat(predicted).as("the first turn's prompt is held").isGreaterThan(0.5);
-            assertThat(predicted).as("what the prefill engine reported").isCloseTo(realised, Offset.offset(0.05));
+            KvEventFleet.assertPredictedAsReported(again, "the first turn's prompt is held");
             await().atMost(Duration.ofSeconds(30)).until(() -> prefills.stream().mapToDouble(engine -> gateway
                     .metric("homing_routing_view_total{model=\"sim-model\",view=\"exact\",worker=\"" + engine.url()
                             + "\"}")).sum() > 0);
